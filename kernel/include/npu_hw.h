@@ -1,0 +1,364 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * npu_hw.h - the hardware interface of the npuflow network coprocessor.
+ *
+ * This header is the only thing the host driver (npuep) and a coprocessor
+ * backend (the npusim model, or a real-silicon PCI function) share:
+ *
+ *  - the backend operations carried by an auxiliary-bus device: 32/64-bit
+ *    register reads, 32-bit register writes (a write to a doorbell register
+ *    wakes the coprocessor) and the Linux IRQ number of each vector;
+ *  - the register map (global, command channel, per port, per queue pair);
+ *  - descriptor layouts for the receive (punt) and transmit rings;
+ *  - the command and completion format of the command channel;
+ *  - punt reasons.
+ *
+ * Everything in host memory (rings, buffers) is little endian and is reached
+ * by the coprocessor only through the DMA address written into a register or
+ * a descriptor.  The host never trusts a value the device wrote: lengths,
+ * ports, reasons and indices read from descriptors are range checked.
+ *
+ * Numbering: ports are 0-based here (register blocks, descriptor port field);
+ * the panel number users see is port + 1.  Interrupt vectors:
+ * vector 0 is the command channel (completions and port events), vector
+ * NPU_VEC_QP(port, queue, nqueues) is queue pair @queue of @port.
+ */
+#ifndef _NPU_HW_H
+#define _NPU_HW_H
+
+#include <linux/types.h>
+#include <linux/auxiliary_bus.h>
+
+/* Auxiliary device name: a backend module "npusim" registers "npusim.npu.<id>". */
+#define NPU_HW_AUXDEV_NAME	"npu"
+
+#define NPU_HW_MAGIC		0x4e505531	/* "NPU1" */
+
+/* Limits of the device. */
+#define NPU_MAX_PORTS		16
+#define NPU_MAX_QUEUES		16	/* queue pairs per port */
+#define NPU_MAX_VECTORS		(1 + NPU_MAX_PORTS * NPU_MAX_QUEUES)
+/*
+ * Ring depth bounds, in descriptors, power of two.  The default of 1,024 is
+ * seed 003's: 256 overflowed (the queue-full counter accumulated), 1,024
+ * stopped it moving with the host 96 % idle; 4,096 is the vendor's value and
+ * our maximum.
+ */
+#define NPU_RING_MIN		64
+#define NPU_RING_MAX		4096
+#define NPU_RING_DEFAULT	1024
+#define NPU_RSS_KEY_LEN		40	/* bytes, Toeplitz (Microsoft RSS) */
+#define NPU_RSS_RETA_SIZE	128	/* indirection entries per port */
+#define NPU_MAX_FRAME		9216	/* largest frame the ports carry */
+#define NPU_MIN_FRAME		14	/* shorter is a runt: dropped, counted */
+#define NPU_CMD_RING_SIZE	32	/* seed 004: 32 slots per command ring */
+#define NPU_CMD_RINGS		2	/* 0 = normal, 1 = high priority */
+
+#define NPU_VEC_CMD		0
+#define NPU_VEC_QP(port, q, nq)	(1 + (port) * (nq) + (q))
+
+/* ------------------------------------------------------------------ */
+/* Global registers (32 bit unless noted).                             */
+
+#define NPU_REG_MAGIC		0x0000	/* RO: NPU_HW_MAGIC */
+#define NPU_REG_FW_VERSION	0x0004	/* RO: major << 16 | minor << 8 | patch */
+#define NPU_REG_CAPS		0x0008	/* RO: NPU_CAP_* */
+#define NPU_REG_NPORTS		0x000c	/* RO: front ports */
+#define NPU_REG_NQUEUES		0x0010	/* RO: queue pairs per port */
+#define NPU_REG_SERIAL		0x0018	/* RO, 64 bit */
+#define NPU_REG_EVENTS		0x0020	/* RC: NPU_EVT_* (read clears) */
+#define NPU_REG_LINK_CHANGED	0x0024	/* RC: bitmap of ports whose link changed */
+#define NPU_REG_CMD_IRQ_UNMASK	0x0028	/* WO: re-arm the command vector */
+
+#define NPU_CAP_CSUM_RX		BIT(0)	/* rx descriptors report L4 csum ok */
+#define NPU_CAP_CSUM_TX		BIT(1)	/* tx csum_start/csum_offset honoured */
+#define NPU_CAP_TSO		BIT(2)	/* tx TSO4/TSO6 */
+#define NPU_CAP_RSS		BIT(3)
+
+#define NPU_EVT_CMD_DONE	BIT(0)	/* a command completed */
+#define NPU_EVT_LINK		BIT(1)	/* see NPU_REG_LINK_CHANGED */
+
+/*
+ * Command rings, one register block per ring (0 = normal, 1 = high).
+ * The host writes the ring's DMA address and size (power of two, at most
+ * NPU_CMD_RING_SIZE) and then rings the doorbell (TAIL) after filling
+ * slots.  The device writes each slot back in place (status, response,
+ * NPU_CMD_F_DONE last) and advances HEAD.
+ */
+#define NPU_REG_CMDQ(n)		(0x0040 + (n) * 0x20)
+#define NPU_CMDQ_BASE		0x00	/* 64 bit: DMA address, written as LO, HI */
+#define NPU_CMDQ_BASE_HI	0x04
+#define NPU_CMDQ_SIZE		0x08	/* slots; 0 disables */
+#define NPU_CMDQ_TAIL		0x0c	/* doorbell: next slot the host fills */
+#define NPU_CMDQ_HEAD		0x10	/* RO: next slot the device reads */
+
+/* ------------------------------------------------------------------ */
+/* Per-port registers.                                                 */
+
+#define NPU_REG_PORT(p)		(0x1000 + (p) * 0x100)
+#define NPU_PORT_MAC_LO		0x00	/* RO: MAC bytes 0..3, byte 0 in bits 7:0 */
+#define NPU_PORT_MAC_HI		0x04	/* RO: MAC bytes 4..5 */
+#define NPU_PORT_LINK		0x08	/* RO: bit 0 link up, bits 31:16 speed Mb/s */
+#define NPU_PORT_MTU		0x0c	/* RO: MTU as configured by NPU_CMD_PORT_CFG */
+#define NPU_PORT_RSS_KEY	0x10	/* RW: 10 registers, key bytes 4i..4i+3 */
+#define NPU_PORT_RETA		0x40	/* RW: 32 registers, 4 entries each, byte 0 first */
+#define NPU_PORT_RX_RUNTS	0xc0	/* RO 64: frames shorter than NPU_MIN_FRAME, dropped */
+#define NPU_PORT_RX_MALFORMED	0xc8	/* RO 64: punted with NPU_PUNT_MALFORMED */
+#define NPU_PORT_RX_OVERSIZE	0xd0	/* RO 64: longer than the rx buffer, dropped */
+#define NPU_PORT_RX_NOQUEUE	0xd8	/* RO 64: port down / queue disabled, dropped */
+#define NPU_PORT_TX_BAD		0xe0	/* RO 64: malformed tx descriptors, frame dropped */
+
+#define NPU_LINK_UP		BIT(0)
+#define NPU_LINK_SPEED_SHIFT	16
+
+/* ------------------------------------------------------------------ */
+/* Per-queue-pair registers.                                           */
+
+#define NPU_REG_QP(p, q)	(0x10000 + ((p) * NPU_MAX_QUEUES + (q)) * 0x100)
+#define NPU_QP_RX_BASE		0x00	/* 64 bit, written LO then HI */
+#define NPU_QP_RX_BASE_HI	0x04
+#define NPU_QP_RX_SIZE		0x08	/* descriptors, power of two */
+#define NPU_QP_RX_TAIL		0x0c	/* doorbell: host filled up to (excl.) */
+#define NPU_QP_RX_HEAD		0x10	/* RO: next descriptor the device fills */
+#define NPU_QP_TX_BASE		0x20
+#define NPU_QP_TX_BASE_HI	0x24
+#define NPU_QP_TX_SIZE		0x28
+#define NPU_QP_TX_TAIL		0x2c	/* doorbell: host posted up to (excl.) */
+#define NPU_QP_TX_HEAD		0x30	/* RO: next descriptor the device reads */
+#define NPU_QP_CTRL		0x40	/* RW: NPU_QP_CTRL_* */
+#define NPU_QP_IRQ_UNMASK	0x44	/* WO: re-arm this pair's vector */
+/* 64-bit counters kept by the device, read with read64. */
+#define NPU_QP_RX_FRAMES	0x80	/* frames punted into this ring */
+#define NPU_QP_RX_BYTES		0x88
+#define NPU_QP_RX_QFULL		0x90	/* dropped: host ring had no free buffer */
+#define NPU_QP_RX_IRQS		0x98	/* doorbell interrupts raised to the host */
+#define NPU_QP_TX_FRAMES	0xa0	/* frames sent on the wire */
+#define NPU_QP_TX_BYTES		0xa8
+#define NPU_QP_RX_BADBUF	0xb0	/* rx descriptors with an unusable buffer */
+
+#define NPU_QP_CTRL_RX_EN	BIT(0)
+#define NPU_QP_CTRL_TX_EN	BIT(1)
+#define NPU_QP_CTRL_IRQ_EN	BIT(2)	/* raise the vector (else host polls) */
+
+/*
+ * Ring life cycle: BASE and SIZE are written while the ring is disabled.
+ * Setting RX_EN (TX_EN) resets the device's HEAD and the TAIL to 0; the host
+ * then fills descriptors and writes TAIL.  Clearing RX_EN (TX_EN) returns
+ * only when the device no longer touches that ring or its buffers, so the
+ * host may free them right after the write.  A frame whose RSS queue is
+ * disabled is dropped and counted in NPU_PORT_RX_NOQUEUE.  At device reset
+ * the RETA spreads over all queue pairs (entry i -> i % nqueues).
+ */
+
+/*
+ * Interrupt protocol (per queue pair and for the command vector): the
+ * device raises the vector once and masks it; the host re-arms it by
+ * writing the UNMASK register when it has finished its pass (for a queue
+ * pair: after napi_complete_done()).  A re-arm with work already pending
+ * raises the vector again at once, so no wake-up is lost.  Receive
+ * moderation (NPU_CMD_COALESCE) delays the raise until @frames frames are
+ * pending or @usecs have passed since the first one, whichever is first.
+ */
+
+/* ------------------------------------------------------------------ */
+/* Descriptors.                                                        */
+
+/*
+ * Receive (punt) descriptor, 32 bytes.  The host writes @addr and @buf_len
+ * and clears @flags; the device writes the frame at @addr and then the
+ * remaining fields, setting NPU_RXD_DONE last (release order).
+ */
+struct npu_rx_desc {
+	__le64 addr;		/* host: buffer DMA address */
+	__le16 buf_len;		/* host: buffer bytes */
+	__le16 len;		/* dev: frame bytes, <= buf_len */
+	__le16 flags;		/* dev: NPU_RXD_* */
+	u8 reason;		/* dev: enum npu_punt_reason */
+	u8 port;		/* dev: ingress port, 0-based */
+	__le32 hash;		/* dev: RSS hash (Toeplitz) */
+	__le32 conn;		/* dev: connection index or NPU_CONN_NONE */
+	__le16 vlan_tci;	/* dev: outer VLAN if NPU_RXD_VLAN */
+	__le16 rsvd0;
+	__le32 rsvd1;
+};
+
+#define NPU_RXD_DONE		BIT(0)
+#define NPU_RXD_CSUM_OK		BIT(1)	/* L4 checksum verified by the device */
+#define NPU_RXD_HASH_L4		BIT(2)	/* hash covers ports */
+#define NPU_RXD_HASH_L3		BIT(3)	/* hash covers addresses only */
+#define NPU_RXD_VLAN		BIT(4)	/* vlan_tci valid (tag left in frame) */
+#define NPU_RXD_IPV4		BIT(5)
+#define NPU_RXD_IPV6		BIT(6)
+
+#define NPU_CONN_NONE		0xffffffffu
+
+/*
+ * Transmit descriptor, 32 bytes.  A frame is one or more descriptors, the
+ * last with NPU_TXD_EOP; checksum and TSO fields are read from the first.
+ * The device sets NPU_TXD_DONE in every descriptor it consumed (release
+ * order) and then advances TX_HEAD.
+ */
+struct npu_tx_desc {
+	__le64 addr;		/* host: fragment DMA address */
+	__le16 len;		/* host: fragment bytes */
+	__le16 flags;		/* host: NPU_TXD_*; dev: NPU_TXD_DONE */
+	__le16 csum_start;	/* host: from frame start (NPU_TXD_CSUM) */
+	__le16 csum_offset;	/* host: from csum_start */
+	__le16 mss;		/* host: segment payload (NPU_TXD_TSO*) */
+	__le16 rsvd0;
+	__le32 rsvd1;
+	__le64 rsvd2;
+};
+
+#define NPU_TXD_DONE		BIT(0)
+#define NPU_TXD_EOP		BIT(1)
+#define NPU_TXD_CSUM		BIT(2)	/* fill a 16-bit ones' complement sum */
+#define NPU_TXD_TSO4		BIT(3)
+#define NPU_TXD_TSO6		BIT(4)
+
+/*
+ * Punt reasons: why the coprocessor handed a frame to the host instead of
+ * forwarding it.  Values are ABI (traps, counters, BPF metadata).
+ */
+enum npu_punt_reason {
+	NPU_PUNT_NONE		= 0,	/* not a punt (host-originated XDP_TX etc.) */
+	NPU_PUNT_FLOW_MISS	= 1,	/* no microflow: a new connection */
+	NPU_PUNT_NOT_ACTIVE	= 2,	/* microflow of a given-back connection */
+	NPU_PUNT_TCP_FLAGS	= 3,	/* SYN, FIN or RST: the firewall must see it */
+	NPU_PUNT_EXCEPTION	= 4,	/* fragment, IP options, TTL <= 1, other proto */
+	NPU_PUNT_MTU		= 5,	/* larger than the egress MTU */
+	NPU_PUNT_NON_IP		= 6,	/* ARP, LLDP and other ethertypes */
+	NPU_PUNT_MCAST		= 7,	/* broadcast or multicast destination */
+	NPU_PUNT_FASTPATH_OFF	= 8,	/* forwarding disabled */
+	NPU_PUNT_NTUPLE		= 9,	/* steered by an ntuple rule */
+	NPU_PUNT_MALFORMED	= 10,	/* truncated or inconsistent headers */
+	NPU_PUNT_MAX		= 11,
+};
+
+/* ------------------------------------------------------------------ */
+/* Command channel.                                                    */
+
+/*
+ * Command slot, 128 bytes.  The host fills @opcode, @seq, @len and @data,
+ * clears @flags and rings the ring's doorbell.  The device writes @status,
+ * the response into @data (@len updated) and NPU_CMD_F_DONE last, then
+ * raises the command vector with NPU_EVT_CMD_DONE.
+ */
+#define NPU_CMD_DATA_LEN	112
+
+struct npu_cmd {
+	__le16 opcode;		/* enum npu_cmd_opcode */
+	__le16 flags;		/* NPU_CMD_F_* */
+	__le16 seq;		/* host's sequence number, echoed */
+	__le16 status;		/* dev: enum npu_cmd_status */
+	__le16 len;		/* bytes of @data valid (request, then response) */
+	__le16 rsvd0;
+	__le32 rsvd1;
+	u8 data[NPU_CMD_DATA_LEN];
+};
+
+#define NPU_CMD_F_DONE		BIT(0)
+#define NPU_CMD_F_POSTED	BIT(1)	/* host will not wait: no completion event */
+
+enum npu_cmd_opcode {
+	NPU_CMD_NOP		= 0,
+	NPU_CMD_FW_INFO		= 1,	/* -> struct npu_cmd_fw_info */
+	NPU_CMD_PORT_CFG	= 2,	/* struct npu_cmd_port_cfg */
+	NPU_CMD_COALESCE	= 3,	/* struct npu_cmd_coalesce */
+	/* 16 and up: fast path, added by the flow-offload work */
+};
+
+enum npu_cmd_status {
+	NPU_ST_OK		= 0,
+	NPU_ST_BAD_OPCODE	= 1,
+	NPU_ST_BAD_PARAM	= 2,
+	NPU_ST_NO_SPACE		= 3,
+	NPU_ST_BUSY		= 4,
+	NPU_ST_NOT_FOUND	= 5,
+};
+
+struct npu_cmd_fw_info {
+	char name[16];		/* NUL terminated */
+	char version[32];	/* NUL terminated, "major.minor.patch" */
+	__le64 serial;
+	__le32 nports;
+	__le32 nqueues;
+	__le32 caps;		/* NPU_CAP_* */
+	__le32 rsvd;
+};
+
+struct npu_cmd_port_cfg {
+	__le16 port;		/* 0-based */
+	__le16 mtu;		/* L3 MTU, 68..NPU_MAX_FRAME - 22 */
+	u8 up;			/* 1 = host side up: wire carrier on */
+	u8 rsvd[3];
+};
+
+#define NPU_COALESCE_ALL_QUEUES	0xffff
+
+struct npu_cmd_coalesce {
+	__le16 port;
+	__le16 queue;		/* queue pair or NPU_COALESCE_ALL_QUEUES */
+	__le32 usecs;		/* 0 = no time limit; at most 100000 */
+	__le32 frames;		/* 0 or 1 = raise per frame; at most 4096 */
+};
+
+/* ------------------------------------------------------------------ */
+/* The backend: what an auxiliary device of this interface carries.   */
+
+struct npu_hw;
+
+/**
+ * struct npu_hw_ops - backend operations
+ * @read32: read a 32-bit register at byte offset @reg
+ * @read64: read a 64-bit register (counters, NPU_REG_SERIAL)
+ * @write32: write a 32-bit register; a write to a doorbell (TAIL) register
+ *	or an UNMASK register wakes the device.  May be called from any
+ *	context, including hard IRQ and with spinlocks held.
+ * @irq: Linux IRQ number of vector @vec (0..NPU_MAX_VECTORS-1, bounded by
+ *	1 + nports * nqueues), or a negative errno.
+ *
+ * Unknown register offsets read as 0 and ignore writes.
+ */
+struct npu_hw_ops {
+	u32 (*read32)(struct npu_hw *hw, u32 reg);
+	u64 (*read64)(struct npu_hw *hw, u32 reg);
+	void (*write32)(struct npu_hw *hw, u32 reg, u32 val);
+	int (*irq)(struct npu_hw *hw, unsigned int vec);
+};
+
+/**
+ * struct npu_hw - one coprocessor as the host sees it
+ * @adev: the auxiliary device the host driver binds to
+ * @ops: backend operations
+ * @dma_dev: device to map DMA memory for (page_pool, coherent rings)
+ * @id: coprocessor id (the model's ID; for PCI the function's index)
+ */
+struct npu_hw {
+	struct auxiliary_device adev;
+	const struct npu_hw_ops *ops;
+	struct device *dma_dev;
+	u32 id;
+};
+
+static inline struct npu_hw *npu_hw_from_adev(struct auxiliary_device *adev)
+{
+	return container_of(adev, struct npu_hw, adev);
+}
+
+static inline u32 npu_rd32(struct npu_hw *hw, u32 reg)
+{
+	return hw->ops->read32(hw, reg);
+}
+
+static inline u64 npu_rd64(struct npu_hw *hw, u32 reg)
+{
+	return hw->ops->read64(hw, reg);
+}
+
+static inline void npu_wr32(struct npu_hw *hw, u32 reg, u32 val)
+{
+	hw->ops->write32(hw, reg, val);
+}
+
+#endif /* _NPU_HW_H */
