@@ -1,0 +1,59 @@
+# SPDX-License-Identifier: GPL-2.0
+# npuflow - a programmable datapath for a network coprocessor on Linux.
+#
+#   make deps       install build/test dependencies (Debian packages, idempotent)
+#   make            build the kernel modules (KDIR= to override the headers)
+#   make check      native tests: unit (cmocka) and BPF prog-test-run
+#   make vm-check   end-to-end tests in a QEMU guest; TESTS="word ..." selects
+#   make test       deps + build + check + vm-check
+#   make demo       the main job on the built-in coprocessor model, in the VM
+#   make bench      benchmarks (ratios measured side by side in one VM run)
+#   make install    modules and tools into the running system (DESTDIR=)
+#   make clean
+
+KDIR ?=
+TESTS ?=
+VM_TIMEOUT ?= 3600
+KMAKE = $(MAKE) -C kernel $(if $(KDIR),KDIR=$(KDIR)) W=1
+
+.PHONY: all deps modules check unit vm-check test demo bench install clean lint
+
+all: modules
+
+deps:
+	@tools/deps.sh
+
+modules:
+	$(KMAKE) modules
+
+check: unit
+
+unit:
+	$(MAKE) -C selftests/unit check
+
+vm-check: modules
+	NPUVM_TIMEOUT=$(VM_TIMEOUT) tools/vm/run -- tools/vm/run-tests $(TESTS)
+
+test: deps
+	$(MAKE) all
+	$(MAKE) check
+	$(MAKE) vm-check
+
+demo: deps
+	$(MAKE) all
+	tools/vm/run -- tools/demo/run
+
+bench: deps
+	$(MAKE) all
+	tools/vm/run -- tools/bench/run
+
+lint:
+	tools/checkpatch.sh
+
+install: modules
+	$(KMAKE) -C kernel modules_install INSTALL_MOD_PATH=$(DESTDIR)
+
+clean:
+	-$(KMAKE) clean
+	-$(MAKE) -C selftests/unit clean
+	rm -rf build
