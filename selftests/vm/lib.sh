@@ -85,3 +85,66 @@ npu_wire() { echo "npuw$1p$2"; }
 
 # ethtool -S value of one counter.
 eth_stat() { ethtool -S "$1" | awk -v k="$2:" '$1 == k { print $2 }'; }
+
+# topo_pc_far ID: netns "pc" on the wire of port 3 and "far" on the wire of
+# port 8 of coprocessor ID, the host routing between the two port netdevs.
+# Sets P3/P8 (host netdevs) and the addresses below.
+PC4=198.51.100.2 H3_4=198.51.100.1 FAR4=203.0.113.2 H8_4=203.0.113.1
+PC6=2001:db8:3::2 H3_6=2001:db8:3::1 FAR6=2001:db8:8::2 H8_6=2001:db8:8::1
+topo_pc_far() {
+	local id=$1
+	P3=$(npu_port_dev "$id" 3) P8=$(npu_port_dev "$id" 8)
+	[ -n "$P3" ] && [ -n "$P8" ] || { diag "no host netdev for port 3 or 8"; return 1; }
+	ip netns add pc && ip netns add far || return 1
+	ip link set "$(npu_wire "$id" 3)" netns pc || return 1
+	ip link set "$(npu_wire "$id" 8)" netns far || return 1
+	_topo_host pc "$(npu_wire "$id" 3)" $PC4 $H3_4 $PC6 $H3_6 || return 1
+	_topo_host far "$(npu_wire "$id" 8)" $FAR4 $H8_4 $FAR6 $H8_6 || return 1
+	ip addr add $H3_4/24 dev "$P3" && ip -6 addr add $H3_6/64 dev "$P3" nodad &&
+	ip addr add $H8_4/24 dev "$P8" && ip -6 addr add $H8_6/64 dev "$P8" nodad &&
+	ip link set "$P3" up && ip link set "$P8" up || return 1
+	sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1
+	wait_carrier "$P3" && wait_carrier "$P8"
+}
+_topo_host() {
+	local ns=$1 dev=$2 a4=$3 gw4=$4 a6=$5 gw6=$6
+	ip -n "$ns" link set lo up
+	ip -n "$ns" addr add "$a4/24" dev "$dev"
+	ip -n "$ns" -6 addr add "$a6/64" dev "$dev" nodad
+	ip -n "$ns" link set "$dev" up
+	ip -n "$ns" route add default via "$gw4"
+	ip -n "$ns" -6 route add default via "$gw6"
+}
+wait_carrier() {
+	local i
+	for i in $(seq 100); do
+		[ "$(cat /sys/class/net/$1/carrier 2>/dev/null)" = 1 ] && return 0
+		sleep 0.1
+	done
+	diag "$1: no carrier"
+	return 1
+}
+
+# iperf_bps NS_CLIENT SERVER_ADDR SECONDS [iperf3 args...]: received bit/s.
+iperf_bps() {
+	local ns=$1 addr=$2 secs=$3; shift 3
+	ip netns exec "$ns" iperf3 -c "$addr" -t "$secs" -J "$@" 2>/dev/null |
+		python3 -c 'import json,sys; print(int(json.load(sys.stdin)["end"]["sum_received"]["bits_per_second"]))' 2>/dev/null
+}
+
+# link_stat [-n NS] DEV FIELD: a stats64 field (rx_packets, tx_packets, ...).
+link_stat() {
+	local nsarg=()
+	if [ "$1" = -n ]; then nsarg=(-n "$2"); shift 2; fi
+	ip "${nsarg[@]}" -j -s link show dev "$1" | python3 -c '
+import json, sys
+f = sys.argv[1]
+s = json.load(sys.stdin)[0]["stats64"]
+d, k = f.split("_", 1)
+print(s[d][k])' "$2"
+}
+
+# ethtool -S: sum of the counters whose names match an extended regex.
+eth_sum() {
+	ethtool -S "$1" | awk -v re="$2" '{ k = $1; sub(":$", "", k) } k ~ re { s += $2 } END { print s + 0 }'
+}
