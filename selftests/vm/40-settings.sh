@@ -1,0 +1,84 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Every ethtool/devlink setting of the host datapath round-trips, and every
+# bad value is refused.
+# timeout: 300
+. "$(dirname "$0")/lib.sh"
+ktap_plan 40
+
+npu_load && npu_new 0 8 2 || { ktap_fail "setup"; ktap_finish; }
+DL=auxiliary/npusim.npu.0
+D=$(npu_port_dev 0 3)
+ip link set "$D" up
+
+ring() { ethtool -g "$D" | awk -v k="$1:" '/Current hardware settings/ { c = 1 } c && $1 == k { print $2 }'; }
+ringmax() { ethtool -g "$D" | awk -v k="$1:" '/Pre-set maximums/ { c = 1 } /Current/ { c = 0 } c && $1 == k { print $2 }'; }
+coal() { ethtool -c "$D" | awk -v k="$1:" '$1 == k { print $2 }'; }
+chan() { ethtool -l "$D" | awk -v k="$1:" '/Current hardware settings/ { c = 1 } c && $1 == k { print $2 }'; }
+param() { devlink -j dev param show $DL name "$1" | python3 -c '
+import json, sys
+p = list(json.load(sys.stdin)["param"].values())[0][0]
+want = sys.argv[1]
+for v in p["values"]:
+    if v["cmode"] == want:
+        print(str(v["value"]).lower())' "$2"; }
+eq() { [ "$1" = "$2" ] || { diag "got '$1', want '$2'"; return 1; }; }
+
+# ethtool -i, devlink info, port identity
+check "ethtool -i: driver npuep" bash -c "ethtool -i $D | grep -q '^driver: npuep'"
+check "devlink dev info: driver, fw, serial" bash -c \
+	"devlink dev info $DL | grep -q 'driver npuep' && devlink dev info $DL | grep -q serial_number && devlink dev info $DL | grep -q 'fw'"
+check "phys_port_name p3" eq "$(cat /sys/class/net/$D/phys_port_name)" p3
+sw3=$(cat /sys/class/net/$D/phys_switch_id)
+sw8=$(cat /sys/class/net/$(npu_port_dev 0 8)/phys_switch_id)
+check "one switch id per coprocessor" eq "$sw3" "$sw8"
+
+# rings: default 1024 (seed 003), max 4096
+check "ring default rx 1024" eq "$(ring RX)" 1024
+check "ring max rx 4096" eq "$(ringmax RX)" 4096
+check "ethtool -G rx 2048 tx 512" ethtool -G "$D" rx 2048 tx 512
+check "rx ring reads back 2048" eq "$(ring RX)" 2048
+check "tx ring reads back 512" eq "$(ring TX)" 512
+check_fail "ethtool -G rx 8192 (over max) refused" ethtool -G "$D" rx 8192
+check_fail "ethtool -G rx 16 (under min) refused" ethtool -G "$D" rx 16
+check "rx ring unchanged after refusals" eq "$(ring RX)" 2048
+
+# coalescing: each field alone changes only itself
+base_frames=$(coal rx-frames)
+check "ethtool -C rx-usecs 20" ethtool -C "$D" rx-usecs 20
+check "rx-usecs reads 20, rx-frames unchanged" bash -c "[ $(coal rx-usecs) = 20 ] && [ $(coal rx-frames) = $base_frames ]"
+check "ethtool -C rx-frames 8" ethtool -C "$D" rx-frames 8
+check "rx-frames reads 8, rx-usecs unchanged" bash -c "[ $(coal rx-frames) = 8 ] && [ $(coal rx-usecs) = 20 ]"
+check "ethtool -C rx-frames-irq 16" ethtool -C "$D" rx-frames-irq 16
+check "rx-frames-irq reads 16" eq "$(coal rx-frames-irq)" 16
+check_fail "rx-frames-irq 65 refused (NAPI weight caps a poll at 64)" ethtool -C "$D" rx-frames-irq 65
+check_fail "rx-frames-irq 0 refused" ethtool -C "$D" rx-frames-irq 0
+check "ethtool -C adaptive-rx on" ethtool -C "$D" adaptive-rx on
+check "adaptive-rx reads on" bash -c "ethtool -c $D | grep -q 'Adaptive RX: on'"
+check "ethtool -C adaptive-rx off" ethtool -C "$D" adaptive-rx off
+check_fail "rx-usecs 1000000 refused" ethtool -C "$D" rx-usecs 1000000
+
+# channels
+check "channels: combined 2 by default" eq "$(chan Combined)" 2
+check "ethtool -L combined 1" ethtool -L "$D" combined 1
+check "combined reads 1" eq "$(chan Combined)" 1
+check_fail "ethtool -L combined 3 (over max) refused" ethtool -L "$D" combined 3
+check "ethtool -L combined 2" ethtool -L "$D" combined 2
+
+# RSS
+check "ethtool -X equal 1" ethtool -X "$D" equal 1
+check "indirection table all queue 0" bash -c "ethtool -x $D | awk '/^ *[0-9]+:/ { for (i = 2; i <= NF; i++) if (\$i != 0) bad = 1 } END { exit bad }'"
+check "ethtool -X default" ethtool -X "$D" default
+
+# MTU
+check "MTU 1400" ip link set "$D" mtu 1400
+check_fail "MTU 9000 (more than one receive buffer holds) refused" ip link set "$D" mtu 9000
+check_fail "MTU 67 refused" ip link set "$D" mtu 67
+
+# devlink params
+check "poll_interval_us=5000 (runtime)" devlink dev param set $DL name poll_interval_us value 5000 cmode runtime
+check "poll_interval_us reads 5000" eq "$(param poll_interval_us runtime)" 5000
+check_fail "poll_interval_us=10000000 refused" devlink dev param set $DL name poll_interval_us value 10000000 cmode runtime
+check "rx_doorbells=false (driverinit)" devlink dev param set $DL name rx_doorbells value false cmode driverinit
+check "driverinit value shows at once" eq "$(param rx_doorbells driverinit)" false
+ktap_finish
