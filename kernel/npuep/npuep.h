@@ -1,0 +1,239 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * npuep - host netdev driver for the npuflow network coprocessor.
+ */
+#ifndef _NPUEP_H
+#define _NPUEP_H
+
+#include <linux/auxiliary_bus.h>
+#include <linux/completion.h>
+#include <linux/dim.h>
+#include <linux/hrtimer.h>
+#include <linux/if_vlan.h>
+#include <linux/mutex.h>
+#include <linux/netdevice.h>
+#include <linux/spinlock.h>
+#include <linux/u64_stats_sync.h>
+#include <linux/workqueue.h>
+#include <net/devlink.h>
+
+#include "npu_hw.h"
+
+#define NPUEP_DRV_NAME		"npuep"
+
+/* A command waits this long for its completion before -ETIMEDOUT. */
+#define NPUEP_CMD_TIMEOUT_MS	2000
+
+/*
+ * Receive buffers: one page each, XDP_PACKET_HEADROOM in front of the frame
+ * and room for struct skb_shared_info behind it, so the page can become an
+ * skb head (napi_build_skb) or an xdp_buff without a copy.
+ */
+#define NPUEP_RX_HEADROOM	XDP_PACKET_HEADROOM
+#define NPUEP_RX_BUF_LEN	(PAGE_SIZE - NPUEP_RX_HEADROOM - \
+				 SKB_DATA_ALIGN(sizeof(struct skb_shared_info)))
+/* L2 overhead the device adds to an L3 MTU (npu_cmd_port_cfg: 9216 - 22). */
+#define NPUEP_L2_OVERHEAD	(ETH_HLEN + VLAN_HLEN + ETH_FCS_LEN)
+#define NPUEP_MAX_MTU		min_t(int, NPUEP_RX_BUF_LEN - NPUEP_L2_OVERHEAD, \
+				      NPU_MAX_FRAME - NPUEP_L2_OVERHEAD)
+
+/* Per-queue NAPI budget (ethtool rx-frames-irq). */
+#define NPUEP_RX_BUDGET_MAX	NAPI_POLL_WEIGHT
+#define NPUEP_POLL_INTERVAL_US	1000	/* devlink poll_interval_us default */
+
+/* Stop a tx queue when a worst-case skb might not fit. */
+#define NPUEP_TX_STOP_THRS	(MAX_SKB_FRAGS + 1)
+#define NPUEP_TX_START_THRS	(2 * NPUEP_TX_STOP_THRS)
+
+struct npuep_dev;
+struct npuep_port;
+
+struct npuep_rx_buf {
+	struct page *page;
+};
+
+struct npuep_tx_buf {
+	struct sk_buff *skb;	/* on the EOP entry only */
+	dma_addr_t dma;
+	u32 len;
+	u32 bytes;		/* EOP: bytes on the wire, for BQL */
+	u16 segs;		/* EOP: gso segments */
+	bool head;		/* mapped with dma_map_single */
+};
+
+struct npuep_qp_stats {
+	struct u64_stats_sync syncp;
+	u64 rx_packets;
+	u64 rx_bytes;
+	u64 rx_drops;		/* bad descriptors + allocation failures */
+	u64 rx_bad_desc;
+	u64 rx_alloc_fail;
+	u64 rx_doorbell_frames;
+	u64 rx_poll_frames;
+	u64 rx_csum_ok;
+	u64 rx_punt[NPU_PUNT_MAX];
+	u64 tx_packets;
+	u64 tx_bytes;
+	u64 tx_drops;
+	u64 tx_stop;
+	u64 tx_wake;
+	u64 irqs;		/* doorbell interrupts taken by the driver */
+	u64 poll_scheds;	/* NAPI runs started by the safety-net poll */
+};
+
+/**
+ * struct npuep_qp - one queue pair (ethtool combined channel)
+ *
+ * The structure lives as long as the netdev (so do its counters); the rings,
+ * page_pool, NAPI and IRQ exist only while the datapath is open.
+ */
+struct npuep_qp {
+	struct npuep_port *port;
+	u16 idx;
+	u32 reg;			/* NPU_REG_QP(port, idx) */
+	bool open;
+
+	struct napi_struct napi;
+	bool sched_by_poll;		/* cause of the current NAPI run */
+	int irq;			/* < 0: no vector requested */
+	char irq_name[IFNAMSIZ + 16];
+
+	/* rx */
+	struct npu_rx_desc *rx_ring;
+	dma_addr_t rx_ring_dma;
+	struct npuep_rx_buf *rx_bufs;
+	struct page_pool *pool;
+	u32 rx_size;
+	u32 rx_ntc;			/* next to clean */
+	u32 rx_ntu;			/* next to use (== tail written) */
+
+	/* tx */
+	struct npu_tx_desc *tx_ring;
+	dma_addr_t tx_ring_dma;
+	struct npuep_tx_buf *tx_bufs;
+	u32 tx_size;
+	u32 tx_ntc;
+	u32 tx_ntu;
+
+	/* adaptive rx moderation */
+	struct dim dim;
+	u16 dim_events;
+
+	struct npuep_qp_stats stats;
+};
+
+/**
+ * struct npuep_port - one front port and its host netdev
+ */
+struct npuep_port {
+	struct npuep_dev *ndev;
+	struct net_device *netdev;
+	struct devlink_port dl_port;
+	u32 idx;			/* 0-based */
+	u32 reg;			/* NPU_REG_PORT(idx) */
+
+	bool dp_open;			/* rings, NAPI and vectors set up */
+	u32 nq;				/* active queue pairs */
+	u32 rx_ring_size;
+	u32 tx_ring_size;
+	u32 rx_budget;			/* ethtool rx-frames-irq */
+	u32 coal_usecs;
+	u32 coal_frames;
+	bool adaptive_rx;
+
+	struct npuep_qp *qps;		/* ndev->nqueues entries */
+};
+
+/**
+ * struct npuep_dev - one coprocessor; the devlink instance's private data
+ */
+struct npuep_dev {
+	struct auxiliary_device *adev;
+	struct npu_hw *hw;
+	struct device *dev;
+	struct devlink *devlink;
+
+	u32 fw_version;
+	u32 caps;
+	u32 nports;
+	u32 nqueues;
+	u64 serial;
+	char fw_name[16];
+	char fw_ver[32];
+	struct netdev_phys_item_id switch_id;
+
+	/* command channel, ring 0 */
+	struct mutex cmd_lock;		/* one command in flight */
+	struct npu_cmd *cmd_ring;
+	dma_addr_t cmd_ring_dma;
+	u32 cmd_tail;
+	u16 cmd_seq;
+	struct completion cmd_done;
+	int cmd_irq;
+	bool cmd_dead;			/* backend gone: fail fast */
+	bool removing;			/* no more link events */
+
+	struct work_struct link_work;
+
+	/* safety-net poll and doorbell mode */
+	struct hrtimer poll_timer;
+	spinlock_t poll_lock;		/* ports' dp_open vs the poll timer */
+	u32 poll_interval_us;
+	bool rx_doorbells;		/* in effect (driverinit value at load) */
+	bool reloading;
+
+	struct npuep_port *ports[NPU_MAX_PORTS];
+};
+
+static inline u32 npuep_rd32(struct npuep_dev *ndev, u32 reg)
+{
+	return npu_rd32(ndev->hw, reg);
+}
+
+static inline u64 npuep_rd64(struct npuep_dev *ndev, u32 reg)
+{
+	return npu_rd64(ndev->hw, reg);
+}
+
+static inline void npuep_wr32(struct npuep_dev *ndev, u32 reg, u32 val)
+{
+	npu_wr32(ndev->hw, reg, val);
+}
+
+/* cmd.c */
+int npuep_cmd_init(struct npuep_dev *ndev);
+void npuep_cmd_fini(struct npuep_dev *ndev);
+void npuep_link_events_stop(struct npuep_dev *ndev);
+int npuep_cmd_exec(struct npuep_dev *ndev, u16 opcode, const void *req,
+		   u16 req_len, void *resp, u16 resp_len);
+int npuep_cmd_port_cfg(struct npuep_port *port, bool up);
+int npuep_cmd_coalesce(struct npuep_port *port, u16 queue, u32 usecs,
+		       u32 frames);
+
+/* datapath.c */
+int npuep_dp_open(struct npuep_port *port);
+void npuep_dp_close(struct npuep_port *port);
+netdev_tx_t npuep_start_xmit(struct sk_buff *skb, struct net_device *dev);
+void npuep_poll_timer_start(struct npuep_dev *ndev);
+void npuep_poll_init(struct npuep_dev *ndev);
+void npuep_qp_stats_read(struct npuep_qp *qp, struct npuep_qp_stats *out);
+void npuep_rss_default(struct npuep_port *port);
+extern const struct netdev_stat_ops npuep_stat_ops;
+
+/* ethtool.c */
+extern const struct ethtool_ops npuep_ethtool_ops;
+int npuep_port_reconfigure(struct npuep_port *port, u32 nq, u32 rx_size,
+			   u32 tx_size, struct netlink_ext_ack *extack);
+
+/* devlink.c */
+struct devlink *npuep_devlink_alloc(struct device *dev);
+int npuep_devlink_params_register(struct npuep_dev *ndev);
+void npuep_devlink_params_unregister(struct npuep_dev *ndev);
+int npuep_devlink_port_register(struct npuep_port *port);
+void npuep_devlink_port_unregister(struct npuep_port *port);
+
+/* main.c */
+int npuep_port_open_all(struct npuep_dev *ndev);
+void npuep_port_close_all(struct npuep_dev *ndev);
+
+#endif /* _NPUEP_H */
