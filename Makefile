@@ -32,6 +32,7 @@ unit:
 	$(MAKE) -C selftests/unit check
 
 vm-check: modules
+	tools/vm/ksft-prep >/dev/null
 	NPUVM_TIMEOUT=$(VM_TIMEOUT) tools/vm/run -- tools/vm/run-tests $(TESTS)
 
 test: deps
