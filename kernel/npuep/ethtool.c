@@ -11,13 +11,22 @@
 #define NPUEP_COAL_USECS_MAX	100000
 #define NPUEP_COAL_FRAMES_MAX	4096
 
-static const char * const npuep_qp_stat_names[] = {
-	"rx_packets", "rx_bytes", "rx_drops", "rx_bad_desc", "rx_alloc_fail",
-	"rx_doorbell_frames", "rx_poll_frames", "rx_csum_ok",
-	"tx_packets", "tx_bytes", "tx_drops", "tx_stop", "tx_wake",
-	"doorbell_irqs",
-	"hw_rx_frames", "hw_rx_bytes", "hw_rx_qfull", "hw_rx_irqs",
-	"hw_rx_badbuf", "hw_tx_frames", "hw_tx_bytes",
+/* Per queue pair: "<dir>_q<N>_<name>", e.g. rx_q0_packets, hw_rx_q1_qfull. */
+static const struct {
+	const char *dir;
+	const char *name;
+} npuep_qp_stat_names[] = {
+	{ "rx", "packets" }, { "rx", "bytes" }, { "rx", "drops" },
+	{ "rx", "bad_desc" }, { "rx", "alloc_fail" },
+	{ "rx", "doorbell_frames" }, { "rx", "poll_frames" },
+	{ "rx", "csum_ok" },
+	{ "tx", "packets" }, { "tx", "bytes" }, { "tx", "drops" },
+	{ "tx", "stop" }, { "tx", "wake" },
+	{ "rx", "doorbell_irqs" },
+	/* kept by the coprocessor */
+	{ "hw_rx", "frames" }, { "hw_rx", "bytes" }, { "hw_rx", "qfull" },
+	{ "hw_rx", "irqs" }, { "hw_rx", "badbuf" },
+	{ "hw_tx", "frames" }, { "hw_tx", "bytes" },
 };
 
 static const u32 npuep_qp_hw_regs[] = {
@@ -377,8 +386,9 @@ static void npuep_get_strings(struct net_device *netdev, u32 sset, u8 *data)
 		return;
 	for (q = 0; q < port->ndev->nqueues; q++)
 		for (i = 0; i < ARRAY_SIZE(npuep_qp_stat_names); i++)
-			ethtool_sprintf(&data, "q%u_%s", q,
-					npuep_qp_stat_names[i]);
+			ethtool_sprintf(&data, "%s_q%u_%s",
+					npuep_qp_stat_names[i].dir, q,
+					npuep_qp_stat_names[i].name);
 	for (i = 0; i < ARRAY_SIZE(npuep_port_stat_names); i++)
 		ethtool_puts(&data, npuep_port_stat_names[i]);
 	for (i = 0; i < NPU_PUNT_MAX; i++)
