@@ -239,12 +239,13 @@ enum npu_punt_reason {
 /* Command channel.                                                    */
 
 /*
- * Command slot, 128 bytes.  The host fills @opcode, @seq, @len and @data,
+ * Command slot, 256 bytes (a connection create carries two IPv6
+ * directions' rewrites and microflows).  The host fills @opcode, @seq, @len and @data,
  * clears @flags and rings the ring's doorbell.  The device writes @status,
  * the response into @data (@len updated) and NPU_CMD_F_DONE last, then
  * raises the command vector with NPU_EVT_CMD_DONE.
  */
-#define NPU_CMD_DATA_LEN	112
+#define NPU_CMD_DATA_LEN	240
 
 struct npu_cmd {
 	__le16 opcode;		/* enum npu_cmd_opcode */
