@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * npusim_coal.c - interrupt moderation decisions (pure C, unit tested).
+ *
+ * Protocol (npu_hw.h): a vector is raised once and then masked until the
+ * host re-arms it; a re-arm with events pending raises again at once.  With
+ * moderation, an unmasked vector is raised when @frames events are pending
+ * or @usecs after the first pending one, whichever comes first.
+ */
+#include "npusim_coal.h"
+
+/**
+ * npusim_coal_init - reset moderation state
+ * @c: state
+ * @frames: frame threshold
+ * @usecs: time threshold
+ *
+ * Starts disabled, unmasked, nothing pending.
+ */
+void npusim_coal_init(struct npusim_coal *c, u32 frames, u32 usecs)
+{
+	memset(c, 0, sizeof(*c));
+	c->frames = frames;
+	c->usecs = usecs;
+}
+
+static unsigned int npusim_coal_raise(struct npusim_coal *c)
+{
+	unsigned int act = NPUSIM_COAL_RAISE;
+
+	c->pending = 0;
+	c->masked = true;
+	if (c->timer_armed) {
+		c->timer_armed = false;
+		act |= NPUSIM_COAL_CANCEL;
+	}
+	return act;
+}
+
+/* Decide for an unmasked, enabled vector with events pending. */
+static unsigned int npusim_coal_check(struct npusim_coal *c)
+{
+	if (!c->enabled || c->masked || !c->pending)
+		return 0;
+	if (c->frames <= 1 || c->pending >= c->frames)
+		return npusim_coal_raise(c);
+	if (c->usecs && !c->timer_armed) {
+		c->timer_armed = true;
+		return NPUSIM_COAL_ARM;
+	}
+	return 0;
+}
+
+/**
+ * npusim_coal_event - @n new events (frames received, frames completed)
+ * @c: state
+ * @n: number of events
+ *
+ * Return: NPUSIM_COAL_* actions.
+ */
+unsigned int npusim_coal_event(struct npusim_coal *c, u32 n)
+{
+	if (n > 0xffffffffu - c->pending)
+		c->pending = 0xffffffffu;
+	else
+		c->pending += n;
+	return npusim_coal_check(c);
+}
+
+/**
+ * npusim_coal_timer - the usecs timer expired
+ * @c: state
+ *
+ * Return: NPUSIM_COAL_* actions.
+ */
+unsigned int npusim_coal_timer(struct npusim_coal *c)
+{
+	if (!c->timer_armed)
+		return 0;
+	c->timer_armed = false;
+	if (!c->enabled || c->masked || !c->pending)
+		return 0;
+	return npusim_coal_raise(c);
+}
+
+/**
+ * npusim_coal_unmask - the host re-armed the vector
+ * @c: state
+ *
+ * Pending events raise at once, whatever the moderation: no lost wake-up.
+ *
+ * Return: NPUSIM_COAL_* actions.
+ */
+unsigned int npusim_coal_unmask(struct npusim_coal *c)
+{
+	c->masked = false;
+	if (c->enabled && c->pending)
+		return npusim_coal_raise(c);
+	return 0;
+}
+
+/**
+ * npusim_coal_enable - the host turned interrupts on or off
+ * @c: state
+ * @enable: new state
+ *
+ * Turning them on starts unmasked and raises at once if events are pending.
+ *
+ * Return: NPUSIM_COAL_* actions.
+ */
+unsigned int npusim_coal_enable(struct npusim_coal *c, bool enable)
+{
+	unsigned int act = 0;
+
+	if (enable == c->enabled)
+		return 0;
+	c->enabled = enable;
+	if (!enable) {
+		if (c->timer_armed) {
+			c->timer_armed = false;
+			act = NPUSIM_COAL_CANCEL;
+		}
+		return act;
+	}
+	c->masked = false;
+	if (c->pending)
+		return npusim_coal_raise(c);
+	return 0;
+}
+
+/**
+ * npusim_coal_set - new moderation parameters
+ * @c: state
+ * @frames: frame threshold
+ * @usecs: time threshold
+ *
+ * Takes effect at once: pending events are re-judged.
+ *
+ * Return: NPUSIM_COAL_* actions.
+ */
+unsigned int npusim_coal_set(struct npusim_coal *c, u32 frames, u32 usecs)
+{
+	unsigned int act = 0;
+
+	c->frames = frames;
+	c->usecs = usecs;
+	if (c->timer_armed) {
+		c->timer_armed = false;
+		act = NPUSIM_COAL_CANCEL;
+	}
+	return act | npusim_coal_check(c);
+}

@@ -1,0 +1,678 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of the model's frame parser and Toeplitz hash
+ * (kernel/npusim/npusim_parse.c, included directly).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <cmocka.h>
+
+#include "npusim_parse.c"
+
+/* The Microsoft RSS verification key. */
+static const u8 ms_key[NPU_RSS_KEY_LEN] = {
+	0x6d, 0x5a, 0x56, 0xda, 0x25, 0x5b, 0x0e, 0xc2,
+	0x41, 0x67, 0x25, 0x3d, 0x43, 0xa3, 0x8f, 0xb0,
+	0xd0, 0xca, 0x2b, 0xcb, 0xae, 0x7b, 0x30, 0xb4,
+	0x77, 0xcb, 0x2d, 0xa3, 0x80, 0x30, 0xf2, 0x0c,
+	0x6a, 0x42, 0xb7, 0x3b, 0xbe, 0xac, 0x01, 0xfa,
+};
+
+/* ---- frame builder ------------------------------------------------ */
+
+struct fb {
+	u8 b[2048];
+	u32 len;
+	u32 l3;
+};
+
+static void put16(u8 *p, u16 v)
+{
+	p[0] = v >> 8;
+	p[1] = v & 0xff;
+}
+
+static void fb_eth(struct fb *f, int mcast, u16 type)
+{
+	memset(f, 0, sizeof(*f));
+	f->b[0] = mcast ? 0x01 : 0x02;
+	f->b[5] = 1;
+	f->b[6] = 0x02;
+	f->b[11] = 2;
+	put16(f->b + 12, type);
+	f->len = 14;
+}
+
+static void fb_vlan(struct fb *f, u16 tpid, u16 tci, u16 type)
+{
+	/* replace the ethertype with a tag */
+	put16(f->b + f->len - 2, tpid);
+	put16(f->b + f->len, tci);
+	put16(f->b + f->len + 2, type);
+	f->len += 4;
+}
+
+static void ip4_csum(u8 *p, u32 ihl)
+{
+	u32 sum = 0, i;
+
+	p[10] = p[11] = 0;
+	for (i = 0; i < ihl; i += 2)
+		sum += (u32)(p[i] << 8 | p[i + 1]);
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	put16(p + 10, (u16)~sum);
+}
+
+/* IPv4 header + L4 of @l4len bytes (zeroed); returns L4 pointer. */
+static u8 *fb_ipv4(struct fb *f, const u8 s[4], const u8 d[4], u8 proto,
+		   u32 optlen, u32 l4len, u8 ttl, u16 frag)
+{
+	u8 *p = f->b + f->len;
+	u32 ihl = 20 + optlen;
+
+	f->l3 = f->len;
+	p[0] = 0x40 | (ihl / 4);
+	put16(p + 2, (u16)(ihl + l4len));
+	put16(p + 6, frag);
+	p[8] = ttl;
+	p[9] = proto;
+	memcpy(p + 12, s, 4);
+	memcpy(p + 16, d, 4);
+	if (optlen)
+		memset(p + 20, 1, optlen);	/* NOPs */
+	ip4_csum(p, ihl);
+	f->len += ihl + l4len;
+	return p + ihl;
+}
+
+static u8 *fb_ipv6(struct fb *f, const u8 s[16], const u8 d[16], u8 nh,
+		   u32 plen, u8 hop)
+{
+	u8 *p = f->b + f->len;
+
+	f->l3 = f->len;
+	p[0] = 0x60;
+	put16(p + 4, (u16)plen);
+	p[6] = nh;
+	p[7] = hop;
+	memcpy(p + 8, s, 16);
+	memcpy(p + 24, d, 16);
+	f->len += 40 + plen;
+	return p + 40;
+}
+
+static void tcp_hdr(u8 *p, u16 sp, u16 dp, u8 flags)
+{
+	put16(p, sp);
+	put16(p + 2, dp);
+	p[12] = 5 << 4;
+	p[13] = flags;
+}
+
+static void udp_hdr(u8 *p, u16 sp, u16 dp, u16 ulen)
+{
+	put16(p, sp);
+	put16(p + 2, dp);
+	put16(p + 4, ulen);
+}
+
+static const u8 a4[4] = { 10, 0, 0, 1 }, b4[4] = { 10, 0, 0, 2 };
+static const u8 a6[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 1 };
+static const u8 b6[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 2 };
+
+static u8 parse(struct fb *f, struct npusim_pkt *pkt)
+{
+	return npusim_parse(f->b, f->len, f->len, pkt);
+}
+
+/* ---- parser -------------------------------------------------------- */
+
+static void test_tcp4_flow_miss(void **state)
+{
+	struct npusim_pkt pkt;
+	struct fb f;
+	u8 *l4;
+
+	(void)state;
+	fb_eth(&f, 0, 0x0800);
+	l4 = fb_ipv4(&f, a4, b4, 6, 0, 20 + 100, 64, 0x4000 /* DF */);
+	tcp_hdr(l4, 1234, 80, 0x10 /* ACK */);
+	assert_int_equal(parse(&f, &pkt), NPU_PUNT_FLOW_MISS);
+	assert_int_equal(pkt.l3_off, 14);
+	assert_int_equal(pkt.l4_off, 34);
+	assert_int_equal(pkt.l4_proto, 6);
+	assert_int_equal(pkt.sport, 1234);
+	assert_int_equal(pkt.dport, 80);
+	assert_int_equal(pkt.addr_len, 4);
+	assert_memory_equal(pkt.saddr, a4, 4);
+	assert_memory_equal(pkt.daddr, b4, 4);
+	assert_true(pkt.flags & NPUSIM_PKT_IPV4);
+	assert_true(pkt.flags & NPUSIM_PKT_L4);
+	assert_int_equal(pkt.reason, NPU_PUNT_FLOW_MISS);
+}
+
+static void test_tcp_flags(void **state)
+{
+	static const u8 fl[] = { 0x02, 0x12, 0x11, 0x04, 0x14 };
+	struct npusim_pkt pkt;
+	struct fb f;
+	unsigned int i;
+	u8 *l4;
+
+	(void)state;
+	for (i = 0; i < sizeof(fl); i++) {
+		fb_eth(&f, 0, 0x0800);
+		l4 = fb_ipv4(&f, a4, b4, 6, 0, 20, 64, 0);
+		tcp_hdr(l4, 1, 2, fl[i]);
+		assert_int_equal(parse(&f, &pkt), NPU_PUNT_TCP_FLAGS);
+	}
+}
+
+static void test_udp4_and_trailer(void **state)
+{
+	struct npusim_pkt pkt;
+	struct fb f;
+	u8 *l4;
+
+	(void)state;
+	fb_eth(&f, 0, 0x0800);
+	l4 = fb_ipv4(&f, a4, b4, 17, 0, 8 + 10, 64, 0);
+	udp_hdr(l4, 53, 5353, 18);
+	f.len = 60;	/* padded to the minimum frame: trailer is fine */
+	assert_int_equal(parse(&f, &pkt), NPU_PUNT_FLOW_MISS);
+	assert_int_equal(pkt.sport, 53);
+	assert_int_equal(pkt.dport, 5353);
+	assert_int_equal(pkt.l3_len, 20 + 18);
+}
+
+static void test_non_ip(void **state)
+{
+	struct npusim_pkt pkt;
+	struct fb f;
+
+	(void)state;
+	fb_eth(&f, 1, 0x0806);	/* ARP broadcast: non-IP wins */
+	f.len = 42;
+	assert_int_equal(parse(&f, &pkt), NPU_PUNT_NON_IP);
+	fb_eth(&f, 1, 0x88cc);	/* LLDP */
+	f.len = 60;
+	assert_int_equal(parse(&f, &pkt), NPU_PUNT_NON_IP);
+	assert_int_equal(pkt.addr_len, 0);
+}
+
+static void test_mcast(void **state)
+{
+	static const u8 mc4[4] = { 224, 0, 0, 251 };
+	static const u8 bc4[4] = { 255, 255, 255, 255 };
+	static const u8 mc6[16] = { 0xff, 0x02, [15] = 1 };
+	struct npusim_pkt pkt;
+	struct fb f;
+	u8 *l4;
+
+	(void)state;
+	fb_eth(&f, 1, 0x0800);
+	l4 = fb_ipv4(&f, a4, b4, 17, 0, 8, 64, 0);
+	udp_hdr(l4, 1, 2, 8);
+	assert_int_equal(parse(&f, &pkt), NPU_PUNT_MCAST);
+
+	fb_eth(&f, 0, 0x0800);
+	l4 = fb_ipv4(&f, a4, mc4, 17, 0, 8, 64, 0);
+	udp_hdr(l4, 1, 2, 8);
+	assert_int_equal(parse(&f, &pkt), NPU_PUNT_MCAST);
+
+	fb_eth(&f, 0, 0x0800);
+	l4 = fb_ipv4(&f, a4, bc4, 17, 0, 8, 64, 0);
+	udp_hdr(l4, 1, 2, 8);
+	assert_int_equal(parse(&f, &pkt), NPU_PUNT_MCAST);
+
+	fb_eth(&f, 0, 0x86dd);
+	fb_ipv6(&f, a6, mc6, 58, 8, 255);
+	assert_int_equal(parse(&f, &pkt), NPU_PUNT_MCAST);
+}
+
+static void test_exceptions4(void **state)
+{
+	struct npusim_pkt pkt;
+	struct fb f;
+	u8 *l4;
+
+	(void)state;
+	/* fragment (MF) */
+	fb_eth(&f, 0, 0x0800);
+	l4 = fb_ipv4(&f, a4, b4, 6, 0, 20, 64, 0x2000);
+	tcp_hdr(l4, 1, 2, 0x10);
+	assert_int_equal(parse(&f, &pkt), NPU_PUNT_EXCEPTION);
+	assert_true(pkt.flags & NPUSIM_PKT_FRAG);
+	/* non-first fragment: no L4 header at all */
+	fb_eth(&f, 0, 0x0800);
+	fb_ipv4(&f, a4, b4, 6, 0, 4, 64, 0x0010);
+	assert_int_equal(parse(&f, &pkt), NPU_PUNT_EXCEPTION);
+	assert_false(pkt.flags & NPUSIM_PKT_L4);
+	/* options */
+	fb_eth(&f, 0, 0x0800);
+	l4 = fb_ipv4(&f, a4, b4, 6, 4, 20, 64, 0);
+	tcp_hdr(l4, 1, 2, 0x10);
+	assert_int_equal(parse(&f, &pkt), NPU_PUNT_EXCEPTION);
+	assert_int_equal(pkt.l4_off, 14 + 24);
+	assert_true(pkt.flags & NPUSIM_PKT_IPOPT);
+	/* TTL 1 and 0 */
+	fb_eth(&f, 0, 0x0800);
+	l4 = fb_ipv4(&f, a4, b4, 6, 0, 20, 1, 0);
+	tcp_hdr(l4, 1, 2, 0x10);
+	assert_int_equal(parse(&f, &pkt), NPU_PUNT_EXCEPTION);
+	fb_eth(&f, 0, 0x0800);
+	l4 = fb_ipv4(&f, a4, b4, 6, 0, 20, 0, 0);
+	tcp_hdr(l4, 1, 2, 0x10);
+	assert_int_equal(parse(&f, &pkt), NPU_PUNT_EXCEPTION);
+	/* TTL 2 is fine */
+	fb_eth(&f, 0, 0x0800);
+	l4 = fb_ipv4(&f, a4, b4, 6, 0, 20, 2, 0);
+	tcp_hdr(l4, 1, 2, 0x10);
+	assert_int_equal(parse(&f, &pkt), NPU_PUNT_FLOW_MISS);
+	/* ICMP, GRE */
+	fb_eth(&f, 0, 0x0800);
+	fb_ipv4(&f, a4, b4, 1, 0, 8, 64, 0);
+	assert_int_equal(parse(&f, &pkt), NPU_PUNT_EXCEPTION);
+	assert_int_equal(pkt.l4_proto, 1);
+	fb_eth(&f, 0, 0x0800);
+	fb_ipv4(&f, a4, b4, 47, 0, 8, 64, 0);
+	assert_int_equal(parse(&f, &pkt), NPU_PUNT_EXCEPTION);
+}
+
+static void test_malformed4(void **state)
+{
+	struct npusim_pkt pkt;
+	struct fb f;
+	u8 *l4;
+
+	(void)state;
+	/* bad version */
+	fb_eth(&f, 0, 0x0800);
+	fb_ipv4(&f, a4, b4, 17, 0, 8, 64, 0);
+	f.b[f.l3] = 0x55;
+	assert_int_equal(parse(&f, &pkt), NPU_PUNT_MALFORMED);
+	/* IHL < 5 */
+	fb_eth(&f, 0, 0x0800);
+	fb_ipv4(&f, a4, b4, 17, 0, 8, 64, 0);
+	f.b[f.l3] = 0x44;
+	assert_int_equal(parse(&f, &pkt), NPU_PUNT_MALFORMED);
+	/* total length beyond the frame */
+	fb_eth(&f, 0, 0x0800);
+	l4 = fb_ipv4(&f, a4, b4, 17, 0, 8, 64, 0);
+	udp_hdr(l4, 1, 2, 8);
+	put16(f.b + f.l3 + 2, 200);
+	ip4_csum(f.b + f.l3, 20);
+	assert_int_equal(parse(&f, &pkt), NPU_PUNT_MALFORMED);
+	/* total length shorter than the header */
+	put16(f.b + f.l3 + 2, 19);
+	ip4_csum(f.b + f.l3, 20);
+	assert_int_equal(parse(&f, &pkt), NPU_PUNT_MALFORMED);
+	/* bad header checksum */
+	fb_eth(&f, 0, 0x0800);
+	l4 = fb_ipv4(&f, a4, b4, 17, 0, 8, 64, 0);
+	udp_hdr(l4, 1, 2, 8);
+	f.b[f.l3 + 10] ^= 0x55;
+	assert_int_equal(parse(&f, &pkt), NPU_PUNT_MALFORMED);
+	/* truncated IP header */
+	fb_eth(&f, 0, 0x0800);
+	f.len = 14 + 19;
+	assert_int_equal(parse(&f, &pkt), NPU_PUNT_MALFORMED);
+	/* options beyond the frame */
+	fb_eth(&f, 0, 0x0800);
+	fb_ipv4(&f, a4, b4, 17, 0, 0, 64, 0);
+	f.b[f.l3] = 0x4f;
+	assert_int_equal(parse(&f, &pkt), NPU_PUNT_MALFORMED);
+	/* TCP header cut by the IP total length */
+	fb_eth(&f, 0, 0x0800);
+	l4 = fb_ipv4(&f, a4, b4, 6, 0, 10, 64, 0);
+	f.len += 40;	/* bytes after the IP packet do not count */
+	assert_int_equal(parse(&f, &pkt), NPU_PUNT_MALFORMED);
+	/* TCP data offset < 5 and beyond the packet */
+	fb_eth(&f, 0, 0x0800);
+	l4 = fb_ipv4(&f, a4, b4, 6, 0, 20, 64, 0);
+	tcp_hdr(l4, 1, 2, 0x10);
+	l4[12] = 4 << 4;
+	assert_int_equal(parse(&f, &pkt), NPU_PUNT_MALFORMED);
+	l4[12] = 6 << 4;
+	assert_int_equal(parse(&f, &pkt), NPU_PUNT_MALFORMED);
+	/* UDP length inconsistent */
+	fb_eth(&f, 0, 0x0800);
+	l4 = fb_ipv4(&f, a4, b4, 17, 0, 8, 64, 0);
+	udp_hdr(l4, 1, 2, 7);
+	assert_int_equal(parse(&f, &pkt), NPU_PUNT_MALFORMED);
+	udp_hdr(l4, 1, 2, 9);
+	assert_int_equal(parse(&f, &pkt), NPU_PUNT_MALFORMED);
+	/* Ethernet header alone is short */
+	assert_int_equal(npusim_parse(f.b, 13, 13, &pkt), NPU_PUNT_MALFORMED);
+}
+
+static void test_vlan(void **state)
+{
+	struct npusim_pkt pkt;
+	struct fb f;
+	u8 *l4;
+
+	(void)state;
+	fb_eth(&f, 0, 0x0800);
+	fb_vlan(&f, 0x8100, 0x2064, 0x0800);
+	l4 = fb_ipv4(&f, a4, b4, 6, 0, 20, 64, 0);
+	tcp_hdr(l4, 1, 2, 0x10);
+	assert_int_equal(parse(&f, &pkt), NPU_PUNT_FLOW_MISS);
+	assert_true(pkt.flags & NPUSIM_PKT_VLAN);
+	assert_int_equal(pkt.vlan_tci, 0x2064);
+	assert_int_equal(pkt.l3_off, 18);
+	assert_int_equal(pkt.l4_off, 38);
+
+	/* QinQ: outer tag reported */
+	fb_eth(&f, 0, 0x0800);
+	fb_vlan(&f, 0x88a8, 0x0005, 0x0800);
+	fb_vlan(&f, 0x8100, 0x0007, 0x86dd);
+	l4 = fb_ipv6(&f, a6, b6, 17, 8, 64);
+	udp_hdr(l4, 7, 8, 8);
+	assert_int_equal(parse(&f, &pkt), NPU_PUNT_FLOW_MISS);
+	assert_int_equal(pkt.vlan_tci, 5);
+	assert_int_equal(pkt.l3_off, 22);
+	assert_int_equal(pkt.l4_off, 62);
+
+	/* truncated tag */
+	fb_eth(&f, 0, 0x8100);
+	f.len = 16;
+	assert_int_equal(parse(&f, &pkt), NPU_PUNT_MALFORMED);
+	/* three tags: not inspected */
+	fb_eth(&f, 0, 0x0800);
+	fb_vlan(&f, 0x88a8, 1, 0x8100);
+	fb_vlan(&f, 0x8100, 2, 0x8100);
+	fb_vlan(&f, 0x8100, 3, 0x0800);
+	l4 = fb_ipv4(&f, a4, b4, 6, 0, 20, 64, 0);
+	assert_int_equal(parse(&f, &pkt), NPU_PUNT_EXCEPTION);
+	/* tagged ARP */
+	fb_eth(&f, 0, 0x0800);
+	fb_vlan(&f, 0x8100, 9, 0x0806);
+	f.len = 60;
+	assert_int_equal(parse(&f, &pkt), NPU_PUNT_NON_IP);
+}
+
+static void test_ipv6(void **state)
+{
+	struct npusim_pkt pkt;
+	struct fb f;
+	u8 *l4;
+
+	(void)state;
+	fb_eth(&f, 0, 0x86dd);
+	l4 = fb_ipv6(&f, a6, b6, 6, 20 + 5, 64);
+	tcp_hdr(l4, 443, 50000, 0x18);
+	assert_int_equal(parse(&f, &pkt), NPU_PUNT_FLOW_MISS);
+	assert_int_equal(pkt.l4_off, 54);
+	assert_int_equal(pkt.addr_len, 16);
+	assert_int_equal(pkt.sport, 443);
+	assert_true(pkt.flags & NPUSIM_PKT_IPV6);
+	assert_int_equal(pkt.l3_len, 40 + 25);
+
+	/* hop limit 1 */
+	f.b[f.l3 + 7] = 1;
+	assert_int_equal(parse(&f, &pkt), NPU_PUNT_EXCEPTION);
+	/* payload beyond the frame */
+	f.b[f.l3 + 7] = 64;
+	put16(f.b + f.l3 + 4, 100);
+	assert_int_equal(parse(&f, &pkt), NPU_PUNT_MALFORMED);
+	/* bad version */
+	put16(f.b + f.l3 + 4, 25);
+	f.b[f.l3] = 0x40;
+	assert_int_equal(parse(&f, &pkt), NPU_PUNT_MALFORMED);
+	/* truncated fixed header */
+	fb_eth(&f, 0, 0x86dd);
+	f.len = 14 + 39;
+	assert_int_equal(parse(&f, &pkt), NPU_PUNT_MALFORMED);
+	/* ICMPv6 unicast: exception */
+	fb_eth(&f, 0, 0x86dd);
+	fb_ipv6(&f, a6, b6, 58, 8, 64);
+	assert_int_equal(parse(&f, &pkt), NPU_PUNT_EXCEPTION);
+	assert_int_equal(pkt.l4_proto, 58);
+}
+
+static void test_ipv6_exthdr(void **state)
+{
+	struct npusim_pkt pkt;
+	struct fb f;
+	u8 *p;
+	int i;
+
+	(void)state;
+	/* hop-by-hop (8) + dstopts (16) + UDP */
+	fb_eth(&f, 0, 0x86dd);
+	p = fb_ipv6(&f, a6, b6, 0, 8 + 16 + 8, 64);
+	p[0] = 60;
+	p[1] = 0;
+	p[8] = 17;
+	p[9] = 1;
+	udp_hdr(p + 24, 1000, 2000, 8);
+	assert_int_equal(parse(&f, &pkt), NPU_PUNT_EXCEPTION);
+	assert_true(pkt.flags & NPUSIM_PKT_IPOPT);
+	assert_true(pkt.flags & NPUSIM_PKT_L4);
+	assert_int_equal(pkt.l4_proto, 17);
+	assert_int_equal(pkt.l4_off, 54 + 24);
+	assert_int_equal(pkt.sport, 1000);
+
+	/* fragment header, first fragment with M set */
+	fb_eth(&f, 0, 0x86dd);
+	p = fb_ipv6(&f, a6, b6, 44, 8 + 8, 64);
+	p[0] = 17;
+	put16(p + 2, 0x0001);
+	assert_int_equal(parse(&f, &pkt), NPU_PUNT_EXCEPTION);
+	assert_true(pkt.flags & NPUSIM_PKT_FRAG);
+	assert_false(pkt.flags & NPUSIM_PKT_L4);
+
+	/* extension header running past the payload */
+	fb_eth(&f, 0, 0x86dd);
+	p = fb_ipv6(&f, a6, b6, 0, 8, 64);
+	p[0] = 17;
+	p[1] = 1;	/* 16 bytes, payload has 8 */
+	assert_int_equal(parse(&f, &pkt), NPU_PUNT_MALFORMED);
+
+	/* a chain longer than the walk: exception, not a hang */
+	fb_eth(&f, 0, 0x86dd);
+	p = fb_ipv6(&f, a6, b6, 60, 8 * 12, 64);
+	for (i = 0; i < 12; i++)
+		p[8 * i] = 60;
+	assert_int_equal(parse(&f, &pkt), NPU_PUNT_EXCEPTION);
+
+	/* empty payload, no next header */
+	fb_eth(&f, 0, 0x86dd);
+	fb_ipv6(&f, a6, b6, 59, 0, 64);
+	assert_int_equal(parse(&f, &pkt), NPU_PUNT_EXCEPTION);
+	/* empty payload otherwise: a jumbogram we do not carry */
+	fb_eth(&f, 0, 0x86dd);
+	fb_ipv6(&f, a6, b6, 6, 0, 64);
+	assert_int_equal(parse(&f, &pkt), NPU_PUNT_MALFORMED);
+}
+
+/* Header beyond the captured bytes but inside the frame: not inspected. */
+static void test_caplen(void **state)
+{
+	struct npusim_pkt pkt;
+	struct fb f;
+	u8 *l4;
+
+	(void)state;
+	fb_eth(&f, 0, 0x0800);
+	l4 = fb_ipv4(&f, a4, b4, 6, 0, 20 + 1000, 64, 0);
+	tcp_hdr(l4, 1, 2, 0x10);
+	assert_int_equal(npusim_parse(f.b, 40, f.len, &pkt), NPU_PUNT_EXCEPTION);
+	assert_int_equal(npusim_parse(f.b, 54, f.len, &pkt), NPU_PUNT_FLOW_MISS);
+	assert_int_equal(npusim_parse(f.b, 20, f.len, &pkt), NPU_PUNT_EXCEPTION);
+	assert_int_equal(npusim_parse(f.b, 10, f.len, &pkt), NPU_PUNT_EXCEPTION);
+}
+
+/* Every prefix of valid frames parses without reading past it. */
+static void test_every_prefix(void **state)
+{
+	struct npusim_pkt pkt;
+	struct fb f;
+	u8 *copy, *l4;
+	u32 n;
+
+	(void)state;
+	fb_eth(&f, 0, 0x8100);
+	fb_vlan(&f, 0x8100, 3, 0x86dd);
+	l4 = fb_ipv6(&f, a6, b6, 0, 8 + 20, 64);
+	l4[0] = 6;
+	tcp_hdr(l4 + 8, 1, 2, 0x10);
+	for (n = 0; n <= f.len; n++) {
+		copy = malloc(n ? n : 1);	/* exact size: ASan/valgrind catch overreads */
+		memcpy(copy, f.b, n);
+		npusim_parse(copy, n, n, &pkt);
+		if (n < f.len)
+			assert_int_not_equal(pkt.reason, NPU_PUNT_FLOW_MISS);
+		free(copy);
+	}
+	assert_int_equal(pkt.reason, NPU_PUNT_EXCEPTION);	/* hop-by-hop */
+}
+
+/* ---- Toeplitz: Microsoft's RSS verification suite ------------------ */
+
+struct rss4_vec {
+	u8 s[4], d[4];
+	u16 sp, dp;
+	u32 l4, l3;
+};
+
+static void test_toeplitz_ipv4(void **state)
+{
+	static const struct rss4_vec v[] = {
+		{ { 66, 9, 149, 187 }, { 161, 142, 100, 80 }, 2794, 1766,
+		  0x51ccc178, 0x323e8fc2 },
+		{ { 199, 92, 111, 2 }, { 65, 69, 140, 83 }, 14230, 4739,
+		  0xc626b0ea, 0xd718262a },
+		{ { 24, 19, 198, 95 }, { 12, 22, 207, 184 }, 12898, 38024,
+		  0x5c2b394a, 0xd2d0a5de },
+		{ { 38, 27, 205, 30 }, { 209, 142, 163, 6 }, 48228, 2217,
+		  0xafc7327f, 0x82989176 },
+		{ { 153, 39, 163, 191 }, { 202, 188, 127, 2 }, 44251, 1303,
+		  0x10e828a2, 0x5d1809c5 },
+	};
+	struct npusim_pkt pkt;
+	unsigned int i;
+	u16 fl;
+	u8 in[12];
+
+	(void)state;
+	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		memcpy(in, v[i].s, 4);
+		memcpy(in + 4, v[i].d, 4);
+		put16(in + 8, v[i].sp);
+		put16(in + 10, v[i].dp);
+		assert_int_equal(npusim_toeplitz(ms_key, 40, in, 12), v[i].l4);
+		assert_int_equal(npusim_toeplitz(ms_key, 40, in, 8), v[i].l3);
+
+		/* through the parser and npusim_rss_hash */
+		memset(&pkt, 0, sizeof(pkt));
+		pkt.addr_len = 4;
+		memcpy(pkt.saddr, v[i].s, 4);
+		memcpy(pkt.daddr, v[i].d, 4);
+		pkt.sport = v[i].sp;
+		pkt.dport = v[i].dp;
+		pkt.flags = NPUSIM_PKT_IPV4 | NPUSIM_PKT_L4;
+		fl = 0;
+		assert_int_equal(npusim_rss_hash(ms_key, &pkt, &fl), v[i].l4);
+		assert_int_equal(fl, NPU_RXD_HASH_L4);
+		pkt.flags |= NPUSIM_PKT_FRAG;
+		fl = 0;
+		assert_int_equal(npusim_rss_hash(ms_key, &pkt, &fl), v[i].l3);
+		assert_int_equal(fl, NPU_RXD_HASH_L3);
+	}
+}
+
+struct rss6_vec {
+	u8 s[16], d[16];
+	u16 sp, dp;
+	u32 l4, l3;
+};
+
+static void test_toeplitz_ipv6(void **state)
+{
+	static const struct rss6_vec v[] = {
+		{ /* 3ffe:2501:200:1fff::7 -> 3ffe:2501:200:3::1 */
+		  { 0x3f, 0xfe, 0x25, 0x01, 0x02, 0x00, 0x1f, 0xff,
+		    0, 0, 0, 0, 0, 0, 0, 0x07 },
+		  { 0x3f, 0xfe, 0x25, 0x01, 0x02, 0x00, 0x00, 0x03,
+		    0, 0, 0, 0, 0, 0, 0, 0x01 },
+		  2794, 1766, 0x40207d3d, 0x2cc18cd5 },
+		{ /* 3ffe:501:8::260:97ff:fe40:efab -> ff02::1 */
+		  { 0x3f, 0xfe, 0x05, 0x01, 0x00, 0x08, 0x00, 0x00,
+		    0x02, 0x60, 0x97, 0xff, 0xfe, 0x40, 0xef, 0xab },
+		  { 0xff, 0x02, 0, 0, 0, 0, 0, 0,
+		    0, 0, 0, 0, 0, 0, 0, 0x01 },
+		  14230, 4739, 0xdde51bbf, 0x0f0c461c },
+		{ /* 3ffe:1900:4545:3:200:f8ff:fe21:67cf -> fe80::200:f8ff:fe21:67cf */
+		  { 0x3f, 0xfe, 0x19, 0x00, 0x45, 0x45, 0x00, 0x03,
+		    0x02, 0x00, 0xf8, 0xff, 0xfe, 0x21, 0x67, 0xcf },
+		  { 0xfe, 0x80, 0, 0, 0, 0, 0, 0,
+		    0x02, 0x00, 0xf8, 0xff, 0xfe, 0x21, 0x67, 0xcf },
+		  44251, 38024, 0x02d1feef, 0x4b61e985 },
+	};
+	unsigned int i;
+	u8 in[36];
+
+	(void)state;
+	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		memcpy(in, v[i].s, 16);
+		memcpy(in + 16, v[i].d, 16);
+		put16(in + 32, v[i].sp);
+		put16(in + 34, v[i].dp);
+		assert_int_equal(npusim_toeplitz(ms_key, 40, in, 36), v[i].l4);
+		assert_int_equal(npusim_toeplitz(ms_key, 40, in, 32), v[i].l3);
+	}
+}
+
+/* End to end: a real TCP frame hashes like the reference vector. */
+static void test_rss_from_frame(void **state)
+{
+	static const u8 s[4] = { 66, 9, 149, 187 }, d[4] = { 161, 142, 100, 80 };
+	struct npusim_pkt pkt;
+	struct fb f;
+	u16 fl = 0;
+	u8 *l4;
+
+	(void)state;
+	fb_eth(&f, 0, 0x0800);
+	l4 = fb_ipv4(&f, s, d, 6, 0, 20, 64, 0);
+	tcp_hdr(l4, 2794, 1766, 0x10);
+	assert_int_equal(parse(&f, &pkt), NPU_PUNT_FLOW_MISS);
+	assert_int_equal(npusim_rss_hash(ms_key, &pkt, &fl), 0x51ccc178);
+	assert_int_equal(fl, NPU_RXD_HASH_L4);
+
+	fb_eth(&f, 0, 0x0806);
+	f.len = 60;
+	parse(&f, &pkt);
+	fl = 0;
+	assert_int_equal(npusim_rss_hash(ms_key, &pkt, &fl), 0);
+	assert_int_equal(fl, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_tcp4_flow_miss),
+		cmocka_unit_test(test_tcp_flags),
+		cmocka_unit_test(test_udp4_and_trailer),
+		cmocka_unit_test(test_non_ip),
+		cmocka_unit_test(test_mcast),
+		cmocka_unit_test(test_exceptions4),
+		cmocka_unit_test(test_malformed4),
+		cmocka_unit_test(test_vlan),
+		cmocka_unit_test(test_ipv6),
+		cmocka_unit_test(test_ipv6_exthdr),
+		cmocka_unit_test(test_caplen),
+		cmocka_unit_test(test_every_prefix),
+		cmocka_unit_test(test_toeplitz_ipv4),
+		cmocka_unit_test(test_toeplitz_ipv6),
+		cmocka_unit_test(test_rss_from_frame),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
