@@ -266,7 +266,13 @@ enum npu_cmd_opcode {
 	NPU_CMD_FW_INFO		= 1,	/* -> struct npu_cmd_fw_info */
 	NPU_CMD_PORT_CFG	= 2,	/* struct npu_cmd_port_cfg */
 	NPU_CMD_COALESCE	= 3,	/* struct npu_cmd_coalesce */
-	/* 16 and up: fast path, added by the flow-offload work */
+	/* the fast path */
+	NPU_CMD_CONN_CREATE	= 16,	/* struct npu_cmd_conn_create */
+	NPU_CMD_MFLOW_ATTACH	= 17,	/* struct npu_cmd_mflow */
+	NPU_CMD_CONN_RECLAIM	= 18,	/* struct npu_cmd_conn_ref: take out */
+	NPU_CMD_MFLOW_INVALIDATE = 19,	/* struct npu_cmd_mflow (key only) */
+	NPU_CMD_CONN_STATS	= 20,	/* struct npu_cmd_conn_ref -> npu_cmd_conn_stats */
+	NPU_CMD_FT_CONFIG	= 21,	/* struct npu_cmd_ft_config */
 };
 
 enum npu_cmd_status {
@@ -302,6 +308,135 @@ struct npu_cmd_coalesce {
 	__le16 queue;		/* queue pair or NPU_COALESCE_ALL_QUEUES */
 	__le32 usecs;		/* 0 = no time limit; at most 100000 */
 	__le32 frames;		/* 0 or 1 = raise per frame; at most 4096 */
+};
+
+/* ------------------------------------------------------------------ */
+/* The fast path: connections and microflows.                          */
+
+/*
+ * A connection block holds both directions' rewrite; a microflow is one
+ * direction's identity (ingress port, VLAN, addresses, ports, protocol)
+ * pointing at its connection and direction.  A frame that hits a microflow
+ * of a VALID connection is rewritten and sent out of the direction's egress
+ * port without the host; anything else is punted with a reason and, when a
+ * microflow matched, the connection index.
+ *
+ * Give-back (seed 004): a TCP direction that retransmits past a threshold
+ * makes the connection NOT ACTIVE (its frames punt NPU_PUNT_NOT_ACTIVE with
+ * the index); NPU_CMD_CONN_CREATE for the same index and revision with no
+ * microflow revives it in place.  After a give-back the microflows expire
+ * after a time (then frames miss: NPU_PUNT_FLOW_MISS).
+ */
+#define NPU_FT_CONNS_DEFAULT	16384
+#define NPU_FT_MFLOWS_DEFAULT	32768
+#define NPU_FT_CONNS_MAX	65536
+#define NPU_FT_MFLOWS_MAX	131072
+
+#define NPU_AF_INET		4
+#define NPU_AF_INET6		6
+
+/* A direction's identity.  Addresses and ports in network order. */
+struct npu_mflow_key {
+	u8 port;		/* ingress port, 0-based */
+	u8 family;		/* NPU_AF_INET or NPU_AF_INET6 */
+	u8 proto;		/* IPPROTO_TCP or IPPROTO_UDP */
+	u8 rsvd0;
+	__be16 vlan;		/* outer VLAN id, 0 = untagged */
+	__be16 sport;
+	__be16 dport;
+	__be16 rsvd1;
+	__be32 saddr[4];	/* IPv4: [0] only, the rest zero */
+	__be32 daddr[4];
+};
+
+/* struct npu_rewrite.flags */
+#define NPU_RW_SNAT		BIT(0)	/* saddr/sport := nat_saddr/nat_sport */
+#define NPU_RW_DNAT		BIT(1)	/* daddr/dport := nat_daddr/nat_dport */
+#define NPU_RW_TTL		BIT(2)	/* decrement TTL / hop limit (routed) */
+#define NPU_RW_VLAN_PUSH	BIT(3)	/* push vlan_tci (802.1Q) */
+#define NPU_RW_VLAN_POP		BIT(4)	/* pop the outer tag */
+#define NPU_RW_MAC		BIT(5)	/* set dmac and smac */
+
+/* What one direction does to a frame on its way out. */
+struct npu_rewrite {
+	u8 egress_port;		/* 0-based, a port of this coprocessor */
+	u8 flags;		/* NPU_RW_* */
+	__be16 vlan_tci;	/* NPU_RW_VLAN_PUSH */
+	u8 dmac[6];
+	u8 smac[6];
+	__be16 nat_sport;
+	__be16 nat_dport;
+	__le16 mtu;		/* egress L3 MTU: larger frames punt NPU_PUNT_MTU */
+	__le16 rsvd;
+	__be32 nat_saddr[4];
+	__be32 nat_daddr[4];
+};
+
+/* struct npu_cmd_conn_create.flags */
+#define NPU_CONN_F_DIR0		BIT(0)	/* dir[0] rewrite valid */
+#define NPU_CONN_F_DIR1		BIT(1)	/* dir[1] rewrite valid */
+#define NPU_CONN_F_MFLOW0	BIT(2)	/* attach mflow[0] to direction 0 */
+#define NPU_CONN_F_MFLOW1	BIT(3)	/* attach mflow[1] to direction 1 */
+
+/*
+ * Create (or, same index and revision with no microflow, revive) a
+ * connection.  208 bytes.
+ */
+struct npu_cmd_conn_create {
+	__le32 conn;		/* index < the table's size */
+	__le16 rev;		/* revision: a new one replaces the connection */
+	__le16 flags;		/* NPU_CONN_F_* */
+	struct npu_rewrite dir[2];
+	struct npu_mflow_key mflow[2];
+};
+
+/* Attach (or invalidate: key only) one microflow. */
+struct npu_cmd_mflow {
+	__le32 conn;
+	__le16 rev;
+	u8 dir;			/* 0 or 1 */
+	u8 rsvd;
+	struct npu_mflow_key key;
+};
+
+/* Reclaim a connection, or ask for stats of @count from @conn on. */
+struct npu_cmd_conn_ref {
+	__le32 conn;
+	__le16 rev;		/* reclaim: must match; stats: ignored */
+	__le16 count;		/* stats: 1..NPU_CONN_STATS_MAX */
+};
+
+enum npu_conn_state {
+	NPU_CONN_FREE		= 0,
+	NPU_CONN_VALID		= 1,
+	NPU_CONN_NOT_ACTIVE	= 2,	/* given back, revivable */
+};
+
+#define NPU_CONN_STATS_MAX	7	/* 8 + 7 x 32 bytes fit a slot */
+
+struct npu_conn_stat {
+	__le32 conn;
+	__le16 rev;
+	u8 state;		/* enum npu_conn_state */
+	u8 giveback;		/* give-backs since created */
+	__le64 packets;		/* both directions, forwarded by the fast path */
+	__le64 bytes;
+	__le32 idle_ms;		/* since the last forwarded frame, saturating */
+	__le32 rsvd;
+};
+
+struct npu_cmd_conn_stats {
+	__le16 count;
+	__le16 rsvd[3];
+	struct npu_conn_stat st[NPU_CONN_STATS_MAX];
+};
+
+/* Sizes of the tables; the tables are emptied.  Sent at (re)initialisation. */
+struct npu_cmd_ft_config {
+	__le32 conns;		/* 1..NPU_FT_CONNS_MAX */
+	__le32 mflows;		/* 1..NPU_FT_MFLOWS_MAX */
+	u8 fastpath;		/* 1 = forward, 0 = punt all (NPU_PUNT_FASTPATH_OFF) */
+	u8 rsvd[7];
 };
 
 /* ------------------------------------------------------------------ */
