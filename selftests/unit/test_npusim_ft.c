@@ -1,0 +1,544 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of the model's fast path (kernel/npusim/npusim_ft.c, included
+ * directly, with the parser it builds on): table operations, the per-frame
+ * decision with its punt reasons, give-back / revive / expiry (seed 004),
+ * and the rewrite's checksums against a full recomputation.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <arpa/inet.h>
+#include <cmocka.h>
+
+#include "npusim_parse.c"
+#include "npusim_ft.c"
+
+#define NCONNS	16
+#define NMFLOWS	8
+#define NPORTS	8
+#define MS	1000000ULL
+
+struct tbl {
+	struct npusim_ft ft;
+	struct npusim_ft_conn conns[NCONNS];
+	struct npusim_ft_mflow mflows[NMFLOWS];
+	u32 buckets[8];
+};
+
+static struct tbl *tbl_new(void)
+{
+	struct tbl *t = calloc(1, sizeof(*t));
+
+	npusim_ft_init(&t->ft, NPORTS, t->conns, NCONNS, t->mflows, NMFLOWS,
+		       t->buckets, 8);
+	return t;
+}
+
+/* ---- frames ------------------------------------------------------- */
+
+struct frame {
+	u8 b[256];
+	u32 len;
+	struct npusim_pkt pkt;
+};
+
+static void put16(u8 *p, u16 v)
+{
+	p[0] = v >> 8;
+	p[1] = (u8)v;
+}
+
+static void put32(u8 *p, u32 v)
+{
+	put16(p, v >> 16);
+	put16(p + 2, (u16)v);
+}
+
+static u32 sum16(const u8 *p, u32 n, u32 sum)
+{
+	u32 i;
+
+	for (i = 0; i + 1 < n; i += 2)
+		sum += (u32)(p[i] << 8 | p[i + 1]);
+	if (n & 1)
+		sum += (u32)p[n - 1] << 8;
+	return sum;
+}
+
+static u16 fold(u32 sum)
+{
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (u16)~sum;
+}
+
+/* Full L4 checksum over pseudo header + segment, as a receiver checks it. */
+static u16 l4_sum(const struct frame *f)
+{
+	const u8 *ip = f->b + f->pkt.l3_off;
+	u32 l4len = f->pkt.l3_off + f->pkt.l3_len - f->pkt.l4_off;
+	u32 sum = 0;
+
+	if (f->pkt.addr_len == 16) {
+		sum = sum16(ip + 8, 32, 0);
+	} else {
+		sum = sum16(ip + 12, 8, 0);
+	}
+	sum += f->pkt.l4_proto + l4len;
+	return fold(sum16(f->b + f->pkt.l4_off, l4len, sum));
+}
+
+/* Ethernet + IPv4/IPv6 + TCP/UDP with @payload bytes; checksums filled. */
+static void mk(struct frame *f, int v6, u8 proto, const char *src,
+	       const char *dst, u16 sp, u16 dp, u32 seq, u8 tcpflags,
+	       u32 payload)
+{
+	u32 l3 = 14, l4, hl = proto == IPPROTO_TCP ? 20 : 8, i;
+	u8 *ip = f->b + l3, *th;
+
+	memset(f, 0, sizeof(*f));
+	f->b[0] = 0x02;
+	f->b[5] = 0x11;
+	f->b[6] = 0x02;
+	f->b[11] = 0x22;
+	put16(f->b + 12, v6 ? 0x86dd : 0x0800);
+	if (v6) {
+		ip[0] = 0x60;
+		put16(ip + 4, (u16)(hl + payload));
+		ip[6] = proto;
+		ip[7] = 64;
+		inet_pton(AF_INET6, src, ip + 8);
+		inet_pton(AF_INET6, dst, ip + 24);
+		l4 = l3 + 40;
+	} else {
+		ip[0] = 0x45;
+		put16(ip + 2, (u16)(20 + hl + payload));
+		ip[8] = 64;
+		ip[9] = proto;
+		inet_pton(AF_INET, src, ip + 12);
+		inet_pton(AF_INET, dst, ip + 16);
+		put16(ip + 10, fold(sum16(ip, 20, 0)));
+		l4 = l3 + 20;
+	}
+	th = f->b + l4;
+	put16(th, sp);
+	put16(th + 2, dp);
+	if (proto == IPPROTO_TCP) {
+		put32(th + 4, seq);
+		th[12] = 5 << 4;
+		th[13] = tcpflags;
+		put16(th + 14, 65535);
+	} else {
+		put16(th + 4, (u16)(8 + payload));
+	}
+	for (i = 0; i < payload; i++)
+		th[hl + i] = (u8)(i * 7);
+	f->len = l4 + hl + payload;
+	if (f->len < 60)
+		f->len = 60;	/* Ethernet padding */
+	npusim_parse(f->b, f->len, f->len, &f->pkt);
+	put16(th + (proto == IPPROTO_TCP ? 16 : 6), 0);
+	put16(th + (proto == IPPROTO_TCP ? 16 : 6), l4_sum(f) ?: 0xffff);
+	npusim_parse(f->b, f->len, f->len, &f->pkt);
+}
+
+static void key_of(const struct frame *f, u8 port, struct npu_mflow_key *k)
+{
+	npusim_ft_key_from_pkt(&f->pkt, port, k);
+}
+
+/* A connection: dir 0 = @a arriving on port 2 (panel 3) out of port 7,
+ * dir 1 = @b arriving on port 7 out of port 2.
+ */
+static void conn_cmd(struct npu_cmd_conn_create *c, u32 idx, u16 rev,
+		     const struct frame *a, const struct frame *b)
+{
+	memset(c, 0, sizeof(*c));
+	c->conn = htole32(idx);
+	c->rev = htole16(rev);
+	c->flags = htole16(NPU_CONN_F_DIR0 | NPU_CONN_F_DIR1 |
+			   (a ? NPU_CONN_F_MFLOW0 : 0) |
+			   (b ? NPU_CONN_F_MFLOW1 : 0));
+	c->dir[0].egress_port = 7;
+	c->dir[0].flags = NPU_RW_TTL | NPU_RW_MAC;
+	c->dir[0].mtu = htole16(1500);
+	c->dir[1].egress_port = 2;
+	c->dir[1].flags = NPU_RW_TTL | NPU_RW_MAC;
+	c->dir[1].mtu = htole16(1500);
+	if (a)
+		key_of(a, 2, &c->mflow[0]);
+	if (b)
+		key_of(b, 7, &c->mflow[1]);
+}
+
+static u8 proc(struct tbl *t, struct frame *f, u8 port, u64 now,
+	       struct npusim_ft_result *r)
+{
+	return npusim_ft_process(&t->ft, &f->pkt, port, f->b, f->len, now, r);
+}
+
+/* ---- tests -------------------------------------------------------- */
+
+static void test_create_forward_both_ways(void **state)
+{
+	struct tbl *t = tbl_new();
+	struct npu_cmd_conn_create c;
+	struct npusim_ft_result r;
+	struct frame a, b;
+
+	(void)state;
+	mk(&a, 0, IPPROTO_TCP, "198.51.100.2", "203.0.113.2", 40000, 5201, 1000, 0x10, 100);
+	mk(&b, 0, IPPROTO_TCP, "203.0.113.2", "198.51.100.2", 5201, 40000, 9000, 0x10, 0);
+	assert_int_equal(a.pkt.reason, NPU_PUNT_FLOW_MISS);
+
+	/* Empty table: a miss, no index. */
+	assert_int_equal(proc(t, &a, 2, 0, &r), NPU_PUNT_FLOW_MISS);
+	assert_int_equal(r.conn, NPU_CONN_NONE);
+
+	conn_cmd(&c, 5, 1, &a, &b);
+	assert_int_equal(npusim_ft_conn_create(&t->ft, &c, 0), NPU_ST_OK);
+	assert_int_equal(t->ft.used_conns, 1);
+	assert_int_equal(t->ft.used_mflows, 2);
+
+	assert_int_equal(proc(t, &a, 2, 10 * MS, &r), NPU_PUNT_NONE);
+	assert_int_equal(r.conn, 5);
+	assert_int_equal(r.dir, 0);
+	assert_int_equal(r.rw->egress_port, 7);
+	assert_int_equal(proc(t, &b, 7, 20 * MS, &r), NPU_PUNT_NONE);
+	assert_int_equal(r.dir, 1);
+	assert_int_equal(r.rw->egress_port, 2);
+
+	/* The same identity on another port is another microflow: a miss. */
+	assert_int_equal(proc(t, &a, 3, 20 * MS, &r), NPU_PUNT_FLOW_MISS);
+	assert_int_equal(r.conn, NPU_CONN_NONE);
+
+	assert_int_equal(t->conns[5].packets, 2);
+	assert_int_equal(t->conns[5].bytes, a.len + b.len);
+	assert_int_equal(t->ft.st.forwarded, 2);
+	free(t);
+}
+
+static void test_tcp_flags_punted_with_index(void **state)
+{
+	struct tbl *t = tbl_new();
+	struct npu_cmd_conn_create c;
+	struct npusim_ft_result r;
+	struct frame a, fin, rst;
+
+	(void)state;
+	mk(&a, 0, IPPROTO_TCP, "198.51.100.2", "203.0.113.2", 40000, 5201, 1, 0x10, 10);
+	mk(&fin, 0, IPPROTO_TCP, "198.51.100.2", "203.0.113.2", 40000, 5201, 11, 0x11, 0);
+	mk(&rst, 0, IPPROTO_TCP, "198.51.100.2", "203.0.113.2", 40000, 5201, 11, 0x04, 0);
+	conn_cmd(&c, 0, 1, &a, NULL);
+	assert_int_equal(npusim_ft_conn_create(&t->ft, &c, 0), NPU_ST_OK);
+	assert_int_equal(proc(t, &fin, 2, 0, &r), NPU_PUNT_TCP_FLAGS);
+	assert_int_equal(r.conn, 0);
+	assert_int_equal(proc(t, &rst, 2, 0, &r), NPU_PUNT_TCP_FLAGS);
+	assert_int_equal(r.conn, 0);
+	assert_int_equal(t->conns[0].packets, 0);
+	free(t);
+}
+
+static void test_giveback_revive_expire(void **state)
+{
+	struct tbl *t = tbl_new();
+	struct npu_cmd_conn_create c, revive;
+	struct npu_cmd_conn_stats st;
+	struct npusim_ft_result r;
+	struct frame a, b;
+
+	(void)state;
+	mk(&a, 0, IPPROTO_UDP, "198.51.100.2", "203.0.113.2", 4000, 53, 0, 0, 20);
+	mk(&b, 0, IPPROTO_UDP, "203.0.113.2", "198.51.100.2", 53, 4000, 0, 0, 20);
+	conn_cmd(&c, 3, 7, &a, &b);
+	assert_int_equal(npusim_ft_conn_create(&t->ft, &c, 0), NPU_ST_OK);
+	assert_int_equal(npusim_ft_giveback(&t->ft, 3, 100 * MS), NPU_ST_OK);
+	assert_int_equal(npusim_ft_giveback(&t->ft, 3, 100 * MS), NPU_ST_NOT_FOUND);
+
+	/* Not active: punted with the index, both ways. */
+	assert_int_equal(proc(t, &a, 2, 200 * MS, &r), NPU_PUNT_NOT_ACTIVE);
+	assert_int_equal(r.conn, 3);
+	assert_int_equal(proc(t, &b, 7, 200 * MS, &r), NPU_PUNT_NOT_ACTIVE);
+
+	/* Revive in place: the same index and revision, no microflow. */
+	conn_cmd(&revive, 3, 7, NULL, NULL);
+	assert_int_equal(npusim_ft_conn_create(&t->ft, &revive, 300 * MS), NPU_ST_OK);
+	assert_int_equal(t->ft.st.revived, 1);
+	assert_int_equal(t->ft.used_mflows, 2);
+	assert_int_equal(proc(t, &a, 2, 400 * MS, &r), NPU_PUNT_NONE);
+
+	assert_int_equal(npusim_ft_conn_stats(&t->ft, 3, 1, 1400 * MS, &st), NPU_ST_OK);
+	assert_int_equal(le16toh(st.count), 1);
+	assert_int_equal(st.st[0].state, NPU_CONN_VALID);
+	assert_int_equal(st.st[0].giveback, 1);
+	assert_int_equal(le64toh(st.st[0].packets), 1);
+	assert_int_equal(le32toh(st.st[0].idle_ms), 1000);
+
+	/* Given back again and left alone past the expiry: identities gone. */
+	assert_int_equal(npusim_ft_giveback(&t->ft, 3, 1000 * MS), NPU_ST_OK);
+	assert_int_equal(proc(t, &a, 2, 1000 * MS + t->ft.expire_ns - 1, &r),
+			 NPU_PUNT_NOT_ACTIVE);
+	assert_int_equal(proc(t, &a, 2, 1000 * MS + t->ft.expire_ns, &r),
+			 NPU_PUNT_FLOW_MISS);
+	assert_int_equal(r.conn, NPU_CONN_NONE);
+	assert_int_equal(t->ft.used_mflows, 0);
+	assert_int_equal(t->ft.st.expired, 1);
+	assert_int_equal(proc(t, &b, 7, 5000 * MS, &r), NPU_PUNT_FLOW_MISS);
+
+	/* Made again under a new revision: forwards. */
+	conn_cmd(&c, 3, 8, &a, &b);
+	assert_int_equal(npusim_ft_conn_create(&t->ft, &c, 6000 * MS), NPU_ST_OK);
+	assert_int_equal(proc(t, &b, 7, 6000 * MS, &r), NPU_PUNT_NONE);
+	assert_int_equal(t->ft.used_conns, 1);
+	free(t);
+}
+
+static void test_retransmit_giveback(void **state)
+{
+	struct tbl *t = tbl_new();
+	struct npu_cmd_conn_create c;
+	struct npusim_ft_result r;
+	struct frame s1, s2, again, ack;
+
+	(void)state;
+	t->ft.retrans_max = 2;
+	mk(&s1, 0, IPPROTO_TCP, "198.51.100.2", "203.0.113.2", 40000, 5201, 1000, 0x10, 100);
+	mk(&s2, 0, IPPROTO_TCP, "198.51.100.2", "203.0.113.2", 40000, 5201, 1100, 0x10, 100);
+	mk(&again, 0, IPPROTO_TCP, "198.51.100.2", "203.0.113.2", 40000, 5201, 1000, 0x10, 100);
+	mk(&ack, 0, IPPROTO_TCP, "198.51.100.2", "203.0.113.2", 40000, 5201, 1200, 0x10, 0);
+	conn_cmd(&c, 1, 1, &s1, NULL);
+	assert_int_equal(npusim_ft_conn_create(&t->ft, &c, 0), NPU_ST_OK);
+	assert_int_equal(proc(t, &s1, 2, 0, &r), NPU_PUNT_NONE);
+	assert_int_equal(proc(t, &s2, 2, 0, &r), NPU_PUNT_NONE);
+	/* Pure ACKs carry no data: never retransmits. */
+	assert_int_equal(proc(t, &ack, 2, 0, &r), NPU_PUNT_NONE);
+	assert_int_equal(proc(t, &ack, 2, 0, &r), NPU_PUNT_NONE);
+	/* First retransmit forwarded, the second reaches the threshold. */
+	assert_int_equal(proc(t, &again, 2, 0, &r), NPU_PUNT_NONE);
+	assert_int_equal(proc(t, &again, 2, 0, &r), NPU_PUNT_NOT_ACTIVE);
+	assert_int_equal(r.conn, 1);
+	assert_int_equal(t->ft.st.givebacks, 1);
+	assert_int_equal(t->conns[1].state, NPU_CONN_NOT_ACTIVE);
+	free(t);
+}
+
+static void test_reclaim_and_invalidate(void **state)
+{
+	struct tbl *t = tbl_new();
+	struct npu_cmd_conn_create c;
+	struct npusim_ft_result r;
+	struct npu_mflow_key k;
+	struct frame a, b;
+
+	(void)state;
+	mk(&a, 1, IPPROTO_TCP, "2001:db8:3::2", "2001:db8:8::2", 40000, 5201, 1, 0x10, 10);
+	mk(&b, 1, IPPROTO_TCP, "2001:db8:8::2", "2001:db8:3::2", 5201, 40000, 1, 0x10, 10);
+	conn_cmd(&c, 9, 2, &a, &b);
+	assert_int_equal(npusim_ft_conn_create(&t->ft, &c, 0), NPU_ST_OK);
+	assert_int_equal(proc(t, &a, 2, 0, &r), NPU_PUNT_NONE);
+
+	key_of(&b, 7, &k);
+	assert_int_equal(npusim_ft_mflow_invalidate(&t->ft, &k), NPU_ST_OK);
+	assert_int_equal(npusim_ft_mflow_invalidate(&t->ft, &k), NPU_ST_NOT_FOUND);
+	assert_int_equal(proc(t, &b, 7, 0, &r), NPU_PUNT_FLOW_MISS);
+	assert_int_equal(t->conns[9].mf[1], NPUSIM_FT_NONE);
+
+	assert_int_equal(npusim_ft_conn_reclaim(&t->ft, 9, 1), NPU_ST_NOT_FOUND);
+	assert_int_equal(npusim_ft_conn_reclaim(&t->ft, 9, 2), NPU_ST_OK);
+	assert_int_equal(npusim_ft_conn_reclaim(&t->ft, 9, 2), NPU_ST_NOT_FOUND);
+	assert_int_equal(npusim_ft_conn_reclaim(&t->ft, NCONNS, 2), NPU_ST_BAD_PARAM);
+	assert_int_equal(proc(t, &a, 2, 0, &r), NPU_PUNT_FLOW_MISS);
+	assert_int_equal(t->ft.used_conns, 0);
+	assert_int_equal(t->ft.used_mflows, 0);
+	free(t);
+}
+
+static void test_table_full_and_bad_params(void **state)
+{
+	struct tbl *t = tbl_new();
+	struct npu_cmd_conn_create c;
+	struct npu_cmd_mflow m;
+	struct frame f[NMFLOWS + 2];
+	char src[32];
+	int i;
+
+	(void)state;
+	for (i = 0; i < NMFLOWS + 2; i++) {
+		snprintf(src, sizeof(src), "198.51.100.%d", 10 + i);
+		mk(&f[i], 0, IPPROTO_UDP, src, "203.0.113.2", 4000, 53, 0, 0, 4);
+	}
+	/* NMFLOWS microflows fill the table, one connection each. */
+	for (i = 0; i < NMFLOWS; i++) {
+		conn_cmd(&c, i, 1, &f[i], NULL);
+		assert_int_equal(npusim_ft_conn_create(&t->ft, &c, 0), NPU_ST_OK);
+	}
+	conn_cmd(&c, NMFLOWS, 1, &f[NMFLOWS], NULL);
+	assert_int_equal(npusim_ft_conn_create(&t->ft, &c, 0), NPU_ST_NO_SPACE);
+	assert_int_equal(t->ft.used_conns, NMFLOWS);	/* not half made */
+	assert_int_equal(t->conns[NMFLOWS].state, NPU_CONN_FREE);
+	assert_int_equal(t->ft.st.mflow_full, 1);
+
+	/* Out-of-range index, egress port, family, protocol, direction. */
+	conn_cmd(&c, NCONNS, 1, &f[0], NULL);
+	assert_int_equal(npusim_ft_conn_create(&t->ft, &c, 0), NPU_ST_BAD_PARAM);
+	conn_cmd(&c, 0, 2, &f[0], NULL);
+	c.dir[0].egress_port = NPORTS;
+	assert_int_equal(npusim_ft_conn_create(&t->ft, &c, 0), NPU_ST_BAD_PARAM);
+	conn_cmd(&c, 0, 2, &f[0], NULL);
+	c.mflow[0].family = 5;
+	assert_int_equal(npusim_ft_conn_create(&t->ft, &c, 0), NPU_ST_BAD_PARAM);
+	conn_cmd(&c, 0, 2, &f[0], NULL);
+	c.mflow[0].proto = 1;
+	assert_int_equal(npusim_ft_conn_create(&t->ft, &c, 0), NPU_ST_BAD_PARAM);
+	memset(&m, 0, sizeof(m));
+	m.conn = htole32(0);
+	m.rev = htole16(1);
+	m.dir = 2;
+	key_of(&f[0], 2, &m.key);
+	assert_int_equal(npusim_ft_mflow_attach(&t->ft, &m), NPU_ST_BAD_PARAM);
+	m.dir = 1;
+	m.rev = htole16(3);
+	assert_int_equal(npusim_ft_mflow_attach(&t->ft, &m), NPU_ST_NOT_FOUND);
+	/* Attaching an existing identity to another connection moves it. */
+	m.rev = htole16(1);
+	m.conn = htole32(1);
+	assert_int_equal(npusim_ft_mflow_attach(&t->ft, &m), NPU_ST_OK);
+	assert_int_equal(t->conns[0].mf[0], NPUSIM_FT_NONE);
+	assert_int_equal(t->ft.used_mflows, NMFLOWS);
+	free(t);
+}
+
+static void test_mtu_fastpath_off_ttl(void **state)
+{
+	struct tbl *t = tbl_new();
+	struct npu_cmd_conn_create c;
+	struct npusim_ft_result r;
+	struct frame a, big, low;
+
+	(void)state;
+	mk(&a, 0, IPPROTO_UDP, "198.51.100.2", "203.0.113.2", 4000, 53, 0, 0, 20);
+	mk(&big, 0, IPPROTO_UDP, "198.51.100.2", "203.0.113.2", 4000, 53, 0, 0, 200);
+	conn_cmd(&c, 0, 1, &a, NULL);
+	c.dir[0].mtu = htole16(100);
+	assert_int_equal(npusim_ft_conn_create(&t->ft, &c, 0), NPU_ST_OK);
+	assert_int_equal(proc(t, &a, 2, 0, &r), NPU_PUNT_NONE);
+	assert_int_equal(proc(t, &big, 2, 0, &r), NPU_PUNT_MTU);
+	assert_int_equal(r.conn, 0);
+	t->ft.fastpath = 0;
+	assert_int_equal(proc(t, &a, 2, 0, &r), NPU_PUNT_FASTPATH_OFF);
+	t->ft.fastpath = 1;
+	/* TTL 1 is the parser's exception: never reaches the table. */
+	low = a;
+	low.b[14 + 8] = 1;
+	put16(low.b + 14 + 10, 0);
+	put16(low.b + 14 + 10, fold(sum16(low.b + 14, 20, 0)));
+	npusim_parse(low.b, low.len, low.len, &low.pkt);
+	assert_int_equal(proc(t, &low, 2, 0, &r), NPU_PUNT_EXCEPTION);
+	free(t);
+}
+
+/* The rewrite leaves frames whose checksums verify from scratch. */
+static void check_sums(struct frame *f)
+{
+	u8 *ip = f->b + f->pkt.l3_off;
+
+	npusim_parse(f->b, f->len, f->len, &f->pkt);
+	if (f->pkt.addr_len == 4)
+		assert_int_equal(fold(sum16(ip, 20, 0)), 0);
+	assert_int_equal(l4_sum(f), 0);
+}
+
+static void test_rewrite_nat4_ttl(void **state)
+{
+	struct npu_rewrite rw;
+	struct frame f;
+	u8 *ip;
+
+	(void)state;
+	mk(&f, 0, IPPROTO_TCP, "192.168.1.10", "203.0.113.2", 40000, 5201, 77, 0x18, 33);
+	memset(&rw, 0, sizeof(rw));
+	rw.flags = NPU_RW_SNAT | NPU_RW_TTL;
+	inet_pton(AF_INET, "198.51.100.1", rw.nat_saddr);
+	rw.nat_sport = htons(61000);
+	npusim_ft_rewrite(f.b, f.len, &f.pkt, &rw);
+	ip = f.b + 14;
+	assert_int_equal(ip[8], 63);
+	assert_memory_equal(ip + 12, rw.nat_saddr, 4);
+	assert_int_equal(f.b[34] << 8 | f.b[35], 61000);
+	check_sums(&f);
+	assert_int_equal(f.pkt.sport, 61000);
+
+	/* The reply's DNAT back. */
+	mk(&f, 0, IPPROTO_TCP, "203.0.113.2", "198.51.100.1", 5201, 61000, 5, 0x10, 0);
+	memset(&rw, 0, sizeof(rw));
+	rw.flags = NPU_RW_DNAT | NPU_RW_TTL;
+	inet_pton(AF_INET, "192.168.1.10", rw.nat_daddr);
+	rw.nat_dport = htons(40000);
+	npusim_ft_rewrite(f.b, f.len, &f.pkt, &rw);
+	check_sums(&f);
+	assert_int_equal(f.pkt.dport, 40000);
+}
+
+static void test_rewrite_udp(void **state)
+{
+	struct npu_rewrite rw;
+	struct frame f;
+
+	(void)state;
+	memset(&rw, 0, sizeof(rw));
+	rw.flags = NPU_RW_DNAT | NPU_RW_TTL;
+	inet_pton(AF_INET6, "2001:db8:8::99", rw.nat_daddr);
+	rw.nat_dport = htons(5353);
+	mk(&f, 1, IPPROTO_UDP, "2001:db8:3::2", "2001:db8:8::2", 4000, 53, 0, 0, 41);
+	npusim_ft_rewrite(f.b, f.len, &f.pkt, &rw);
+	assert_int_equal(f.b[14 + 7], 63);
+	check_sums(&f);
+	assert_int_equal(f.pkt.dport, 5353);
+
+	/* UDP over IPv4 without a checksum keeps none. */
+	inet_pton(AF_INET, "203.0.113.9", rw.nat_daddr);
+	mk(&f, 0, IPPROTO_UDP, "198.51.100.2", "203.0.113.2", 4000, 53, 0, 0, 8);
+	f.b[34 + 6] = f.b[34 + 7] = 0;
+	npusim_parse(f.b, f.len, f.len, &f.pkt);
+	npusim_ft_rewrite(f.b, f.len, &f.pkt, &rw);
+	assert_int_equal(f.b[34 + 6] | f.b[34 + 7], 0);
+	assert_int_equal(fold(sum16(f.b + 14, 20, 0)), 0);
+}
+
+static void test_rewrite_bounds(void **state)
+{
+	struct npu_rewrite rw;
+	struct frame f;
+	u8 copy[256];
+
+	(void)state;
+	memset(&rw, 0, sizeof(rw));
+	rw.flags = NPU_RW_SNAT | NPU_RW_DNAT | NPU_RW_TTL;
+	mk(&f, 0, IPPROTO_TCP, "198.51.100.2", "203.0.113.2", 1, 2, 0, 0x10, 0);
+	memcpy(copy, f.b, sizeof(copy));
+	/* A length that cuts the IP header: nothing is written. */
+	npusim_ft_rewrite(f.b, 20, &f.pkt, &rw);
+	assert_memory_equal(copy, f.b, sizeof(copy));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_create_forward_both_ways),
+		cmocka_unit_test(test_tcp_flags_punted_with_index),
+		cmocka_unit_test(test_giveback_revive_expire),
+		cmocka_unit_test(test_retransmit_giveback),
+		cmocka_unit_test(test_reclaim_and_invalidate),
+		cmocka_unit_test(test_table_full_and_bad_params),
+		cmocka_unit_test(test_mtu_fastpath_off_ttl),
+		cmocka_unit_test(test_rewrite_nat4_ttl),
+		cmocka_unit_test(test_rewrite_udp),
+		cmocka_unit_test(test_rewrite_bounds),
+	};
+
+	return cmocka_run_group_tests_name("npusim_ft", tests, NULL, NULL);
+}
