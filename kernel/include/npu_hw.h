@@ -412,15 +412,15 @@ enum npu_conn_state {
 	NPU_CONN_NOT_ACTIVE	= 2,	/* given back, revivable */
 };
 
-#define NPU_CONN_STATS_MAX	7	/* 8 + 7 x 32 bytes fit a slot */
+#define NPU_CONN_STATS_MAX	4	/* 8 + 4 x 48 bytes fit a slot */
 
 struct npu_conn_stat {
 	__le32 conn;
 	__le16 rev;
 	u8 state;		/* enum npu_conn_state */
-	u8 giveback;		/* give-backs since created */
-	__le64 packets;		/* both directions, forwarded by the fast path */
-	__le64 bytes;
+	u8 giveback;		/* give-backs since created (saturating) */
+	__le64 packets[2];	/* per direction, forwarded by the fast path */
+	__le64 bytes[2];
 	__le32 idle_ms;		/* since the last forwarded frame, saturating */
 	__le32 rsvd;
 };

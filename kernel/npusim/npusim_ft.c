@@ -389,8 +389,10 @@ u16 npusim_ft_conn_stats(struct npusim_ft *ft, u32 first, u32 count,
 		s->rev = cpu_to_le16(c->rev);
 		s->state = c->state;
 		s->giveback = c->giveback;
-		s->packets = cpu_to_le64(c->packets);
-		s->bytes = cpu_to_le64(c->bytes);
+		s->packets[0] = cpu_to_le64(c->packets[0]);
+		s->packets[1] = cpu_to_le64(c->packets[1]);
+		s->bytes[0] = cpu_to_le64(c->bytes[0]);
+		s->bytes[1] = cpu_to_le64(c->bytes[1]);
 		s->idle_ms = cpu_to_le32(idle > 0xffffffffULL ? 0xffffffffU : (u32)idle);
 	}
 	out->count = cpu_to_le16(n);
@@ -547,8 +549,8 @@ u8 npusim_ft_process(struct npusim_ft *ft, const struct npusim_pkt *pkt,
 		npusim_ft_giveback(ft, conn, now_ns);
 		return NPU_PUNT_NOT_ACTIVE;
 	}
-	c->packets++;
-	c->bytes += len;
+	c->packets[d]++;
+	c->bytes[d] += len;
 	c->last_used_ns = now_ns;
 	ft->st.forwarded++;
 	res->rw = &c->rw[d];

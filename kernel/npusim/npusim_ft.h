@@ -31,8 +31,8 @@ struct npusim_ft_conn {
 	u32 seq_end[2];		/* TCP: highest sequence end seen per direction */
 	u16 retrans[2];
 	u8 seq_valid[2];
-	u64 packets;
-	u64 bytes;
+	u64 packets[2];
+	u64 bytes[2];
 	u64 last_used_ns;
 	u64 given_back_ns;
 	struct npu_rewrite rw[2];

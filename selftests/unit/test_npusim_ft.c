@@ -216,8 +216,10 @@ static void test_create_forward_both_ways(void **state)
 	assert_int_equal(proc(t, &a, 3, 20 * MS, &r), NPU_PUNT_FLOW_MISS);
 	assert_int_equal(r.conn, NPU_CONN_NONE);
 
-	assert_int_equal(t->conns[5].packets, 2);
-	assert_int_equal(t->conns[5].bytes, a.len + b.len);
+	assert_int_equal(t->conns[5].packets[0], 1);
+	assert_int_equal(t->conns[5].packets[1], 1);
+	assert_int_equal(t->conns[5].bytes[0], a.len);
+	assert_int_equal(t->conns[5].bytes[1], b.len);
 	assert_int_equal(t->ft.st.forwarded, 2);
 	free(t);
 }
@@ -239,7 +241,7 @@ static void test_tcp_flags_punted_with_index(void **state)
 	assert_int_equal(r.conn, 0);
 	assert_int_equal(proc(t, &rst, 2, 0, &r), NPU_PUNT_TCP_FLAGS);
 	assert_int_equal(r.conn, 0);
-	assert_int_equal(t->conns[0].packets, 0);
+	assert_int_equal(t->conns[0].packets[0], 0);
 	free(t);
 }
 
@@ -275,7 +277,8 @@ static void test_giveback_revive_expire(void **state)
 	assert_int_equal(le16toh(st.count), 1);
 	assert_int_equal(st.st[0].state, NPU_CONN_VALID);
 	assert_int_equal(st.st[0].giveback, 1);
-	assert_int_equal(le64toh(st.st[0].packets), 1);
+	assert_int_equal(le64toh(st.st[0].packets[0]), 1);
+	assert_int_equal(le64toh(st.st[0].packets[1]), 0);
 	assert_int_equal(le32toh(st.st[0].idle_ms), 1000);
 
 	/* Given back again and left alone past the expiry: identities gone. */
