@@ -1,0 +1,575 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * classify.bpf.c - the npuflow XDP classifier for punted frames.
+ *
+ * Observes, never drops: every frame returns XDP_PASS (with libxdp's
+ * dispatcher, programs after this one run on XDP_PASS).  Per frame:
+ *
+ *  1. metadata: struct npuflow_meta in front of the frame (npuep) gives the
+ *     punt reason, front port and hardware connection index; without it
+ *     (veth, generic XDP) reason is NPUFLOW_R_NONE and the port slot is
+ *     derived from the ingress ifindex;
+ *  2. per-CPU counters of the port slot: frames and bytes per reason;
+ *  3. parse: Ethernet, up to two VLAN tags (802.1ad/802.1Q), IPv4 (options,
+ *     fragments), IPv6 (at most NPUFLOW_IPV6_EXT_MAX extension headers),
+ *     TCP, UDP, ICMP, ICMPv6.  Every read is preceded by an explicit check
+ *     against data_end; header lengths read from the frame are range
+ *     checked as integers before they move the cursor.  A frame that ends
+ *     early or whose lengths disagree is counted (TRUNC_L2/L3/L4,
+ *     MALFORMED) and not recorded;
+ *  4. candidate (one per direction) in an LRU hash: a known one is updated
+ *     in place (atomic frame/byte adds, other fields written only when they
+ *     change); a new one is inserted with BPF_NOEXIST;
+ *  5. ring-buffer events: THRESHOLD exactly once when the candidate's frame
+ *     count reaches npuflow_threshold (the atomic add's old value decides,
+ *     so concurrent CPUs cannot both see the crossing), and REVIVE when a
+ *     frame with a hardware connection index arrives punted "not active",
+ *     at most once per npuflow_revive_gap_ns per candidate (cmpxchg).
+ */
+#include <linux/bpf.h>
+#include <linux/if_ether.h>
+#include <linux/in.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/tcp.h>
+#include <linux/udp.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_endian.h>
+#include <xdp/xdp_helpers.h>
+#include "npuflow.h"
+
+#ifndef AF_INET
+#define AF_INET		2
+#endif
+#ifndef AF_INET6
+#define AF_INET6	10
+#endif
+#ifndef ETH_P_8021AD
+#define ETH_P_8021AD	0x88A8
+#endif
+#define IP_MF		0x2000
+#define IP_OFFSET	0x1fff
+#define IP6_OFFSET	0xfff8
+#define IP6_MF		0x0001
+#define EEXIST		17
+
+/* Set by the loader before load (skeleton rodata). */
+const volatile __u64 npuflow_threshold = NPUFLOW_THRESHOLD_DEFAULT;	/* 0 = no events */
+const volatile __u64 npuflow_revive_gap_ns = NPUFLOW_REVIVE_GAP_DEFAULT;
+/* 1: last_ns from bpf_ktime_get_coarse_ns() (tick resolution, cheaper). */
+const volatile __u8 npuflow_coarse_clock = 0;
+
+#ifdef NPUFLOW_BENCH_NEW
+/* Benchmark build only: every run sees a new source port (a new candidate). */
+__u32 bench_seq;
+#endif
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, NPUFLOW_CANDIDATES_DEFAULT);
+	__type(key, struct npuflow_key);
+	__type(value, struct npuflow_cand);
+} candidates SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, NPUFLOW_PORT_SLOTS);
+	__type(key, __u32);
+	__type(value, struct npuflow_counters);
+} counters SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, NPUFLOW_RINGBUF_DEFAULT);
+} events SEC(".maps");
+
+/* Run first in a libxdp dispatcher; programs after it run on XDP_PASS. */
+struct {
+	__uint(priority, 5);
+	__uint(XDP_PASS, 1);
+} XDP_RUN_CONFIG(npuflow_classify);
+
+/* ICMP and ICMPv6 share this 8-byte layout for the fields we read
+ * (linux/icmp.h pulls in libc headers).
+ */
+struct icmp_min {
+	__u8 type;
+	__u8 code;
+	__sum16 csum;
+	__be16 id;		/* echo/query identifier */
+	__be16 seq;
+};
+
+#define ICMP_ECHOREPLY		0
+#define ICMP_ECHO		8
+#define ICMP_TIMESTAMP		13
+#define ICMP_TIMESTAMPREPLY	14
+#define ICMP_INFO_REQUEST	15
+#define ICMP_INFO_REPLY		16
+#define ICMP_ADDRESS		17
+#define ICMP_ADDRESSREPLY	18
+#define ICMPV6_ECHO_REQUEST	128
+#define ICMPV6_ECHO_REPLY	129
+
+struct vlan_hdr {
+	__be16 tci;
+	__be16 encap_proto;
+};
+
+struct ipv6_opt_hdr_min {
+	__u8 nexthdr;
+	__u8 hdrlen;
+};
+
+struct frag6_hdr {
+	__u8 nexthdr;
+	__u8 reserved;
+	__be16 frag_off;
+	__be32 identification;
+};
+
+/* What parse() found. */
+struct parsed {
+	__u8 stat;	/* NPUFLOW_S_CANDIDATE or the reason it is not one */
+	__u8 cflags;	/* NPUFLOW_CF_* */
+	__u8 tcp_flags;
+	__u8 other_l4;	/* candidate without ports (NPUFLOW_S_OTHER_L4) */
+};
+
+static __always_inline int vlan_proto(__be16 p)
+{
+	return p == bpf_htons(ETH_P_8021Q) || p == bpf_htons(ETH_P_8021AD);
+}
+
+static __always_inline int icmp_has_id(__u8 type)
+{
+	return type == ICMP_ECHO || type == ICMP_ECHOREPLY ||
+	       type == ICMP_TIMESTAMP || type == ICMP_TIMESTAMPREPLY ||
+	       type == ICMP_INFO_REQUEST || type == ICMP_INFO_REPLY ||
+	       type == ICMP_ADDRESS || type == ICMP_ADDRESSREPLY;
+}
+
+/*
+ * L4 at offset @off (from data), @l4len bytes of it claimed by the IP
+ * header (@frag: a first fragment, which carries only part of it).
+ */
+static __always_inline void parse_l4(void *data, void *end, __u32 off,
+				     __u32 l4len, int frag,
+				     struct npuflow_key *k, struct parsed *p)
+{
+	void *l4;
+
+	if (off > 4096)		/* bounds the cursor for the checks below */
+		goto trunc;
+	l4 = data + off;
+
+	switch (k->proto) {
+	case IPPROTO_TCP: {
+		struct tcphdr *th = l4;
+		__u32 hl;
+
+		if (l4len < sizeof(*th) || (void *)(th + 1) > end)
+			goto trunc;
+		hl = th->doff * 4;
+		if (hl < sizeof(*th) || (!frag && hl > l4len)) {
+			p->stat = NPUFLOW_S_MALFORMED;
+			return;
+		}
+		k->sport = th->source;
+		k->dport = th->dest;
+		p->tcp_flags = ((__u8 *)th)[13];
+		break;
+	}
+	case IPPROTO_UDP: {
+		struct udphdr *uh = l4;
+		__u32 ul;
+
+		if (l4len < sizeof(*uh) || (void *)(uh + 1) > end)
+			goto trunc;
+		ul = bpf_ntohs(uh->len);
+		if (ul < sizeof(*uh) || (!frag && ul > l4len)) {
+			p->stat = NPUFLOW_S_MALFORMED;
+			return;
+		}
+		k->sport = uh->source;
+		k->dport = uh->dest;
+		break;
+	}
+	case IPPROTO_ICMP:
+	case IPPROTO_ICMPV6: {
+		struct icmp_min *ih = l4;
+
+		if (l4len < sizeof(*ih) || (void *)(ih + 1) > end)
+			goto trunc;
+		if (k->proto == IPPROTO_ICMP ? icmp_has_id(ih->type) :
+		    ih->type == ICMPV6_ECHO_REQUEST || ih->type == ICMPV6_ECHO_REPLY)
+			k->sport = ih->id;
+		k->dport = bpf_htons(ih->type << 8 | ih->code);
+		break;
+	}
+	default:
+		p->other_l4 = 1;
+		break;
+	}
+	p->stat = NPUFLOW_S_CANDIDATE;
+	return;
+trunc:
+	p->stat = NPUFLOW_S_TRUNC_L4;
+}
+
+static __always_inline void parse_ipv4(void *data, void *end, __u32 off,
+				       struct npuflow_key *k, struct parsed *p)
+{
+	struct iphdr *iph = data + off;
+	__u32 hl, tot, avail;
+	__u16 frag;
+
+	if ((void *)(iph + 1) > end) {
+		p->stat = NPUFLOW_S_TRUNC_L3;
+		return;
+	}
+	hl = iph->ihl * 4;
+	if (iph->version != 4 || hl < sizeof(*iph)) {
+		p->stat = NPUFLOW_S_MALFORMED;
+		return;
+	}
+	avail = end - (void *)iph;
+	if (hl > avail) {
+		p->stat = NPUFLOW_S_TRUNC_L3;
+		return;
+	}
+	tot = bpf_ntohs(iph->tot_len);
+	if (tot < hl) {
+		p->stat = NPUFLOW_S_MALFORMED;
+		return;
+	}
+	/* The frame ends before the datagram does (trailing padding is fine). */
+	if (tot > avail) {
+		p->stat = NPUFLOW_S_TRUNC_L3;
+		return;
+	}
+	k->family = AF_INET;
+	k->proto = iph->protocol;
+	k->saddr[0] = iph->saddr;
+	k->daddr[0] = iph->daddr;
+	if (hl > sizeof(*iph))
+		p->cflags |= NPUFLOW_CF_IP_OPTIONS;
+
+	frag = bpf_ntohs(iph->frag_off);
+	if (frag & (IP_MF | IP_OFFSET)) {
+		if (frag & IP_OFFSET) {
+			p->stat = NPUFLOW_S_NONFIRST_FRAG;
+			return;
+		}
+		p->cflags |= NPUFLOW_CF_FRAGMENT;
+	}
+	parse_l4(data, end, off + hl, tot - hl, frag & IP_MF, k, p);
+}
+
+static __always_inline int ipv6_ext(__u8 nh)
+{
+	return nh == IPPROTO_HOPOPTS || nh == IPPROTO_ROUTING ||
+	       nh == IPPROTO_FRAGMENT || nh == IPPROTO_DSTOPTS ||
+	       nh == IPPROTO_AH;
+}
+
+static __always_inline void parse_ipv6(void *data, void *end, __u32 off,
+				       struct npuflow_key *k, struct parsed *p)
+{
+	struct ipv6hdr *ip6 = data + off;
+	__u32 plen, avail, l4off, ext = 0;
+	int frag = 0;
+	__u8 nh;
+
+	if ((void *)(ip6 + 1) > end) {
+		p->stat = NPUFLOW_S_TRUNC_L3;
+		return;
+	}
+	if (ip6->version != 6) {
+		p->stat = NPUFLOW_S_MALFORMED;
+		return;
+	}
+	avail = end - (void *)(ip6 + 1);
+	plen = bpf_ntohs(ip6->payload_len);
+	if (plen > avail) {	/* the frame ends before the datagram does */
+		p->stat = NPUFLOW_S_TRUNC_L3;
+		return;
+	}
+	k->family = AF_INET6;
+	__builtin_memcpy(k->saddr, &ip6->saddr, 16);
+	__builtin_memcpy(k->daddr, &ip6->daddr, 16);
+	nh = ip6->nexthdr;
+	l4off = off + sizeof(*ip6);
+
+#pragma unroll
+	for (int i = 0; i < NPUFLOW_IPV6_EXT_MAX; i++) {
+		struct ipv6_opt_hdr_min *oh;
+		__u32 hl;
+
+		if (!ipv6_ext(nh))
+			break;
+		if (l4off > 2048)	/* 18 + 40 + 6 * 256 * 8 fits; bounds the cursor */
+			goto trunc;
+		oh = data + l4off;
+		if (nh == IPPROTO_FRAGMENT) {
+			struct frag6_hdr *fh = (void *)oh;
+			__u16 fo;
+
+			if ((void *)(fh + 1) > end)
+				goto trunc;
+			fo = bpf_ntohs(fh->frag_off);
+			if (fo & IP6_OFFSET) {
+				p->stat = NPUFLOW_S_NONFIRST_FRAG;
+				p->cflags |= NPUFLOW_CF_EXTHDR;
+				return;
+			}
+			if (fo & IP6_MF) {
+				frag = 1;
+				p->cflags |= NPUFLOW_CF_FRAGMENT;
+			}
+			hl = sizeof(*fh);
+		} else {
+			if ((void *)(oh + 1) > end)
+				goto trunc;
+			if (nh == IPPROTO_AH)
+				hl = (oh->hdrlen + 2) * 4;
+			else
+				hl = (oh->hdrlen + 1) * 8;
+		}
+		p->cflags |= NPUFLOW_CF_EXTHDR;
+		nh = oh->nexthdr;
+		ext += hl;
+		l4off += hl;
+	}
+	if (ipv6_ext(nh)) {
+		p->stat = NPUFLOW_S_EXTHDR_LIMIT;
+		return;
+	}
+	if (ext > plen) {
+		/* extension headers longer than the frame, or than the payload length claims */
+		if (ext > avail)
+			goto trunc;
+		p->stat = NPUFLOW_S_MALFORMED;
+		return;
+	}
+	k->proto = nh;
+	parse_l4(data, end, l4off, plen - ext, frag, k, p);
+	return;
+trunc:
+	p->stat = NPUFLOW_S_TRUNC_L3;
+}
+
+static __always_inline void parse(void *data, void *end,
+				  struct npuflow_key *k, struct parsed *p)
+{
+	struct ethhdr *eth = data;
+	struct vlan_hdr *vh;
+	__u32 off = sizeof(*eth);
+	__be16 proto;
+
+	if ((void *)(eth + 1) > end)
+		goto trunc;
+	proto = eth->h_proto;
+	if (vlan_proto(proto)) {
+		vh = data + off;
+		if ((void *)(vh + 1) > end)
+			goto trunc;
+		k->vlan_outer = bpf_ntohs(vh->tci) & 0x0fff;
+		proto = vh->encap_proto;
+		off += sizeof(*vh);
+		if (vlan_proto(proto)) {
+			vh = data + off;
+			if ((void *)(vh + 1) > end)
+				goto trunc;
+			k->vlan_inner = bpf_ntohs(vh->tci) & 0x0fff;
+			proto = vh->encap_proto;
+			off += sizeof(*vh);
+			if (vlan_proto(proto)) {
+				p->stat = NPUFLOW_S_VLAN_DEPTH;
+				return;
+			}
+		}
+	}
+	if (proto == bpf_htons(ETH_P_IP))
+		parse_ipv4(data, end, off, k, p);
+	else if (proto == bpf_htons(ETH_P_IPV6))
+		parse_ipv6(data, end, off, k, p);
+	else
+		p->stat = NPUFLOW_S_NON_IP;
+	return;
+trunc:
+	p->stat = NPUFLOW_S_TRUNC_L2;
+}
+
+static __always_inline void emit(__u32 type, const struct npuflow_key *k,
+				 const struct npuflow_cand *v, __u64 frames,
+				 __u64 now, __u8 reason, __u32 conn, __u32 hash,
+				 struct npuflow_counters *c)
+{
+	struct npuflow_event *e;
+
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e) {
+		c->stat[NPUFLOW_S_EVENT_LOST]++;
+		return;
+	}
+	e->type = type;
+	e->conn = conn;
+	e->ts_ns = now;
+	e->frames = frames;
+	e->bytes = v->bytes;
+	__builtin_memcpy(&e->key, k, sizeof(*k));
+	e->reason = reason;
+	e->port = v->port;
+	e->tcp_flags = v->tcp_flags;
+	e->flags = v->flags;
+	e->hash = hash;
+	bpf_ringbuf_submit(e, 0);
+	c->stat[type == NPUFLOW_EV_THRESHOLD ? NPUFLOW_S_THRESHOLD : NPUFLOW_S_REVIVE]++;
+}
+
+/* Revive: at most one event per npuflow_revive_gap_ns per candidate. */
+static __always_inline int revive_due(struct npuflow_cand *v, __u64 now)
+{
+	__u64 last = v->revive_ns;
+
+	if (last && now - last < npuflow_revive_gap_ns)
+		return 0;
+	return __sync_val_compare_and_swap(&v->revive_ns, last, now) == last;
+}
+
+SEC("xdp")
+int npuflow_classify(struct xdp_md *ctx)
+{
+	void *data = (void *)(long)ctx->data;
+	void *end = (void *)(long)ctx->data_end;
+	struct npuflow_meta *m = (void *)(long)ctx->data_meta;
+	__u32 ifindex = ctx->ingress_ifindex;
+	__u32 len = end - data;
+	__u32 conn = NPUFLOW_CONN_NONE, hash = 0, slot, rslot;
+	__u8 reason = NPUFLOW_R_NONE, port = NPUFLOW_PORT_NONE, bad_meta = 0;
+	struct npuflow_key key = {};
+	struct parsed p = {};
+	struct npuflow_counters *c;
+	struct npuflow_cand *v;
+	__u64 now, old;
+
+	if ((void *)(m + 1) <= data && m->magic == NPUFLOW_META_MAGIC) {
+		if (m->version == NPUFLOW_META_VERSION && m->port < NPUFLOW_MAX_PORTS) {
+			reason = m->reason;
+			port = m->port;
+			conn = m->conn;
+			hash = m->hash;
+			p.cflags = NPUFLOW_CF_META;
+		} else {
+			bad_meta = 1;
+		}
+	}
+	slot = port != NPUFLOW_PORT_NONE ? port :
+		NPUFLOW_MAX_PORTS + ifindex % NPUFLOW_IF_SLOTS;
+	c = bpf_map_lookup_elem(&counters, &slot);
+	if (!c)
+		return XDP_PASS;
+	rslot = reason < NPUFLOW_R_MAX ? reason : NPUFLOW_R_UNKNOWN;
+	c->frames[rslot]++;
+	c->bytes[rslot] += len;
+	if (c->ifindex != ifindex)
+		c->ifindex = ifindex;
+	if (bad_meta)
+		c->stat[NPUFLOW_S_BAD_META]++;
+
+	key.ifindex = ifindex;
+	parse(data, end, &key, &p);
+
+	if (p.cflags & NPUFLOW_CF_IP_OPTIONS)
+		c->stat[NPUFLOW_S_IP_OPTIONS]++;
+	if (p.cflags & NPUFLOW_CF_EXTHDR)
+		c->stat[NPUFLOW_S_EXTHDR]++;
+	if (p.stat == NPUFLOW_S_NONFIRST_FRAG) {
+		c->stat[NPUFLOW_S_FRAGMENT]++;
+		c->stat[NPUFLOW_S_NONFIRST_FRAG]++;
+		return XDP_PASS;
+	}
+	if (p.stat != NPUFLOW_S_CANDIDATE) {
+		if (p.stat < NPUFLOW_S_SLOTS)
+			c->stat[p.stat]++;
+		return XDP_PASS;
+	}
+	if (p.cflags & NPUFLOW_CF_FRAGMENT)
+		c->stat[NPUFLOW_S_FRAGMENT]++;
+	if (p.other_l4)
+		c->stat[NPUFLOW_S_OTHER_L4]++;
+	c->stat[NPUFLOW_S_CANDIDATE]++;
+
+#ifdef NPUFLOW_BENCH_NEW
+	key.sport ^= bench_seq;
+	key.dport ^= bench_seq >> 16;
+	bench_seq++;
+#endif
+	now = npuflow_coarse_clock ? bpf_ktime_get_coarse_ns() : bpf_ktime_get_ns();
+
+	v = bpf_map_lookup_elem(&candidates, &key);
+	if (!v) {
+		struct npuflow_cand nv = {
+			.frames = 1,
+			.bytes = len,
+			.first_ns = now,
+			.last_ns = now,
+			.conn = conn,
+			.tcp_flags = p.tcp_flags,
+			.reason = reason,
+			.port = port,
+			.flags = p.cflags,
+		};
+		int thr = npuflow_threshold == 1;
+		int rev = reason == NPUFLOW_R_NOT_ACTIVE && conn != NPUFLOW_CONN_NONE;
+		long err;
+
+		if (thr)
+			nv.flags |= NPUFLOW_CF_THRESHOLD;
+		if (rev)
+			nv.revive_ns = now;
+		err = bpf_map_update_elem(&candidates, &key, &nv, BPF_NOEXIST);
+		if (!err) {
+			c->stat[NPUFLOW_S_NEW]++;
+			if (thr)
+				emit(NPUFLOW_EV_THRESHOLD, &key, &nv, 1, now, reason,
+				     conn, hash, c);
+			if (rev)
+				emit(NPUFLOW_EV_REVIVE, &key, &nv, 1, now, reason,
+				     conn, hash, c);
+			return XDP_PASS;
+		}
+		/* Another CPU inserted it first: update that one. */
+		v = err == -EEXIST ? bpf_map_lookup_elem(&candidates, &key) : NULL;
+		if (!v) {
+			c->stat[NPUFLOW_S_CAND_FAIL]++;
+			return XDP_PASS;
+		}
+	}
+
+	/* Known candidate: update in place, write only what changed. */
+	old = __sync_fetch_and_add(&v->frames, 1);
+	__sync_fetch_and_add(&v->bytes, len);
+	v->last_ns = now;
+	if ((v->tcp_flags | p.tcp_flags) != v->tcp_flags)
+		v->tcp_flags |= p.tcp_flags;
+	if ((v->flags | p.cflags) != v->flags)
+		v->flags |= p.cflags;
+	if (v->reason != reason)
+		v->reason = reason;
+	if (v->conn != conn)
+		v->conn = conn;
+	if (v->port != port)
+		v->port = port;
+	if (old + 1 == npuflow_threshold) {
+		v->flags |= NPUFLOW_CF_THRESHOLD;
+		emit(NPUFLOW_EV_THRESHOLD, &key, v, old + 1, now, reason, conn, hash, c);
+	}
+	if (reason == NPUFLOW_R_NOT_ACTIVE && conn != NPUFLOW_CONN_NONE &&
+	    revive_due(v, now))
+		emit(NPUFLOW_EV_REVIVE, &key, v, old + 1, now, reason, conn, hash, c);
+	return XDP_PASS;
+}
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
