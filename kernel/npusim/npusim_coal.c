@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * npusim_coal.c - interrupt moderation decisions (pure C, unit tested).
+ * Interrupt moderation decisions (pure C, unit tested).
  *
  * Protocol (npu_hw.h): a vector is raised once and then masked until the
  * host re-arms it; a re-arm with events pending raises again at once.  With

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * npusim_coal.h - interrupt moderation decisions of the coprocessor model.
+ * Interrupt moderation decisions of the coprocessor model.
  * Pure C (see npusim_compat.h); the caller holds the vector's lock and
  * carries out the returned actions (raise the vector, start/stop a timer).
  */

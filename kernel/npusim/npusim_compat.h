@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * npusim_compat.h - the little the pure-logic files of the model need,
+ * The little the pure-logic files of the model need,
  * so that the same .c builds in the kernel module and natively (cmocka).
  */
 #ifndef _NPUSIM_COMPAT_H
@@ -12,15 +12,15 @@
 #include <linux/string.h>
 #include <linux/stddef.h>
 #else
+#include <linux/types.h>
 #include <stdbool.h>
 #include <stddef.h>
-#include <stdint.h>
 #include <string.h>
 
-typedef uint8_t u8;
-typedef uint16_t u16;
-typedef uint32_t u32;
-typedef uint64_t u64;
+typedef __u8 u8;
+typedef __u16 u16;
+typedef __u32 u32;
+typedef __u64 u64;
 
 #ifndef BIT
 #define BIT(n)	(1UL << (n))

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * npusim_parse.c - frame parser and Toeplitz hash of the coprocessor model.
+ * Frame parser and Toeplitz hash of the coprocessor model.
  *
  * Pure C (see npusim_compat.h): compiled into npusim.ko and, unchanged, into
  * the cmocka unit tests under selftests/unit/.  The parser never reads at or

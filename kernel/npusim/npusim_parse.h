@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * npusim_parse.h - frame parser and RSS (Toeplitz) hash of the coprocessor
+ * Frame parser and RSS (Toeplitz) hash of the coprocessor
  * model.  Pure C: no kernel dependency beyond npusim_compat.h, so the same
  * file is compiled into npusim.ko and into the cmocka unit tests.
  */

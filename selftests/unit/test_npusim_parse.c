@@ -12,6 +12,8 @@
 
 #include "npusim_parse.c"
 
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
 /* The Microsoft RSS verification key. */
 static const u8 ms_key[NPU_RSS_KEY_LEN] = {
 	0x6d, 0x5a, 0x56, 0xda, 0x25, 0x5b, 0x0e, 0xc2,
@@ -59,7 +61,8 @@ static void ip4_csum(u8 *p, u32 ihl)
 {
 	u32 sum = 0, i;
 
-	p[10] = p[11] = 0;
+	p[10] = 0;
+	p[11] = 0;
 	for (i = 0; i < ihl; i += 2)
 		sum += (u32)(p[i] << 8 | p[i + 1]);
 	while (sum >> 16)
@@ -561,7 +564,7 @@ static void test_toeplitz_ipv4(void **state)
 	u8 in[12];
 
 	(void)state;
-	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(v); i++) {
 		memcpy(in, v[i].s, 4);
 		memcpy(in + 4, v[i].d, 4);
 		put16(in + 8, v[i].sp);
@@ -619,7 +622,7 @@ static void test_toeplitz_ipv6(void **state)
 	u8 in[36];
 
 	(void)state;
-	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(v); i++) {
 		memcpy(in, v[i].s, 16);
 		memcpy(in + 16, v[i].d, 16);
 		put16(in + 32, v[i].sp);

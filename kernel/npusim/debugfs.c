@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /sys/kernel/debug/npusim/<ID>/
+ *
+ *   p<N>/stats       port N's counters (panel numbering, as the wires)
+ *   p<N>/q<Q>        queue pair Q's counters and ring state
+ *   force_rx_full    every receive ring reads full: frames are dropped and
+ *                    counted in rx_qfull (exercises the host's counters)
+ *   tx_defer         transmit passes always run from the work item
+ *   cmd_stall        the command channel stops executing (a hung
+ *                    firmware); clearing it resumes at the next doorbell
+ *   cmd_irqs, bad_cmds
+ *
+ * Counters are read through the same code as the registers.
+ */
+#include <linux/debugfs.h>
+#include <linux/seq_file.h>
+
+#include "npusim.h"
+
+static int npusim_dbg_port_show(struct seq_file *m, void *v)
+{
+	struct npusim_port *port = m->private;
+
+	seq_printf(m, "link %u\n", !!(npusim_port_link(port) & NPU_LINK_UP));
+	seq_printf(m, "host_up %u\n", READ_ONCE(port->host_up));
+	seq_printf(m, "mtu %u\n", READ_ONCE(port->mtu));
+	seq_printf(m, "mac %pM\n", port->mac);
+	seq_printf(m, "rx_runts %lld\n", atomic64_read(&port->rx_runts));
+	seq_printf(m, "rx_malformed %lld\n",
+		   atomic64_read(&port->rx_malformed));
+	seq_printf(m, "rx_oversize %lld\n", atomic64_read(&port->rx_oversize));
+	seq_printf(m, "rx_noqueue %lld\n", atomic64_read(&port->rx_noqueue));
+	seq_printf(m, "tx_bad %lld\n", atomic64_read(&port->tx_bad));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(npusim_dbg_port);
+
+static int npusim_dbg_qp_show(struct seq_file *m, void *v)
+{
+	struct npusim_qp *qp = m->private;
+	struct npusim_coal c;
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->irq_lock, flags);
+	c = qp->coal;
+	spin_unlock_irqrestore(&qp->irq_lock, flags);
+
+	seq_printf(m, "vector %u\n", qp->vec);
+	seq_printf(m, "ctrl %#x\n", READ_ONCE(qp->ctrl));
+	seq_printf(m, "rx_size %u\nrx_head %u\nrx_tail %u\n",
+		   READ_ONCE(qp->rx_size), READ_ONCE(qp->rx_head),
+		   READ_ONCE(qp->rx_tail));
+	seq_printf(m, "tx_size %u\ntx_head %u\ntx_tail %u\n",
+		   READ_ONCE(qp->tx_size), READ_ONCE(qp->tx_head),
+		   READ_ONCE(qp->tx_tail));
+	seq_printf(m, "rx_frames %llu\n", READ_ONCE(qp->rx_frames));
+	seq_printf(m, "rx_bytes %llu\n", READ_ONCE(qp->rx_bytes));
+	seq_printf(m, "rx_qfull %llu\n", READ_ONCE(qp->rx_qfull));
+	seq_printf(m, "rx_irqs %llu\n", READ_ONCE(qp->rx_irqs));
+	seq_printf(m, "rx_badbuf %llu\n", READ_ONCE(qp->rx_badbuf));
+	seq_printf(m, "tx_frames %llu\n", READ_ONCE(qp->tx_frames));
+	seq_printf(m, "tx_bytes %llu\n", READ_ONCE(qp->tx_bytes));
+	seq_printf(m, "tx_inline %llu\n", READ_ONCE(qp->tx_inline));
+	seq_printf(m, "tx_deferred %llu\n", READ_ONCE(qp->tx_deferred));
+	seq_printf(m, "coal_frames %u\ncoal_usecs %u\n", c.frames, c.usecs);
+	seq_printf(m, "irq_enabled %u\nirq_masked %u\nirq_pending %u\n",
+		   c.enabled, c.masked, c.pending);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(npusim_dbg_qp);
+
+/**
+ * npusim_debugfs_create - create the device's debugfs directory
+ * @nd: device
+ */
+void npusim_debugfs_create(struct npusim_dev *nd)
+{
+	struct npusim_port *port;
+	char name[16];
+	u32 p, q;
+
+	snprintf(name, sizeof(name), "%u", nd->id);
+	nd->dbg = debugfs_create_dir(name, npusim_dbg_root);
+	debugfs_create_bool("force_rx_full", 0600, nd->dbg, &nd->force_rx_full);
+	debugfs_create_bool("tx_defer", 0600, nd->dbg, &nd->tx_defer);
+	debugfs_create_bool("cmd_stall", 0600, nd->dbg, &nd->cmd_stall);
+	debugfs_create_u64("cmd_irqs", 0400, nd->dbg, &nd->cmd_irqs);
+	debugfs_create_u64("bad_cmds", 0400, nd->dbg, &nd->bad_cmds);
+	for (p = 0; p < nd->nports; p++) {
+		port = &nd->ports[p];
+		snprintf(name, sizeof(name), "p%u", p + 1);
+		port->dbg = debugfs_create_dir(name, nd->dbg);
+		debugfs_create_file("stats", 0400, port->dbg, port,
+				    &npusim_dbg_port_fops);
+		for (q = 0; q < nd->nqueues; q++) {
+			snprintf(name, sizeof(name), "q%u", q);
+			debugfs_create_file(name, 0400, port->dbg,
+					    &port->qps[q], &npusim_dbg_qp_fops);
+		}
+	}
+}
+
+/**
+ * npusim_debugfs_destroy - remove the device's debugfs directory
+ * @nd: device
+ */
+void npusim_debugfs_destroy(struct npusim_dev *nd)
+{
+	debugfs_remove_recursive(nd->dbg);
+	nd->dbg = NULL;
+}

@@ -1,0 +1,301 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Internal interfaces of the npuflow coprocessor model.
+ */
+#ifndef _NPUSIM_H
+#define _NPUSIM_H
+
+#include <linux/atomic.h>
+#include <linux/device.h>
+#include <linux/hrtimer.h>
+#include <linux/irqdomain.h>
+#include <linux/list.h>
+#include <linux/netdevice.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
+
+#include "npu_hw.h"
+#include "npusim_coal.h"
+#include "npusim_parse.h"
+
+#define DRV_NAME		"npusim"
+
+/* Firmware the model reports: version 1.0.0. */
+#define NPUSIM_FW_MAJOR		1
+#define NPUSIM_FW_MINOR		0
+#define NPUSIM_FW_PATCH		0
+#define NPUSIM_FW_VERSION_STR	"1.0.0"
+#define NPUSIM_CAPS		(NPU_CAP_CSUM_RX | NPU_CAP_CSUM_TX | \
+				 NPU_CAP_TSO | NPU_CAP_RSS)
+#define NPUSIM_LINK_SPEED	10000	/* Mb/s */
+
+/* IDs fit "npuw<ID>p<N>" in IFNAMSIZ and two MAC bytes. */
+#define NPUSIM_MAX_ID		65535
+
+#define NPUSIM_MTU_MIN		68
+#define NPUSIM_MTU_MAX		(NPU_MAX_FRAME - 22)	/* Ethernet + 2 tags */
+
+/* Transmit bounds: a frame of more descriptors or bytes is malformed. */
+#define NPUSIM_TX_MAX_DESCS	(MAX_SKB_FRAGS + 1)
+#define NPUSIM_TX_MAX_BYTES	65536
+/* Frames taken from a tx ring per pass before the pass yields. */
+#define NPUSIM_TX_BATCH		64
+/* ... or this many bytes: bounds the time the ring lock is held. */
+#define NPUSIM_TX_PASS_BYTES	(256 * 1024)
+/* Bytes put in the linear part of a built skb; the rest goes in pages. */
+#define NPUSIM_TX_LINEAR	256
+#define NPUSIM_TSO_MSS_MIN	64
+
+struct npusim_dev;
+struct npusim_port;
+
+/**
+ * struct npusim_qp - one queue pair as the device keeps it
+ * @nd: device
+ * @port: port
+ * @idx: queue pair index in the port
+ * @vec: interrupt vector (NPU_VEC_QP)
+ * @ctrl: NPU_QP_CTRL as last written (bits accepted)
+ * @ctrl_lock: serialises CTRL writes
+ * @rx_lock: receive ring state; held while the device touches the ring
+ * @rx_base: ring DMA address as written
+ * @rx_size: descriptors as written
+ * @rx_tail: host's tail
+ * @rx_head: device's head
+ * @rx_en: ring enabled (validated at enable)
+ * @rx_ring: ring, kernel address (valid while @rx_en)
+ * @tx_lock: transmit ring state; held while the device touches the ring
+ * @tx_base: ring DMA address as written
+ * @tx_size: descriptors as written
+ * @tx_tail: host's tail
+ * @tx_head: device's head
+ * @tx_en: ring enabled (validated at enable)
+ * @tx_ring: ring, kernel address (valid while @tx_en)
+ * @tx_work: deferred transmit processing
+ * @irq_lock: protects @coal and the timer
+ * @coal: interrupt moderation state
+ * @timer: moderation timer
+ * @rx_frames: NPU_QP_RX_FRAMES (under @rx_lock)
+ * @rx_bytes: NPU_QP_RX_BYTES (under @rx_lock)
+ * @rx_qfull: NPU_QP_RX_QFULL (under @rx_lock)
+ * @rx_badbuf: NPU_QP_RX_BADBUF (under @rx_lock)
+ * @rx_irqs: NPU_QP_RX_IRQS (under @irq_lock)
+ * @tx_frames: NPU_QP_TX_FRAMES (under @tx_lock)
+ * @tx_bytes: NPU_QP_TX_BYTES (under @tx_lock)
+ * @tx_inline: transmit passes run in the doorbell writer's context
+ * @tx_deferred: transmit passes run from the work item
+ */
+struct npusim_qp {
+	struct npusim_dev *nd;
+	struct npusim_port *port;
+	u16 idx;
+	u16 vec;
+	u32 ctrl;
+	spinlock_t ctrl_lock;	/* see above */
+
+	spinlock_t rx_lock;	/* see above */
+	u64 rx_base;
+	u32 rx_size;
+	u32 rx_tail;
+	u32 rx_head;
+	bool rx_en;
+	struct npu_rx_desc *rx_ring;
+
+	spinlock_t tx_lock;	/* see above */
+	u64 tx_base;
+	u32 tx_size;
+	u32 tx_tail;
+	u32 tx_head;
+	bool tx_en;
+	struct npu_tx_desc *tx_ring;
+	struct work_struct tx_work;
+
+	spinlock_t irq_lock;	/* see above */
+	struct npusim_coal coal;
+	struct hrtimer timer;
+
+	u64 rx_frames;
+	u64 rx_bytes;
+	u64 rx_qfull;
+	u64 rx_badbuf;
+	u64 rx_irqs;
+	u64 tx_frames;
+	u64 tx_bytes;
+	u64 tx_inline;
+	u64 tx_deferred;
+};
+
+/**
+ * struct npusim_port - one front port
+ * @nd: device
+ * @idx: 0-based port index
+ * @wire: the wire netdev (far end of the cable)
+ * @mac: port MAC (NPU_PORT_MAC_*)
+ * @mtu: MTU as configured by NPU_CMD_PORT_CFG
+ * @host_up: host configured the port up: wire carrier on
+ * @link_up: wire netdev is up (NPU_PORT_LINK bit 0)
+ * @rss_lock: protects @rss_key and @reta against torn updates
+ * @rss_key: Toeplitz key
+ * @reta: indirection table
+ * @rx_runts: NPU_PORT_RX_RUNTS
+ * @rx_malformed: NPU_PORT_RX_MALFORMED
+ * @rx_oversize: NPU_PORT_RX_OVERSIZE
+ * @rx_noqueue: NPU_PORT_RX_NOQUEUE
+ * @tx_bad: NPU_PORT_TX_BAD
+ * @qps: queue pairs
+ * @dbg: debugfs directory
+ */
+struct npusim_port {
+	struct npusim_dev *nd;
+	u16 idx;
+	struct net_device *wire;
+	u8 mac[ETH_ALEN];
+	u32 mtu;
+	bool host_up;
+	bool link_up;
+	spinlock_t rss_lock;	/* see above */
+	u8 rss_key[NPU_RSS_KEY_LEN];
+	u8 reta[NPU_RSS_RETA_SIZE];
+	atomic64_t rx_runts;
+	atomic64_t rx_malformed;
+	atomic64_t rx_oversize;
+	atomic64_t rx_noqueue;
+	atomic64_t tx_bad;
+	struct npusim_qp *qps;
+	struct dentry *dbg;
+};
+
+/**
+ * struct npusim_cmdq - one command ring
+ * @base: ring DMA address as written
+ * @size: slots as written (0: disabled)
+ * @tail: host's tail
+ * @head: device's head
+ * @gen: bumped at every BASE/SIZE write, so a slot in flight is not
+ *	written back into a ring that changed under it
+ */
+struct npusim_cmdq {
+	u64 base;
+	u32 size;
+	u32 tail;
+	u32 head;
+	u32 gen;
+};
+
+/**
+ * struct npusim_dev - one coprocessor
+ * @hw: what the host driver binds to (auxiliary device + ops)
+ * @bus_dev: device on the npusim bus (DMA device)
+ * @list: npusim_dev_list
+ * @id: device ID
+ * @nports: front ports
+ * @nqueues: queue pairs per port
+ * @nvec: interrupt vectors
+ * @ports: ports
+ * @wq: work queue for the command channel and deferred transmit
+ * @cmd_lock: command ring registers
+ * @cmdq: command rings
+ * @cmd_work: command channel processing
+ * @events: NPU_REG_EVENTS (read clears)
+ * @link_changed: NPU_REG_LINK_CHANGED (read clears)
+ * @cmd_irq_lock: protects the command vector's moderation state
+ * @cmd_coal: command vector state (no moderation)
+ * @cmd_irqs: command vector raises
+ * @domain: interrupt domain
+ * @fwnode: the domain's name
+ * @virq: Linux IRQ numbers per vector
+ * @dead: teardown started: no new raises, timers or work
+ * @aux_added: auxiliary device registered
+ * @dbg: debugfs directory
+ * @force_rx_full: knob: every receive ring reads as full (QFULL drops)
+ * @tx_defer: knob: always process transmit from the work item
+ * @cmd_stall: knob: the command channel does not process (firmware hang)
+ * @bad_cmds: commands answered with an error status
+ */
+struct npusim_dev {
+	struct npu_hw hw;
+	struct device *bus_dev;
+	struct list_head list;
+	u32 id;
+	u32 nports;
+	u32 nqueues;
+	u32 nvec;
+	struct npusim_port *ports;
+	struct workqueue_struct *wq;
+
+	spinlock_t cmd_lock;	/* see above */
+	struct npusim_cmdq cmdq[NPU_CMD_RINGS];
+	struct work_struct cmd_work;
+	atomic_t events;
+	atomic_t link_changed;
+	spinlock_t cmd_irq_lock;	/* see above */
+	struct npusim_coal cmd_coal;
+	u64 cmd_irqs;
+
+	struct irq_domain *domain;
+	struct fwnode_handle *fwnode;
+	unsigned int *virq;
+	bool dead;
+	bool aux_added;
+
+	struct dentry *dbg;
+	bool force_rx_full;
+	bool tx_defer;
+	bool cmd_stall;
+	u64 bad_cmds;
+};
+
+static inline struct npusim_dev *npusim_from_hw(struct npu_hw *hw)
+{
+	return container_of(hw, struct npusim_dev, hw);
+}
+
+/* bus.c */
+extern struct dentry *npusim_dbg_root;
+void npusim_obj_get(void);
+void npusim_obj_put(void);
+
+/* dev.c */
+struct npusim_dev *npusim_dev_create(struct device *bus_dev, u32 id,
+				     u32 nports, u32 nqueues);
+void npusim_dev_destroy(struct npusim_dev *nd);
+bool npusim_dma_ok(u64 addr, u64 len);
+void *npusim_dma_va(u64 addr);
+
+/* irq.c */
+int npusim_irq_init(struct npusim_dev *nd);
+void npusim_irq_fini(struct npusim_dev *nd);
+void npusim_qp_irq_event(struct npusim_qp *qp, u32 n);
+void npusim_qp_irq_unmask(struct npusim_qp *qp);
+void npusim_qp_irq_enable(struct npusim_qp *qp, bool enable);
+void npusim_qp_coal_set(struct npusim_qp *qp, u32 frames, u32 usecs);
+void npusim_qp_irq_stop(struct npusim_qp *qp);
+void npusim_cmd_irq_event(struct npusim_dev *nd, u32 events);
+void npusim_cmd_irq_unmask(struct npusim_dev *nd);
+
+/* rx.c */
+netdev_tx_t npusim_port_ingress(struct npusim_port *port, struct sk_buff *skb);
+bool npusim_qp_rx_enable(struct npusim_qp *qp, bool enable);
+void npusim_qp_rx_tail(struct npusim_qp *qp, u32 tail);
+
+/* tx.c */
+bool npusim_qp_tx_enable(struct npusim_qp *qp, bool enable);
+void npusim_qp_tx_doorbell(struct npusim_qp *qp, u32 tail);
+void npusim_tx_work(struct work_struct *work);
+
+/* cmd.c */
+void npusim_cmd_work(struct work_struct *work);
+void npusim_cmdq_write(struct npusim_dev *nd, u32 ring, u32 reg, u32 val);
+u32 npusim_cmdq_read(struct npusim_dev *nd, u32 ring, u32 reg);
+
+/* wire.c */
+int npusim_wires_create(struct npusim_dev *nd);
+void npusim_wires_destroy(struct npusim_dev *nd);
+void npusim_port_set_host_up(struct npusim_port *port, bool up);
+u32 npusim_port_link(struct npusim_port *port);
+
+/* debugfs.c */
+void npusim_debugfs_create(struct npusim_dev *nd);
+void npusim_debugfs_destroy(struct npusim_dev *nd);
+
+#endif /* _NPUSIM_H */

@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The wire netdevs: npuw<ID>p<N> is the far end of front port N's
+ * cable.  What it transmits enters the coprocessor's port (ingress, rx.c);
+ * what the host transmits on the port arrives on it (tx.c).
+ *
+ * Carrier of the wire: on while the host has configured the port up
+ * (NPU_CMD_PORT_CFG up=1).  Link of the port (NPU_PORT_LINK): up while the
+ * wire netdev is up; every change sets the port in NPU_REG_LINK_CHANGED and
+ * NPU_EVT_LINK, and signals the command vector.  A wire may be moved into
+ * another network namespace (it is not netns-local); it cannot be deleted
+ * with "ip link del" (no rtnl_link_ops), and a namespace that goes away
+ * hands it back to init_net, like a physical NIC.
+ */
+#include <linux/etherdevice.h>
+#include <linux/ethtool.h>
+#include <linux/netdevice.h>
+#include <linux/rtnetlink.h>
+
+#include "npusim.h"
+
+/**
+ * struct npusim_wire - private data of a wire netdev
+ * @port: the coprocessor port at the other end of the cable
+ */
+struct npusim_wire {
+	struct npusim_port *port;
+};
+
+static void npusim_link_event(struct npusim_port *port, bool up)
+{
+	struct npusim_dev *nd = port->nd;
+
+	if (READ_ONCE(port->link_up) == up)
+		return;
+	WRITE_ONCE(port->link_up, up);
+	atomic_or(BIT(port->idx), &nd->link_changed);
+	npusim_cmd_irq_event(nd, NPU_EVT_LINK);
+}
+
+/**
+ * npusim_port_link - value of NPU_PORT_LINK
+ * @port: port
+ *
+ * Return: NPU_LINK_UP if the wire is up, and the speed.
+ */
+u32 npusim_port_link(struct npusim_port *port)
+{
+	return (READ_ONCE(port->link_up) ? NPU_LINK_UP : 0) |
+	       NPUSIM_LINK_SPEED << NPU_LINK_SPEED_SHIFT;
+}
+
+/**
+ * npusim_port_set_host_up - the host configured the port up or down
+ * @port: port
+ * @up: host side up
+ *
+ * The wire's carrier follows.
+ */
+void npusim_port_set_host_up(struct npusim_port *port, bool up)
+{
+	WRITE_ONCE(port->host_up, up);
+	if (up)
+		netif_carrier_on(port->wire);
+	else
+		netif_carrier_off(port->wire);
+}
+
+static int npusim_wire_open(struct net_device *dev)
+{
+	struct npusim_wire *w = netdev_priv(dev);
+
+	if (READ_ONCE(w->port->host_up))
+		netif_carrier_on(dev);
+	else
+		netif_carrier_off(dev);
+	npusim_link_event(w->port, true);
+	return 0;
+}
+
+static int npusim_wire_stop(struct net_device *dev)
+{
+	struct npusim_wire *w = netdev_priv(dev);
+
+	npusim_link_event(w->port, false);
+	return 0;
+}
+
+static netdev_tx_t npusim_wire_xmit(struct sk_buff *skb,
+				    struct net_device *dev)
+{
+	struct npusim_wire *w = netdev_priv(dev);
+	unsigned int len = skb->len;
+
+	skb_tx_timestamp(skb);
+	if (npusim_port_ingress(w->port, skb) == NETDEV_TX_OK) {
+		dev_dstats_tx_add(dev, len);
+		return NETDEV_TX_OK;
+	}
+	dev_dstats_tx_dropped(dev);
+	return NET_XMIT_DROP;
+}
+
+static const struct net_device_ops npusim_wire_ops = {
+	.ndo_open		= npusim_wire_open,
+	.ndo_stop		= npusim_wire_stop,
+	.ndo_start_xmit		= npusim_wire_xmit,
+	.ndo_set_mac_address	= eth_mac_addr,
+	.ndo_validate_addr	= eth_validate_addr,
+};
+
+static void npusim_wire_get_drvinfo(struct net_device *dev,
+				    struct ethtool_drvinfo *info)
+{
+	struct npusim_wire *w = netdev_priv(dev);
+
+	strscpy(info->driver, DRV_NAME, sizeof(info->driver));
+	strscpy(info->bus_info, dev_name(w->port->nd->bus_dev),
+		sizeof(info->bus_info));
+}
+
+static int npusim_wire_get_link_ksettings(struct net_device *dev,
+					  struct ethtool_link_ksettings *cmd)
+{
+	ethtool_link_ksettings_zero_link_mode(cmd, supported);
+	ethtool_link_ksettings_zero_link_mode(cmd, advertising);
+	cmd->base.speed = netif_carrier_ok(dev) ? NPUSIM_LINK_SPEED :
+						  SPEED_UNKNOWN;
+	cmd->base.duplex = netif_carrier_ok(dev) ? DUPLEX_FULL :
+						   DUPLEX_UNKNOWN;
+	cmd->base.port = PORT_OTHER;
+	cmd->base.autoneg = AUTONEG_DISABLE;
+	return 0;
+}
+
+static const struct ethtool_ops npusim_wire_ethtool_ops = {
+	.get_drvinfo		= npusim_wire_get_drvinfo,
+	.get_link		= ethtool_op_get_link,
+	.get_link_ksettings	= npusim_wire_get_link_ksettings,
+};
+
+#define NPUSIM_WIRE_FEATURES	(NETIF_F_SG | NETIF_F_HW_CSUM | NETIF_F_HIGHDMA)
+
+static void npusim_wire_setup(struct net_device *dev)
+{
+	ether_setup(dev);
+	dev->netdev_ops = &npusim_wire_ops;
+	dev->ethtool_ops = &npusim_wire_ethtool_ops;
+	dev->priv_flags &= ~IFF_TX_SKB_SHARING;
+	dev->priv_flags |= IFF_LIVE_ADDR_CHANGE | IFF_NO_QUEUE;
+	dev->lltx = true;
+	dev->features |= NPUSIM_WIRE_FEATURES;
+	dev->hw_features |= NPUSIM_WIRE_FEATURES;
+	dev->vlan_features |= NPUSIM_WIRE_FEATURES;
+	dev->pcpu_stat_type = NETDEV_PCPU_STAT_DSTATS;
+	dev->min_mtu = NPUSIM_MTU_MIN;
+	dev->max_mtu = NPUSIM_MTU_MAX;
+}
+
+/**
+ * npusim_wires_create - register one wire netdev per port
+ * @nd: device
+ *
+ * Return: 0 or a negative errno (no wire left registered).
+ */
+int npusim_wires_create(struct npusim_dev *nd)
+{
+	struct npusim_port *port;
+	struct net_device *dev;
+	struct npusim_wire *w;
+	char name[IFNAMSIZ];
+	int err;
+	u32 p;
+
+	for (p = 0; p < nd->nports; p++) {
+		port = &nd->ports[p];
+		snprintf(name, sizeof(name), "npuw%up%u", (u16)nd->id,
+			 (u8)(p + 1));
+		dev = alloc_netdev(sizeof(*w), name, NET_NAME_PREDICTABLE,
+				   npusim_wire_setup);
+		if (!dev) {
+			err = -ENOMEM;
+			goto err;
+		}
+		w = netdev_priv(dev);
+		w->port = port;
+		eth_hw_addr_random(dev);
+		SET_NETDEV_DEV(dev, nd->bus_dev);
+		netif_carrier_off(dev);
+		port->wire = dev;
+		err = register_netdev(dev);
+		if (err) {
+			dev_err(nd->bus_dev, "registering %s: %d\n", name, err);
+			port->wire = NULL;
+			free_netdev(dev);
+			goto err;
+		}
+	}
+	return 0;
+err:
+	npusim_wires_destroy(nd);
+	return err;
+}
+
+/**
+ * npusim_wires_destroy - unregister the wire netdevs, wherever they are
+ * @nd: device
+ */
+void npusim_wires_destroy(struct npusim_dev *nd)
+{
+	struct npusim_port *port;
+	u32 p;
+
+	for (p = 0; p < nd->nports; p++) {
+		port = &nd->ports[p];
+		if (!port->wire)
+			continue;
+		unregister_netdev(port->wire);
+		free_netdev(port->wire);
+		port->wire = NULL;
+	}
+}
