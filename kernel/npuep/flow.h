@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * npuep flow offload: the shadow of the coprocessor's connection table.
+ */
+#ifndef _NPUEP_FLOW_H
+#define _NPUEP_FLOW_H
+
+#include <linux/idr.h>
+#include <linux/mutex.h>
+#include <linux/rhashtable-types.h>
+#include <linux/workqueue.h>
+
+#include "npu_hw.h"
+
+struct npuep_dev;
+struct npuep_conn;
+
+enum npuep_flow_owner {
+	NPUEP_OWNER_NONE,
+	NPUEP_OWNER_FT,		/* an nftables flowtable (TC_SETUP_FT) */
+	NPUEP_OWNER_FLOWER,	/* tc flower rules (npuflowd or by hand) */
+};
+
+/**
+ * struct npuep_ft_stats - flow offload counters (ethtool -S)
+ * @flows_added: directions written into the fast path
+ * @flows_deleted: directions removed
+ * @paired: directions that joined the other direction's connection
+ * @enospc: refused: a table full (the flow stays on the host)
+ * @unsupported: refused: a match or action the fast path lacks
+ * @revived: connections revived in place from the receive path
+ * @cmd_waited: flow commands sent and waited for
+ * @cmd_failed: flow commands that failed
+ * @stats_reads: batched connection-statistics reads
+ * @lock_held_max_ns: longest hold of the flow-table lock (seed 004)
+ */
+struct npuep_ft_stats {
+	u64 flows_added;
+	u64 flows_deleted;
+	u64 paired;
+	u64 enospc;
+	u64 unsupported;
+	u64 revived;
+	u64 cmd_waited;
+	u64 cmd_failed;
+	u64 stats_reads;
+	u64 lock_held_max_ns;
+};
+
+/**
+ * struct npuep_ft - one coprocessor's flow-offload state
+ * @ndev: the coprocessor
+ * @lock: serialises the shadow table and flow commands
+ * @lock_t0: when @lock was taken (ns), for @st.lock_held_max_ns
+ * @conn_max: connection table size (devlink resource)
+ * @mflow_max: microflow table size (devlink resource)
+ * @nconns: connections in use
+ * @nflows: directions (microflows) in use
+ * @by_key: directions by match
+ * @by_cookie: directions by the kernel's cookie
+ * @conn_ida: connection index allocator
+ * @by_idx: connection by index (RCU: read by the receive path)
+ * @revs: last revision used per index
+ * @revive_map: indices to revive
+ * @revive: devlink param "revive"
+ * @stopping: no more stats reads
+ * @owner: per port, who drives its offload (enum npuep_flow_owner)
+ * @owner_flows: per port, directions offloaded
+ * @stats_work: periodic batched statistics read
+ * @revive_work: sends revives queued by the receive path
+ * @st: counters
+ */
+struct npuep_ft {
+	struct npuep_dev *ndev;
+	struct mutex lock;		/* the shadow table, flow commands */
+	u64 lock_t0;
+	u32 conn_max;
+	u32 mflow_max;
+	u32 nconns;
+	u32 nflows;
+	struct rhashtable by_key;
+	struct rhashtable by_cookie;
+	struct ida conn_ida;
+	struct npuep_conn __rcu **by_idx;
+	u16 *revs;
+	unsigned long *revive_map;
+	bool revive;
+	bool stopping;
+	u8 owner[NPU_MAX_PORTS];
+	u32 owner_flows[NPU_MAX_PORTS];
+	struct delayed_work stats_work;
+	struct work_struct revive_work;
+	struct npuep_ft_stats st;
+};
+
+int npuep_setup_tc(struct net_device *netdev, enum tc_setup_type type,
+		   void *type_data);
+int npuep_flow_init(struct npuep_dev *ndev, u32 conns, u32 mflows);
+void npuep_flow_fini(struct npuep_dev *ndev);
+void npuep_flow_flush(struct npuep_dev *ndev);
+void npuep_flow_revive(struct npuep_dev *ndev, u32 conn);
+
+#endif /* _NPUEP_FLOW_H */
