@@ -80,7 +80,7 @@ struct npuflow_meta {
 #define NPUFLOW_CANDIDATES_DEFAULT	65536	/* seed 004 lost directions with 1,024 */
 
 /*
- * 48 bytes, no holes.  IPv4 addresses sit in addr[0], addr[1..3] are zero.
+ * 48 bytes, no holes.  IPv4 addresses fill saddr/daddr[0..3], the rest is zero.
  * TCP/UDP: the ports.  ICMP/ICMPv6 (as conntrack keys them): sport is the
  * echo/query identifier (0 for error messages), dport is type << 8 | code,
  * both network order.  Other protocols: ports zero.  VLANs: the 12-bit VID
@@ -95,16 +95,16 @@ struct npuflow_key {
 	__u16 pad;		/* zero */
 	__be16 sport;
 	__be16 dport;
-	__be32 saddr[4];
-	__be32 daddr[4];
+	__u8 saddr[16];		/* bytes as on the wire (bpftool prints them readably) */
+	__u8 daddr[16];
 };
 
 /* 48 bytes, no holes. */
 struct npuflow_cand {
 	__u64 frames;		/* atomically incremented */
 	__u64 bytes;		/* L2 bytes (frame length), atomically added */
-	__u64 first_ns;		/* bpf_ktime_get_ns() (CLOCK_MONOTONIC) of the first frame */
-	__u64 last_ns;		/* of the latest frame (see npuflow_coarse_clock) */
+	__u64 first_ns;		/* CLOCK_MONOTONIC ns of the first frame (npuflow_coarse_clock) */
+	__u64 last_ns;		/* ... of the latest frame */
 	__u64 revive_ns;	/* time of the last revive event (rate limit), 0 = never */
 	__u32 conn;		/* last hardware connection index, NPUFLOW_CONN_NONE */
 	__u8 tcp_flags;		/* OR of the TCP flags seen (FIN 0x01 .. CWR 0x80) */
@@ -178,7 +178,7 @@ struct npuflow_counters {
 struct npuflow_event {
 	__u32 type;		/* NPUFLOW_EV_* */
 	__u32 conn;		/* hardware connection index or NPUFLOW_CONN_NONE */
-	__u64 ts_ns;		/* bpf_ktime_get_ns() */
+	__u64 ts_ns;		/* CLOCK_MONOTONIC ns, as the candidate's last_ns */
 	__u64 frames;		/* candidate's frames including this one */
 	__u64 bytes;
 	struct npuflow_key key;

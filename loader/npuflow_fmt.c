@@ -92,7 +92,7 @@ const char *npuflow_tcp_flags(unsigned int flags, char *buf, size_t len)
 	return buf;
 }
 
-int npuflow_fmt_addr(unsigned int family, const __be32 addr[4], char *buf, size_t len)
+int npuflow_fmt_addr(unsigned int family, const __u8 addr[16], char *buf, size_t len)
 {
 	char tmp[INET6_ADDRSTRLEN];
 

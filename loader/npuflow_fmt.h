@@ -21,7 +21,7 @@ const char *npuflow_proto_name(unsigned int proto, char *buf, size_t len);
 const char *npuflow_tcp_flags(unsigned int flags, char *buf, size_t len);
 
 /* "10.0.0.1", "2001:db8::1": address of @family from a key. */
-int npuflow_fmt_addr(unsigned int family, const __be32 addr[4], char *buf, size_t len);
+int npuflow_fmt_addr(unsigned int family, const __u8 addr[16], char *buf, size_t len);
 /* "src:port" with IPv6 in brackets; ICMP as "addr id N". */
 int npuflow_fmt_endpoint(const struct npuflow_key *k, int dst, char *buf, size_t len);
 /* One-line description of a key: "if 3 vlan 100.200 tcp 10.0.0.1:1 > 10.0.0.2:80". */

@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * npuflowd_opts.c - npuflowd's command line.  Pure: no syscalls.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "npuflowd_opts.h"
+#include "../bpf/npuflow.h"
+
+const char npuflowd_usage[] =
+"NAME\n"
+"    npuflowd - the npuflow XDP classifier loader and flow maker daemon\n"
+"\n"
+"SYNOPSIS\n"
+"    npuflowd [OPTIONS] IFNAME...\n"
+"    npuflowd --flush\n"
+"\n"
+"DESCRIPTION\n"
+"    Loads the classifier (bpf/classify.bpf.c) and attaches it to every IFNAME\n"
+"    through libxdp's multi-program dispatcher, so it coexists with other XDP\n"
+"    programs (it runs first and passes every frame on).  Its maps are pinned\n"
+"    under the pin directory (mode 0600) and reused when npuflowd restarts:\n"
+"        candidates  LRU hash, one entry per direction seen in punted frames\n"
+"        counters    per-CPU frames/bytes per port and punt reason, parse outcomes\n"
+"        events      ring buffer: threshold crossings and revive signals\n"
+"    Events are logged.  SIGTERM or SIGINT detaches the programs (none is left\n"
+"    behind) and keeps the pinned maps; --flush removes them.  Only one\n"
+"    instance runs at a time (a lock on the lock file).  Inspect with\n"
+"    `npuctl candidates`, `npuctl stats`, or\n"
+"    `bpftool map dump pinned /sys/fs/bpf/npuflow/candidates`.\n"
+"\n"
+"OPTIONS\n"
+"    -c, --candidates N\n"
+"        Size of the candidate map (1024..16777216; default 65536).  A pinned\n"
+"        map of another size is refused: --flush first.\n"
+"    -t, --threshold FRAMES\n"
+"        Raise a threshold event when a candidate reaches FRAMES frames, once\n"
+"        per crossing (default 16; 0 disables).\n"
+"    -m, --mode native|skb\n"
+"        XDP attach mode (default native).  Never falls back silently: if the\n"
+"        driver has no native XDP the attach fails.\n"
+"    -f, --foreground\n"
+"        Stay in the foreground and log to stderr (else daemonize, log to syslog).\n"
+"    -l, --log-level error|warn|info|debug\n"
+"        Default info (events are logged at info).\n"
+"    --revive-gap-ms MS\n"
+"        At most one revive event per candidate per MS milliseconds (default 1).\n"
+"    --clock coarse|precise\n"
+"        Candidate timestamps from the coarse (tick) clock, the default and\n"
+"        cheaper, or the precise one.  Both are CLOCK_MONOTONIC.\n"
+"    --ringbuf BYTES\n"
+"        Event ring size, a power of two, k/m suffix (default 256k).\n"
+"    --no-dispatcher\n"
+"        Attach as a single XDP program instead of through the dispatcher.\n"
+"    --pin-dir DIR\n"
+"        Where the maps are pinned (default " NPUFLOW_PIN_DIR ", on bpffs).\n"
+"    --lock-file PATH\n"
+"        Single-instance lock (default " NPUFLOWD_LOCK_DEFAULT ").\n"
+"    --flush\n"
+"        Detach any npuflow classifier left attached, remove the pinned maps\n"
+"        and the pin directory, and exit.  Refused while an instance runs.\n"
+"    -h, --help\n"
+"        This text.\n"
+"\n"
+"EXIT STATUS\n"
+"    0 after a clean stop, 1 on errors, 2 on usage errors.\n"
+"\n"
+"EXAMPLES\n"
+"    npuflowd -f -t 32 npu0p3 npu0p8\n"
+"    npuflowd --mode skb -c 262144 eth0\n"
+"    npuflowd --flush\n";
+
+void npuflowd_opts_init(struct npuflowd_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->candidates = NPUFLOW_CANDIDATES_DEFAULT;
+	o->threshold = NPUFLOW_THRESHOLD_DEFAULT;
+	o->revive_gap_ns = NPUFLOW_REVIVE_GAP_DEFAULT;
+	o->ringbuf = NPUFLOW_RINGBUF_DEFAULT;
+	o->mode = NPUFLOWD_MODE_NATIVE;
+	o->log_level = NPUFLOWD_LOG_INFO;
+	snprintf(o->pin_dir, sizeof(o->pin_dir), "%s", NPUFLOW_PIN_DIR);
+	snprintf(o->lock_file, sizeof(o->lock_file), "%s", NPUFLOWD_LOCK_DEFAULT);
+}
+
+int npuflowd_parse_u64(const char *s, uint64_t min, uint64_t max, int suffix, uint64_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!s || !isdigit((unsigned char)s[0]))
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return -1;
+	if (suffix && *end) {
+		unsigned int shift;
+
+		switch (tolower((unsigned char)*end)) {
+		case 'k': shift = 10; break;
+		case 'm': shift = 20; break;
+		case 'g': shift = 30; break;
+		default: return -1;
+		}
+		if (v > (~0ull >> shift))
+			return -1;
+		v <<= shift;
+		end++;
+	}
+	if (*end || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+const char *npuflowd_mode_name(enum npuflowd_mode m)
+{
+	return m == NPUFLOWD_MODE_SKB ? "skb" : "native";
+}
+
+const char *npuflowd_log_name(enum npuflowd_log l)
+{
+	static const char *const n[] = { "error", "warn", "info", "debug" };
+
+	return (unsigned int)l < 4 ? n[l] : "?";
+}
+
+enum {
+	OPT_REVIVE_GAP = 256,
+	OPT_CLOCK,
+	OPT_RINGBUF,
+	OPT_PIN_DIR,
+	OPT_LOCK_FILE,
+	OPT_FLUSH,
+	OPT_NO_DISPATCHER,
+};
+
+static const struct option long_opts[] = {
+	{ "candidates", required_argument, NULL, 'c' },
+	{ "threshold", required_argument, NULL, 't' },
+	{ "mode", required_argument, NULL, 'm' },
+	{ "foreground", no_argument, NULL, 'f' },
+	{ "log-level", required_argument, NULL, 'l' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "revive-gap-ms", required_argument, NULL, OPT_REVIVE_GAP },
+	{ "clock", required_argument, NULL, OPT_CLOCK },
+	{ "ringbuf", required_argument, NULL, OPT_RINGBUF },
+	{ "pin-dir", required_argument, NULL, OPT_PIN_DIR },
+	{ "lock-file", required_argument, NULL, OPT_LOCK_FILE },
+	{ "flush", no_argument, NULL, OPT_FLUSH },
+	{ "no-dispatcher", no_argument, NULL, OPT_NO_DISPATCHER },
+	{ NULL, 0, NULL, 0 },
+};
+
+#define BAD(...) do { snprintf(err, errlen, __VA_ARGS__); return -1; } while (0)
+
+static int valid_ifname(const char *s)
+{
+	size_t n = strlen(s), i;
+
+	if (!n || n >= NPUFLOWD_IFNAMSIZ || !strcmp(s, ".") || !strcmp(s, ".."))
+		return 0;
+	for (i = 0; i < n; i++)
+		if (s[i] == '/' || s[i] == ':' || isspace((unsigned char)s[i]))
+			return 0;
+	return 1;
+}
+
+int npuflowd_parse_args(int argc, char **argv, struct npuflowd_opts *o,
+			char *err, size_t errlen)
+{
+	uint64_t v;
+	int c, i;
+
+	npuflowd_opts_init(o);
+	optind = 0;		/* full re-initialisation (glibc), also for tests */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":c:t:m:fl:h", long_opts, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			if (npuflowd_parse_u64(optarg, NPUFLOWD_CAND_MIN, NPUFLOWD_CAND_MAX, 1, &v))
+				BAD("--candidates: '%s' is not a number in %u..%u", optarg,
+				    NPUFLOWD_CAND_MIN, NPUFLOWD_CAND_MAX);
+			o->candidates = v;
+			break;
+		case 't':
+			if (npuflowd_parse_u64(optarg, 0, UINT32_MAX, 0, &v))
+				BAD("--threshold: '%s' is not a number of frames", optarg);
+			o->threshold = v;
+			break;
+		case 'm':
+			if (!strcmp(optarg, "native") || !strcmp(optarg, "drv"))
+				o->mode = NPUFLOWD_MODE_NATIVE;
+			else if (!strcmp(optarg, "skb") || !strcmp(optarg, "generic"))
+				o->mode = NPUFLOWD_MODE_SKB;
+			else
+				BAD("--mode: '%s': use native or skb", optarg);
+			break;
+		case 'f':
+			o->foreground = 1;
+			break;
+		case 'l':
+			for (i = 0; i < 4; i++)
+				if (!strcmp(optarg, npuflowd_log_name(i)))
+					break;
+			if (i == 4)
+				BAD("--log-level: '%s': use error, warn, info or debug", optarg);
+			o->log_level = i;
+			break;
+		case 'h':
+			o->help = 1;
+			return 0;
+		case OPT_REVIVE_GAP:
+			if (npuflowd_parse_u64(optarg, 0, 3600 * 1000, 0, &v))
+				BAD("--revive-gap-ms: '%s' is not a number of ms (0..3600000)", optarg);
+			o->revive_gap_ns = v * 1000000ull;
+			break;
+		case OPT_CLOCK:
+			if (!strcmp(optarg, "coarse"))
+				o->precise_clock = 0;
+			else if (!strcmp(optarg, "precise"))
+				o->precise_clock = 1;
+			else
+				BAD("--clock: '%s': use coarse or precise", optarg);
+			break;
+		case OPT_RINGBUF:
+			if (npuflowd_parse_u64(optarg, NPUFLOWD_RB_MIN, NPUFLOWD_RB_MAX, 1, &v) ||
+			    (v & (v - 1)))
+				BAD("--ringbuf: '%s' is not a power of two in 4k..256m", optarg);
+			o->ringbuf = v;
+			break;
+		case OPT_PIN_DIR:
+			if (optarg[0] != '/' || strlen(optarg) >= sizeof(o->pin_dir) - 32)
+				BAD("--pin-dir: '%s' must be an absolute path, shorter", optarg);
+			snprintf(o->pin_dir, sizeof(o->pin_dir), "%s", optarg);
+			break;
+		case OPT_LOCK_FILE:
+			if (optarg[0] != '/' || strlen(optarg) >= sizeof(o->lock_file))
+				BAD("--lock-file: '%s' must be an absolute path", optarg);
+			snprintf(o->lock_file, sizeof(o->lock_file), "%s", optarg);
+			break;
+		case OPT_FLUSH:
+			o->flush = 1;
+			break;
+		case OPT_NO_DISPATCHER:
+			o->no_dispatcher = 1;
+			break;
+		case ':':
+			BAD("option '%s' needs a value", argv[optind - 1]);
+		default:
+			BAD("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	for (i = optind; i < argc; i++) {
+		int j;
+
+		if (!valid_ifname(argv[i]))
+			BAD("'%s' is not an interface name", argv[i]);
+		for (j = 0; j < o->nports; j++)
+			if (!strcmp(o->ports[j], argv[i]))
+				BAD("interface '%s' given twice", argv[i]);
+		if (o->nports == NPUFLOWD_MAX_PORTS)
+			BAD("at most %d interfaces", NPUFLOWD_MAX_PORTS);
+		snprintf(o->ports[o->nports++], NPUFLOWD_IFNAMSIZ, "%s", argv[i]);
+	}
+	if (o->flush && o->nports)
+		BAD("--flush takes no interfaces");
+	if (!o->flush && !o->nports)
+		BAD("no interface given (npuflowd --help)");
+	return 0;
+}

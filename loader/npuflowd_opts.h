@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * npuflowd_opts.h - npuflowd's command line, parsed without side effects
+ * (no syscalls: interface names are resolved by the caller), so it is
+ * unit-tested natively.
+ */
+#ifndef _NPUFLOWD_OPTS_H
+#define _NPUFLOWD_OPTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define NPUFLOWD_MAX_PORTS	64
+#define NPUFLOWD_IFNAMSIZ	16
+#define NPUFLOWD_CAND_MIN	1024
+#define NPUFLOWD_CAND_MAX	(16u << 20)
+#define NPUFLOWD_RB_MIN		4096
+#define NPUFLOWD_RB_MAX		(256u << 20)
+#define NPUFLOWD_LOCK_DEFAULT	"/run/npuflowd.lock"
+
+enum npuflowd_mode { NPUFLOWD_MODE_NATIVE, NPUFLOWD_MODE_SKB };
+enum npuflowd_log { NPUFLOWD_LOG_ERR, NPUFLOWD_LOG_WARN, NPUFLOWD_LOG_INFO, NPUFLOWD_LOG_DEBUG };
+
+struct npuflowd_opts {
+	char ports[NPUFLOWD_MAX_PORTS][NPUFLOWD_IFNAMSIZ];
+	int nports;
+	uint32_t candidates;		/* candidate map entries */
+	uint64_t threshold;		/* frames; 0 = no threshold events */
+	uint64_t revive_gap_ns;
+	uint32_t ringbuf;		/* bytes, power of two */
+	enum npuflowd_mode mode;
+	enum npuflowd_log log_level;
+	int precise_clock;
+	int foreground;
+	int flush;
+	int help;
+	int no_dispatcher;		/* legacy single-program attach, on purpose */
+	char pin_dir[256];
+	char lock_file[256];
+};
+
+/* Defaults (see npuflowd --help). */
+void npuflowd_opts_init(struct npuflowd_opts *o);
+/*
+ * Parse argv (getopt_long; resets optind).  0 on success, -1 with a
+ * message in @err on a usage error.  --help sets o->help and succeeds.
+ */
+int npuflowd_parse_args(int argc, char **argv, struct npuflowd_opts *o,
+			char *err, size_t errlen);
+/* Strict unsigned number with an optional k/m/g (x1024) suffix. */
+int npuflowd_parse_u64(const char *s, uint64_t min, uint64_t max, int suffix, uint64_t *out);
+const char *npuflowd_mode_name(enum npuflowd_mode m);
+const char *npuflowd_log_name(enum npuflowd_log l);
+/* The manual: what --help prints. */
+extern const char npuflowd_usage[];
+
+#endif
