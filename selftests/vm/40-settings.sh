@@ -15,13 +15,10 @@ ring() { ethtool -g "$D" | awk -v k="$1:" '/Current hardware settings/ { c = 1 }
 ringmax() { ethtool -g "$D" | awk -v k="$1:" '/Pre-set maximums/ { c = 1 } /Current/ { c = 0 } c && $1 == k { print $2 }'; }
 coal() { ethtool -c "$D" | awk -v k="$1:" '$1 == k { print $2 }'; }
 chan() { ethtool -l "$D" | awk -v k="$1:" '/Current hardware settings/ { c = 1 } c && $1 == k { print $2 }'; }
-param() { devlink -j dev param show $DL name "$1" | python3 -c '
-import json, sys
-p = list(json.load(sys.stdin)["param"].values())[0][0]
-want = sys.argv[1]
-for v in p["values"]:
-    if v["cmode"] == want:
-        print(str(v["value"]).lower())' "$2"; }
+param() {
+	devlink -j dev param show $DL name "$1" |
+		jq -r --arg c "$2" '.param[][0].values[] | select(.cmode == $c) | .value | tostring'
+}
 eq() { [ "$1" = "$2" ] || { diag "got '$1', want '$2'"; return 1; }; }
 
 # ethtool -i, devlink info, port identity

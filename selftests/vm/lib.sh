@@ -71,13 +71,8 @@ npu_new() {
 
 # npu_port_dev ID PORT: host netdev of panel port PORT of coprocessor ID.
 npu_port_dev() {
-	devlink -j port show 2>/dev/null | python3 -c '
-import json, sys
-want_id, want_port = sys.argv[1], int(sys.argv[2])
-for name, p in json.load(sys.stdin).get("port", {}).items():
-    if name.startswith("auxiliary/npusim.npu.%s/" % want_id) and p.get("number") == want_port:
-        print(p.get("netdev", ""))
-' "$1" "$2"
+	devlink -j port show 2>/dev/null | jq -r --arg p "auxiliary/npusim.npu.$1/" --argjson n "$2" \
+		'.port | to_entries[] | select((.key | startswith($p)) and .value.port == $n) | .value.netdev // empty'
 }
 
 # npu_wire ID PORT: the wire netdev (far end of the cable) of a port.
@@ -129,19 +124,15 @@ wait_carrier() {
 iperf_bps() {
 	local ns=$1 addr=$2 secs=$3; shift 3
 	ip netns exec "$ns" iperf3 -c "$addr" -t "$secs" -J "$@" 2>/dev/null |
-		python3 -c 'import json,sys; print(int(json.load(sys.stdin)["end"]["sum_received"]["bits_per_second"]))' 2>/dev/null
+		jq -r '.end.sum_received.bits_per_second // 0 | floor' 2>/dev/null
 }
 
 # link_stat [-n NS] DEV FIELD: a stats64 field (rx_packets, tx_packets, ...).
 link_stat() {
 	local nsarg=()
 	if [ "$1" = -n ]; then nsarg=(-n "$2"); shift 2; fi
-	ip "${nsarg[@]}" -j -s link show dev "$1" | python3 -c '
-import json, sys
-f = sys.argv[1]
-s = json.load(sys.stdin)[0]["stats64"]
-d, k = f.split("_", 1)
-print(s[d][k])' "$2"
+	ip "${nsarg[@]}" -j -s link show dev "$1" |
+		jq -r --arg d "${2%%_*}" --arg k "${2#*_}" '.[0].stats64[$d][$k]'
 }
 
 # ethtool -S: sum of the counters whose names match an extended regex.
