@@ -1,0 +1,200 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# npuflowd on veth, natively (no VM): netns npft-a and npft-b talk through a
+# router netns npft-r; npuflowd runs in npft-r (network namespace only, so
+# it pins into this machine's /sys/fs/bpf/npuflow) attached in native mode to
+# both router ports, so each direction of a connection is seen at its
+# ingress.  Pings (v4, v6) and a TCP transfer, then npuctl candidates and
+# bpftool map dump must show both directions with the right counts; a
+# second instance is refused; SIGTERM leaves no XDP program; a restart
+# reuses the pinned maps; --flush removes them.  Prints TAP.
+#
+# Usage: veth-npuflowd.sh [BUILD_DIR]     (root; cleans up after itself)
+set -u
+BUILD=${1:-$(cd "$(dirname "$0")/../.." && pwd)/build}
+BIN=$BUILD/bin
+PIN=/sys/fs/bpf/npuflow
+LOG=$(mktemp /tmp/npft-npuflowd.XXXXXX)
+A=npft-a B=npft-b R=npft-r
+NR="nsenter --net=/run/netns/$R"
+T=0 FAILS=0 DPID=
+
+ok() { T=$((T + 1)); echo "ok $T - $1"; }
+nok() { T=$((T + 1)); FAILS=$((FAILS + 1)); echo "not ok $T - $1"; [ -n "${2:-}" ] && echo "# $2"; }
+check() { local d=$1; shift; if "$@"; then ok "$d"; else nok "$d"; fi; }
+
+cleanup() {
+	[ -n "$DPID" ] && kill -TERM "$DPID" 2>/dev/null && wait "$DPID" 2>/dev/null
+	[ -n "${SPID:-}" ] && kill "$SPID" 2>/dev/null
+	ip netns del $A 2>/dev/null
+	ip netns del $B 2>/dev/null
+	ip netns del $R 2>/dev/null
+	rm -f "$LOG" "$LOG.2" "$LOG.json" "$LOG.json.s" "$LOG.json.s2"
+}
+trap cleanup EXIT
+[ -n "${NPFT_KEEP:-}" ] && trap - EXIT
+
+echo "TAP version 13"
+if [ "$(id -u)" != 0 ]; then
+	echo "1..0 # SKIP needs root"
+	exit 4
+fi
+if ! flock -n /run/npuflowd.lock true 2>/dev/null; then
+	echo "1..0 # SKIP an npuflowd is running on this machine"
+	exit 4
+fi
+for ns in $A $B $R; do ip netns del $ns 2>/dev/null; done
+
+# --- topology ---------------------------------------------------------------
+set -e
+ip netns add $A; ip netns add $B; ip netns add $R
+for ns in $A $B $R; do
+	# before the links exist, so their link-local addresses skip DAD too
+	ip netns exec $ns sysctl -qw net.ipv6.conf.all.accept_dad=0 net.ipv6.conf.default.accept_dad=0
+	ip -n $ns link set lo up
+done
+ip link add ra netns $R type veth peer name a0 netns $A
+ip link add rb netns $R type veth peer name b0 netns $B
+ip -n $A addr add 10.211.1.2/24 dev a0
+ip -n $A addr add fd00:211:1::2/64 dev a0 nodad
+ip -n $B addr add 10.211.2.2/24 dev b0
+ip -n $B addr add fd00:211:2::2/64 dev b0 nodad
+ip -n $R addr add 10.211.1.1/24 dev ra
+ip -n $R addr add fd00:211:1::1/64 dev ra nodad
+ip -n $R addr add 10.211.2.1/24 dev rb
+ip -n $R addr add fd00:211:2::1/64 dev rb nodad
+for l in "$A a0" "$B b0" "$R ra" "$R rb"; do set -- $l; ip -n $1 link set $2 up; done
+ip -n $A route add default via 10.211.1.1
+ip -n $A -6 route add default via fd00:211:1::1
+ip -n $B route add default via 10.211.2.1
+ip -n $B -6 route add default via fd00:211:2::1
+ip netns exec $R sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1
+set +e
+# neighbours resolved before the daemon starts: no ARP/ND in the counts below
+for i in 1 2 3 4 5; do
+	ip netns exec $A ping -c1 -W1 10.211.2.2 >/dev/null &&
+		ip netns exec $A ping -6 -c1 -W1 fd00:211:2::2 >/dev/null && break
+	sleep 0.5
+done
+echo "1..23"
+
+start_daemon() { # log, extra args...
+	local log=$1 i
+	shift
+	$NR "$BIN/npuflowd" -f -t 3 "$@" ra rb >"$log" 2>&1 &
+	DPID=$!
+	for i in $(seq 1 50); do
+		grep -q "classifier on 2 port" "$log" && return 0
+		kill -0 $DPID 2>/dev/null || return 1
+		sleep 0.2
+	done
+	return 1
+}
+
+stop_daemon() {
+	kill -TERM "$DPID" 2>/dev/null
+	wait "$DPID"
+	local rc=$?
+	DPID=
+	return $rc
+}
+
+"$BIN/npuflowd" --flush >/dev/null 2>&1
+check "no pinned maps before the run" test ! -e $PIN/candidates
+
+if start_daemon "$LOG"; then ok "npuflowd attached to ra, rb"; else
+	nok "npuflowd attached to ra, rb" "$(tr '\n' '|' <"$LOG")"
+	exit 1
+fi
+grep -E "warn|error" "$LOG" | sed 's/^/# /'
+# native mode: ip link says "xdp" (generic would be "xdpgeneric")
+check "native XDP on ra and rb" bash -c "ip -n $R link show ra | grep -qw xdp && ip -n $R link show rb | grep -qw xdp && ! ip -n $R link show ra | grep -q xdpgeneric"
+check "maps pinned with mode 0600" bash -c "[ \$(stat -c %a $PIN/candidates) = 600 ] && [ \$(stat -c %a $PIN/counters) = 600 ] && [ \$(stat -c %a $PIN/events) = 600 ]"
+
+out=$("$BIN/npuflowd" -f ra 2>&1); rc=$?
+check "a second instance refuses to start" bash -c "[ $rc = 1 ] && grep -q 'another npuflowd is running' <<<'$out'"
+
+# --- traffic ----------------------------------------------------------------
+ip netns exec $A ping -c 5 -i 0.2 -W 2 10.211.2.2 >/dev/null
+ip netns exec $A ping -6 -c 4 -i 0.2 -W 2 -s 100 fd00:211:2::2 >/dev/null
+ip netns exec $B socat -u TCP-LISTEN:5001,reuseaddr OPEN:/dev/null &
+SPID=$!
+sleep 0.3
+head -c 300000 /dev/zero | ip netns exec $A socat -u STDIN TCP:10.211.2.2:5001
+wait $SPID; SPID=
+sleep 0.3
+
+$NR "$BIN/npuctl" candidates --json >"$LOG.json"
+$NR "$BIN/npuctl" candidates | sed 's/^/# /'
+
+# jq filters over the candidates
+q() { jq -r "$1" "$LOG.json"; }
+icmp_req=$(q '[.[] | select(.ifname=="ra" and .proto==1 and .dport==2048 and .saddr=="10.211.1.2" and .daddr=="10.211.2.2")] | map("\(.frames) \(.bytes)") | join(",")')
+icmp_rep=$(q '[.[] | select(.ifname=="rb" and .proto==1 and .dport==0 and .saddr=="10.211.2.2" and .daddr=="10.211.1.2")] | map("\(.frames) \(.bytes)") | join(",")')
+check "ICMP echo requests: one candidate on ra, 5 frames, 490 bytes (got '$icmp_req')" [ "$icmp_req" = "5 490" ]
+check "ICMP echo replies: one candidate on rb, 5 frames, 490 bytes (got '$icmp_rep')" [ "$icmp_rep" = "5 490" ]
+v6_req=$(q '[.[] | select(.ifname=="ra" and .proto==58 and .dport==32768 and .saddr=="fd00:211:1::2")] | map("\(.frames) \(.bytes)") | join(",")')
+v6_rep=$(q '[.[] | select(.ifname=="rb" and .proto==58 and .dport==33024 and .daddr=="fd00:211:1::2")] | map("\(.frames) \(.bytes)") | join(",")')
+# 14 + 40 + 8 + 100 = 162 bytes a frame
+check "ICMPv6 echo requests on ra: 4 frames, 648 bytes (got '$v6_req')" [ "$v6_req" = "4 648" ]
+check "ICMPv6 echo replies on rb: 4 frames, 648 bytes (got '$v6_rep')" [ "$v6_rep" = "4 648" ]
+tcp_fwd=$(q '[.[] | select(.ifname=="ra" and .proto==6 and .dport==5001 and .daddr=="10.211.2.2")] | map("\(.frames) \(.bytes) \(.tcp_flags)") | join(",")')
+tcp_rev=$(q '[.[] | select(.ifname=="rb" and .proto==6 and .sport==5001 and .saddr=="10.211.2.2")] | map("\(.frames) \(.bytes) \(.tcp_flags)") | join(",")')
+echo "# tcp forward: $tcp_fwd; reverse: $tcp_rev"
+set -- $tcp_fwd
+check "TCP client->server: one candidate on ra, >= 300000 bytes, SYN+ACK+FIN seen" \
+	bash -c "[ -n '${1:-}' ] && [ '${2:-0}' -ge 300000 ] && [ \$(( ${3:-0} & 0x13 )) = 19 ] && [ '${tcp_fwd//[^,]/}' = '' ]"
+fwd_frames=${1:-0}
+set -- $tcp_rev
+check "TCP server->client: one candidate on rb, SYN+ACK seen, fewer bytes" \
+	bash -c "[ -n '${1:-}' ] && [ \$(( ${3:-0} & 0x12 )) = 18 ] && [ '${2:-0}' -lt 300000 ] && [ '${tcp_rev//[^,]/}' = '' ]"
+
+# every frame XDP saw on an interface is one candidate frame or one counted
+# outcome: the counters and the candidates agree exactly (a snapshot taken
+# while no frame arrived: router solicitations or MLD may come any time)
+for i in 1 2 3 4 5; do
+	$NR "$BIN/npuctl" stats --json >"$LOG.json.s"
+	$NR "$BIN/npuctl" candidates --json >"$LOG.json"
+	$NR "$BIN/npuctl" stats --json >"$LOG.json.s2"
+	cmp -s "$LOG.json.s" "$LOG.json.s2" && break
+	sleep 0.2
+done
+rm -f "$LOG.json.s2"
+for dev in ra rb; do
+	seen=$(jq -r "[.[] | select(.ifname==\"$dev\") | .reasons.none.frames] | add" "$LOG.json.s")
+	cand=$(jq -r "[.[] | select(.ifname==\"$dev\") | .frames] | add" "$LOG.json")
+	stat=$(jq -r "[.[] | select(.ifname==\"$dev\") | .stats.candidate] | add" "$LOG.json.s")
+	other=$(jq -r "[.[] | select(.ifname==\"$dev\") | .stats | .non_ip + .trunc_l2 + .trunc_l3 + .trunc_l4 + .malformed + .nonfirst_frag + .exthdr_limit + .vlan_depth] | add" "$LOG.json.s")
+	check "$dev: frames seen ($seen) = candidate frames ($cand) + other outcomes ($other)" \
+		bash -c "[ '$seen' = \$(( $cand + $other )) ] && [ '$stat' = '$cand' ]"
+done
+rm -f "$LOG.json.s"
+
+dump=$($NR bpftool map dump pinned $PIN/candidates 2>/dev/null)
+n=$(jq '[.[] | select(.key.proto==1 and .key.family==2 and .value.frames==5)] | length' <<<"$dump" 2>/dev/null)
+check "bpftool map dump pinned $PIN/candidates: BTF fields, both ICMP directions with 5 frames" [ "${n:-0}" = 2 ]
+
+thr=$(grep -c "event threshold .* icmp 10.211" "$LOG")
+check "exactly one threshold event per ICMP direction (got $thr)" [ "$thr" = 2 ]
+
+# --- stop, restart, flush -------------------------------------------------------
+stop_daemon; rc=$?
+check "SIGTERM: npuflowd exits 0 (rc $rc)" [ $rc = 0 ]
+check "no XDP program left on ra, rb" bash -c "! ip -n $R link show ra | grep -q xdp && ! ip -n $R link show rb | grep -q xdp"
+check "pinned maps kept" test -e $PIN/candidates -a -e $PIN/counters -a -e $PIN/events
+
+if start_daemon "$LOG.2"; then ok "restart"; else nok "restart" "$(tr '\n' '|' <"$LOG.2")"; fi
+check "restart reuses the pinned maps" grep -q "reusing pinned $PIN/candidates" "$LOG.2"
+ip netns exec $A ping -c 2 -i 0.2 -W 2 10.211.2.2 >/dev/null
+$NR "$BIN/npuctl" candidates --json >"$LOG.json"
+# a new ping has a new id: the old candidates are still there with 5 frames
+kept=$(q '[.[] | select(.ifname=="ra" and .proto==1 and .dport==2048 and .frames==5)] | length')
+newc=$(q '[.[] | select(.ifname=="ra" and .proto==1 and .dport==2048 and .frames==2)] | length')
+check "candidates survive the restart ($kept kept, $newc new)" [ "$kept" = 1 -a "$newc" = 1 ]
+stop_daemon
+check "no XDP program left after the second run" bash -c "! ip -n $R link show ra | grep -q xdp && ! ip -n $R link show rb | grep -q xdp"
+
+"$BIN/npuflowd" --flush >/dev/null 2>&1
+check "--flush removes the pins" test ! -e $PIN/candidates -a ! -e $PIN
+echo "# npuflowd: $((T - FAILS)) passed, $FAILS failed"
+[ $FAILS = 0 ]

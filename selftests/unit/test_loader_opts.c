@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: GPL-2.0
+/* npuflowd's command line (loader/npuflowd_opts.c), natively with cmocka. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include "../../loader/npuflowd_opts.c"
+
+static int parse(struct npuflowd_opts *o, char *err, ...)
+{
+	char *argv[32];
+	int argc = 0;
+	va_list ap;
+
+	argv[argc++] = "npuflowd";
+	va_start(ap, err);
+	for (;;) {
+		char *a = va_arg(ap, char *);
+
+		if (!a)
+			break;
+		argv[argc++] = a;
+	}
+	va_end(ap);
+	argv[argc] = NULL;
+	err[0] = '\0';
+	return npuflowd_parse_args(argc, argv, o, err, 256);
+}
+
+static void defaults(void **state)
+{
+	struct npuflowd_opts o;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(parse(&o, err, "eth0", NULL), 0);
+	assert_int_equal(o.nports, 1);
+	assert_string_equal(o.ports[0], "eth0");
+	assert_int_equal(o.candidates, 65536);
+	assert_int_equal(o.threshold, NPUFLOW_THRESHOLD_DEFAULT);
+	assert_int_equal(o.mode, NPUFLOWD_MODE_NATIVE);
+	assert_int_equal(o.log_level, NPUFLOWD_LOG_INFO);
+	assert_int_equal(o.foreground, 0);
+	assert_int_equal(o.flush, 0);
+	assert_int_equal(o.ringbuf, 256 * 1024);
+	assert_int_equal(o.revive_gap_ns, 1000000);
+	assert_string_equal(o.pin_dir, "/sys/fs/bpf/npuflow");
+	assert_string_equal(o.lock_file, "/run/npuflowd.lock");
+}
+
+static void all_options(void **state)
+{
+	struct npuflowd_opts o;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(parse(&o, err, "-c", "128k", "--threshold", "32", "--mode", "skb",
+			       "-f", "--log-level", "debug", "--revive-gap-ms", "250",
+			       "--clock", "precise", "--ringbuf", "1m", "--pin-dir", "/sys/fs/bpf/x",
+			       "--lock-file", "/tmp/l", "--no-dispatcher", "npu0p3", "npu0p8",
+			       NULL), 0);
+	assert_int_equal(o.candidates, 131072);
+	assert_int_equal(o.threshold, 32);
+	assert_int_equal(o.mode, NPUFLOWD_MODE_SKB);
+	assert_int_equal(o.foreground, 1);
+	assert_int_equal(o.log_level, NPUFLOWD_LOG_DEBUG);
+	assert_int_equal(o.revive_gap_ns, 250000000ull);
+	assert_int_equal(o.precise_clock, 1);
+	assert_int_equal(o.ringbuf, 1 << 20);
+	assert_int_equal(o.no_dispatcher, 1);
+	assert_string_equal(o.pin_dir, "/sys/fs/bpf/x");
+	assert_string_equal(o.lock_file, "/tmp/l");
+	assert_int_equal(o.nports, 2);
+	assert_string_equal(o.ports[1], "npu0p8");
+	/* options after interfaces (GNU permutation) and --candidates=N */
+	assert_int_equal(parse(&o, err, "eth0", "--candidates=2048", "-t0", NULL), 0);
+	assert_int_equal(o.candidates, 2048);
+	assert_int_equal(o.threshold, 0);
+}
+
+static void errors(void **state)
+{
+	struct npuflowd_opts o;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(parse(&o, err, NULL), -1);
+	assert_non_null(strstr(err, "no interface"));
+	assert_int_equal(parse(&o, err, "-c", "100", "eth0", NULL), -1);	/* < 1024 */
+	assert_non_null(strstr(err, "--candidates"));
+	assert_int_equal(parse(&o, err, "-c", "32m", "eth0", NULL), -1);	/* > 16m */
+	assert_int_equal(parse(&o, err, "-c", "12x", "eth0", NULL), -1);
+	assert_int_equal(parse(&o, err, "-c", "-5", "eth0", NULL), -1);
+	assert_int_equal(parse(&o, err, "-t", "ten", "eth0", NULL), -1);
+	assert_int_equal(parse(&o, err, "-t", "99999999999", "eth0", NULL), -1);
+	assert_int_equal(parse(&o, err, "--mode", "hw", "eth0", NULL), -1);
+	assert_non_null(strstr(err, "native or skb"));
+	assert_int_equal(parse(&o, err, "--log-level", "loud", "eth0", NULL), -1);
+	assert_int_equal(parse(&o, err, "--ringbuf", "5000", "eth0", NULL), -1);	/* not 2^n */
+	assert_int_equal(parse(&o, err, "--clock", "fast", "eth0", NULL), -1);
+	assert_int_equal(parse(&o, err, "--pin-dir", "relative", "eth0", NULL), -1);
+	assert_int_equal(parse(&o, err, "--bogus", "eth0", NULL), -1);
+	assert_non_null(strstr(err, "unknown option"));
+	assert_int_equal(parse(&o, err, "eth0", "-c", NULL), -1);
+	assert_non_null(strstr(err, "needs a value"));
+	assert_int_equal(parse(&o, err, "eth0", "eth0", NULL), -1);
+	assert_non_null(strstr(err, "twice"));
+	assert_int_equal(parse(&o, err, "averyveryverylongifname", NULL), -1);
+	assert_int_equal(parse(&o, err, "a/b", NULL), -1);
+	assert_int_equal(parse(&o, err, "--flush", "eth0", NULL), -1);
+}
+
+static void flush_and_help(void **state)
+{
+	struct npuflowd_opts o;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(parse(&o, err, "--flush", NULL), 0);
+	assert_int_equal(o.flush, 1);
+	assert_int_equal(o.nports, 0);
+	assert_int_equal(parse(&o, err, "--help", NULL), 0);
+	assert_int_equal(o.help, 1);
+	assert_int_equal(parse(&o, err, "-h", "--bogus", NULL), 0);
+	assert_non_null(strstr(npuflowd_usage, "SYNOPSIS"));
+	assert_non_null(strstr(npuflowd_usage, "--candidates"));
+	assert_non_null(strstr(npuflowd_usage, "--flush"));
+}
+
+static void numbers(void **state)
+{
+	uint64_t v;
+
+	(void)state;
+	assert_int_equal(npuflowd_parse_u64("0", 0, 10, 0, &v), 0);
+	assert_int_equal(v, 0);
+	assert_int_equal(npuflowd_parse_u64("4K", 0, ~0ull, 1, &v), 0);
+	assert_int_equal(v, 4096);
+	assert_int_equal(npuflowd_parse_u64("1g", 0, ~0ull, 1, &v), 0);
+	assert_int_equal(v, 1ull << 30);
+	assert_int_equal(npuflowd_parse_u64("1k", 0, ~0ull, 0, &v), -1);	/* no suffix allowed */
+	assert_int_equal(npuflowd_parse_u64("", 0, 10, 0, &v), -1);
+	assert_int_equal(npuflowd_parse_u64(" 5", 0, 10, 0, &v), -1);
+	assert_int_equal(npuflowd_parse_u64("+5", 0, 10, 0, &v), -1);
+	assert_int_equal(npuflowd_parse_u64("11", 0, 10, 0, &v), -1);
+	assert_int_equal(npuflowd_parse_u64("99999999999999999999", 0, ~0ull, 0, &v), -1);
+	assert_int_equal(npuflowd_parse_u64("17179869184g", 0, ~0ull, 1, &v), -1);	/* overflow */
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(defaults),
+		cmocka_unit_test(all_options),
+		cmocka_unit_test(errors),
+		cmocka_unit_test(flush_and_help),
+		cmocka_unit_test(numbers),
+	};
+
+	return cmocka_run_group_tests_name("loader_opts", tests, NULL, NULL);
+}
