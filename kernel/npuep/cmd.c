@@ -114,8 +114,10 @@ int npuep_cmd_exec(struct npuep_dev *ndev, u16 opcode, const void *req,
 			break;
 		if (time_after(jiffies, deadline)) {
 			dev_err(ndev->dev,
-				"command %u seq %u timed out after %u ms\n",
-				opcode, seq, NPUEP_CMD_TIMEOUT_MS);
+				"command %u seq %u timed out after %u ms (slot %u flags %#x head %u)\n",
+				opcode, seq, NPUEP_CMD_TIMEOUT_MS,
+				(u32)(slot - ndev->cmd_ring), flags,
+				npuep_rd32(ndev, NPU_REG_CMDQ(0) + NPU_CMDQ_HEAD));
 			err = -ETIMEDOUT;
 			goto out;
 		}

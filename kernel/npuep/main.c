@@ -100,25 +100,6 @@ static void npuep_get_stats64(struct net_device *netdev,
 	}
 }
 
-static int npuep_get_phys_port_name(struct net_device *netdev, char *name,
-				    size_t len)
-{
-	struct npuep_port *port = netdev_priv(netdev);
-	int n;
-
-	n = snprintf(name, len, "p%u", port->idx + 1);
-	return n >= len ? -EINVAL : 0;
-}
-
-static int npuep_get_port_parent_id(struct net_device *netdev,
-				    struct netdev_phys_item_id *ppid)
-{
-	struct npuep_port *port = netdev_priv(netdev);
-
-	*ppid = port->ndev->switch_id;
-	return 0;
-}
-
 static const struct net_device_ops npuep_netdev_ops = {
 	.ndo_open = npuep_open,
 	.ndo_stop = npuep_stop,
@@ -126,8 +107,6 @@ static const struct net_device_ops npuep_netdev_ops = {
 	.ndo_change_mtu = npuep_change_mtu,
 	.ndo_get_stats64 = npuep_get_stats64,
 	.ndo_validate_addr = eth_validate_addr,
-	.ndo_get_phys_port_name = npuep_get_phys_port_name,
-	.ndo_get_port_parent_id = npuep_get_port_parent_id,
 };
 
 /**

@@ -76,7 +76,7 @@ for i in 1 2 3 4 5; do
 		ip netns exec $A ping -6 -c1 -W1 fd00:211:2::2 >/dev/null && break
 	sleep 0.5
 done
-echo "1..23"
+echo "1..26"
 
 start_daemon() { # log, extra args...
 	local log=$1 i
@@ -193,6 +193,18 @@ newc=$(q '[.[] | select(.ifname=="ra" and .proto==1 and .dport==2048 and .frames
 check "candidates survive the restart ($kept kept, $newc new)" [ "$kept" = 1 -a "$newc" = 1 ]
 stop_daemon
 check "no XDP program left after the second run" bash -c "! ip -n $R link show ra | grep -q xdp && ! ip -n $R link show rb | grep -q xdp"
+
+# a device without native XDP: native mode fails loudly, skb mode is explicit
+ip -n $R link add npft-d0 type dummy && ip -n $R link set npft-d0 up
+out=$($NR timeout 10 "$BIN/npuflowd" -f --mode native npft-d0 2>&1); rc=$?
+check "native mode on a device without native XDP is refused (rc $rc)" \
+	bash -c "[ $rc = 1 ] && grep -q 'cannot attach in native mode' <<<'$out' && ! ip -n $R link show npft-d0 | grep -q xdp"
+$NR "$BIN/npuflowd" -f --mode skb npft-d0 >"$LOG.2" 2>&1 &
+DPID=$!
+for i in $(seq 1 50); do grep -q "classifier on 1 port" "$LOG.2" && break; sleep 0.2; done
+check "--mode skb attaches in generic mode" bash -c "ip -n $R link show npft-d0 | grep -q xdpgeneric"
+stop_daemon
+check "no XDP program left on the dummy" bash -c "! ip -n $R link show npft-d0 | grep -q xdp"
 
 "$BIN/npuflowd" --flush >/dev/null 2>&1
 check "--flush removes the pins" test ! -e $PIN/candidates -a ! -e $PIN

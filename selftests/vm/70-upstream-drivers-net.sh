@@ -24,7 +24,7 @@ setup() {
 	ip addr add $H3_4/24 dev "$D" && ip -6 addr add $H3_6/64 dev "$D" nodad &&
 	ip link set "$D" up && wait_carrier "$D"
 }
-check "npuep port 3 with netns pc on its wire" setup
+setup; ktap_result $? "npuep port 3 with netns pc on its wire"
 
 for t in "${TESTS[@]}"; do
 	echo "    # Subtest: drivers/net/$t"
