@@ -512,6 +512,30 @@ int npuflow_classify(struct xdp_md *ctx)
 	bench_seq++;
 #endif
 	now = npuflow_coarse_clock ? bpf_ktime_get_coarse_ns() : bpf_ktime_get_ns();
+#ifdef NPUFLOW_BENCH_NAIVE
+	/*
+	 * Benchmark reference only: the straightforward update (copy the
+	 * value, change it, bpf_map_update_elem every frame), to compare with.
+	 */
+	{
+		struct npuflow_cand nv = {}, *ov = bpf_map_lookup_elem(&candidates, &key);
+
+		if (ov)
+			nv = *ov;
+		else
+			nv.first_ns = now;
+		nv.frames++;
+		nv.bytes += len;
+		nv.last_ns = now;
+		nv.tcp_flags |= p.tcp_flags;
+		nv.flags |= p.cflags;
+		nv.reason = reason;
+		nv.conn = conn;
+		nv.port = port;
+		bpf_map_update_elem(&candidates, &key, &nv, BPF_ANY);
+		return XDP_PASS;
+	}
+#endif
 
 	v = bpf_map_lookup_elem(&candidates, &key);
 	if (!v) {

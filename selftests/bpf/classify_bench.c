@@ -23,6 +23,7 @@
 #include <bpf/libbpf.h>
 #include "classify.skel.h"
 #include "classify_new.skel.h"
+#include "classify_naive.skel.h"
 #include "xdp_pass.skel.h"
 #include "../../bpf/npuflow.h"
 #include "pktgen.h"
@@ -85,6 +86,7 @@ int main(int argc, char **argv)
 	struct xdp_pass *bare;
 	struct classify *known, *precise;
 	struct classify_new *fresh;
+	struct classify_naive *naive;
 	struct fspec s4 = { .family = 4, .proto = IPPROTO_TCP, .src = "10.1.0.1",
 			    .dst = "10.2.0.2", .sport = 40000, .dport = 80,
 			    .tcp_flags = 0x10, .payload = 64 };
@@ -96,7 +98,7 @@ int main(int argc, char **argv)
 		const char *name;
 		struct fspec *s;
 	} cases[] = { { "ipv4_tcp", &s4 }, { "ipv6_tcp", &s6 }, { "vlan_qinq_ipv4_tcp", &sv } };
-	double res[3][4];
+	double res[3][5];
 	struct utsname u;
 	FILE *out;
 	char cpu[256] = "unknown";
@@ -130,7 +132,8 @@ int main(int argc, char **argv)
 	known = classify__open();
 	precise = classify__open();
 	fresh = classify_new__open();
-	if (!bare || !known || !precise || !fresh) {
+	naive = classify_naive__open();
+	if (!bare || !known || !precise || !fresh || !naive) {
 		fprintf(stderr, "classify_bench: cannot open programs: %s\n", strerror(errno));
 		return 1;
 	}
@@ -138,7 +141,10 @@ int main(int argc, char **argv)
 	fresh->rodata->npuflow_threshold = 0;
 	precise->rodata->npuflow_threshold = 0;
 	precise->rodata->npuflow_coarse_clock = 0;	/* bpf_ktime_get_ns() */
-	if (classify__load(known) || classify__load(precise) || classify_new__load(fresh)) {
+	naive->rodata->npuflow_threshold = 0;
+	naive->rodata->npuflow_coarse_clock = 0;
+	if (classify__load(known) || classify__load(precise) || classify_new__load(fresh) ||
+	    classify_naive__load(naive)) {
 		fprintf(stderr, "classify_bench: cannot load: %s\n", strerror(errno));
 		return 1;
 	}
@@ -150,7 +156,9 @@ int main(int argc, char **argv)
 		res[i][1] = measure(bpf_program__fd(known->progs.npuflow_classify), &f);
 		res[i][2] = measure(bpf_program__fd(fresh->progs.npuflow_classify), &f);
 		res[i][3] = measure(bpf_program__fd(precise->progs.npuflow_classify), &f);
-		if (res[i][0] <= 0 || res[i][1] < 0 || res[i][2] < 0 || res[i][3] < 0) {
+		res[i][4] = measure(bpf_program__fd(naive->progs.npuflow_classify), &f);
+		if (res[i][0] <= 0 || res[i][1] < 0 || res[i][2] < 0 || res[i][3] < 0 ||
+		    res[i][4] < 0) {
 			fprintf(stderr, "classify_bench: test run failed: %s\n", strerror(errno));
 			return 1;
 		}
@@ -184,12 +192,16 @@ int main(int argc, char **argv)
 	fprintf(out, "Machine: %s, kernel %s, %ld CPUs.\n\n", cpu, u.release,
 		sysconf(_SC_NPROCESSORS_ONLN));
 	fprintf(out, "| frame | bare XDP_PASS | known candidate | ratio | new candidate | ratio "
-		"| known, precise clock | ratio |\n");
-	fprintf(out, "|---|---:|---:|---:|---:|---:|---:|---:|\n");
+		"| known, precise clock | ratio | known, straightforward | ratio |\n");
+	fprintf(out, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
 	for (i = 0; i < 3; i++)
-		fprintf(out, "| %s | %.1f | %.1f | %.2fx | %.1f | %.2fx | %.1f | %.2fx |\n",
+		fprintf(out, "| %s | %.1f | %.1f | %.2fx | %.1f | %.2fx | %.1f | %.2fx | %.1f | %.2fx |\n",
 			cases[i].name, res[i][0], res[i][1], res[i][1] / res[i][0], res[i][2],
-			res[i][2] / res[i][0], res[i][3], res[i][3] / res[i][0]);
+			res[i][2] / res[i][0], res[i][3], res[i][3] / res[i][0], res[i][4],
+			res[i][4] / res[i][0]);
+	fprintf(out, "\nknown/new: the classifier as loaded by npuflowd (coarse clock); precise "
+		"clock: bpf_ktime_get_ns(); straightforward: the same parse with a value copy and "
+		"bpf_map_update_elem() every frame and the precise clock (reference only).\n");
 	if (out != stdout)
 		fclose(out);
 
@@ -202,9 +214,11 @@ int main(int argc, char **argv)
 	for (i = 0; i < 3; i++)
 		fprintf(out, "%s{\"frame\":\"%s\",\"bare_ns\":%.2f,\"known_ns\":%.2f,"
 			"\"known_ratio\":%.3f,\"new_ns\":%.2f,\"new_ratio\":%.3f,"
-			"\"known_precise_clock_ns\":%.2f,\"known_precise_clock_ratio\":%.3f}",
+			"\"known_precise_clock_ns\":%.2f,\"known_precise_clock_ratio\":%.3f,"
+			"\"known_straightforward_ns\":%.2f,\"known_straightforward_ratio\":%.3f}",
 			i ? "," : "", cases[i].name, res[i][0], res[i][1], res[i][1] / res[i][0],
-			res[i][2], res[i][2] / res[i][0], res[i][3], res[i][3] / res[i][0]);
+			res[i][2], res[i][2] / res[i][0], res[i][3], res[i][3] / res[i][0],
+			res[i][4], res[i][4] / res[i][0]);
 	fprintf(out, "]}\n");
 	if (out != stdout)
 		fclose(out);
@@ -213,5 +227,6 @@ int main(int argc, char **argv)
 	classify__destroy(known);
 	classify__destroy(precise);
 	classify_new__destroy(fresh);
+	classify_naive__destroy(naive);
 	return 0;
 }
