@@ -22,10 +22,10 @@
 /* XDP metadata, written by the driver into the data_meta area.       */
 
 /*
- * The driver reserves sizeof(struct npuflow_meta) bytes of metadata
- * (bpf_xdp_adjust_meta semantics: the struct ends where the frame starts,
- * xdp->data_meta = xdp->data - sizeof(struct npuflow_meta)) and fills it
- * from the receive descriptor.  A program tells it is present by the size
+ * The driver reserves exactly sizeof(struct npuflow_meta) bytes of metadata
+ * in the headroom (xdp->data_meta = xdp->data - sizeof(struct npuflow_meta):
+ * the struct starts at data_meta and ends where the frame starts) and fills
+ * it from the receive descriptor.  The classifier reads it at data_meta.  A program tells it is present by the size
  * of the metadata area (data - data_meta >= sizeof) and by @magic and
  * @version; otherwise (veth, generic XDP, another driver) it uses reason
  * NPU_PUNT_NONE, no port and no connection.
