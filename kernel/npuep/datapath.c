@@ -266,6 +266,13 @@ netdev_tx_t npuep_start_xmit(struct sk_buff *skb, struct net_device *netdev)
 		npuep_tx_drop(qp, skb);
 		return NETDEV_TX_OK;
 	}
+	/*
+	 * Without doorbell vectors completions are reaped only by the poll,
+	 * every poll_interval_us: do not hold socket memory (TCP small
+	 * queues) that long.
+	 */
+	if (qp->irq < 0)
+		skb_orphan(skb);
 	if (unlikely(npuep_tx_free(qp) < nfrags + 1)) {
 		netif_tx_stop_queue(txq);
 		return NETDEV_TX_BUSY;

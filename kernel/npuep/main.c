@@ -122,9 +122,12 @@ void npuep_port_close_all(struct npuep_dev *ndev)
 
 	rtnl_lock();
 	ndev->reloading = true;
-	for (p = 0; p < ndev->nports; p++)
-		if (ndev->ports[p])
-			npuep_dp_close(ndev->ports[p]);
+	for (p = 0; p < ndev->nports; p++) {
+		if (!ndev->ports[p])
+			continue;
+		npuep_dp_close(ndev->ports[p]);
+		npuep_devlink_port_detach(ndev->ports[p]);
+	}
 	rtnl_unlock();
 }
 
@@ -144,7 +147,16 @@ int npuep_port_open_all(struct npuep_dev *ndev)
 	for (p = 0; p < ndev->nports; p++) {
 		struct npuep_port *port = ndev->ports[p];
 
-		if (!port || !netif_running(port->netdev))
+		if (!port)
+			continue;
+		err = npuep_devlink_port_reattach(port);
+		if (err) {
+			netdev_err(port->netdev, "devlink port: %d\n", err);
+			if (!ret)
+				ret = err;
+			continue;
+		}
+		if (!netif_running(port->netdev))
 			continue;
 		err = npuep_dp_open(port);
 		if (!err)

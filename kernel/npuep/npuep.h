@@ -129,6 +129,7 @@ struct npuep_port {
 	struct npuep_dev *ndev;
 	struct net_device *netdev;
 	struct devlink_port dl_port;
+	bool dl_registered;
 	u32 idx;			/* 0-based */
 	u32 reg;			/* NPU_REG_PORT(idx) */
 
@@ -231,6 +232,8 @@ int npuep_devlink_params_register(struct npuep_dev *ndev);
 void npuep_devlink_params_unregister(struct npuep_dev *ndev);
 int npuep_devlink_port_register(struct npuep_port *port);
 void npuep_devlink_port_unregister(struct npuep_port *port);
+void npuep_devlink_port_detach(struct npuep_port *port);
+int npuep_devlink_port_reattach(struct npuep_port *port);
 
 /* main.c */
 int npuep_port_open_all(struct npuep_dev *ndev);
