@@ -226,8 +226,10 @@ static void npuep_tx_clean(struct npuep_qp *qp, int budget)
 	qp->stats.tx_bytes += bytes;
 	u64_stats_update_end(&qp->stats.syncp);
 
-	if (netif_txq_completed_wake(txq, pkts, bytes, npuep_tx_free(qp),
-				     NPUEP_TX_START_THRS) == 0) {
+	/* No wake while the datapath is being closed. */
+	if (__netif_txq_completed_wake(txq, pkts, bytes, npuep_tx_free(qp),
+				       NPUEP_TX_START_THRS,
+				       !READ_ONCE(qp->port->dp_open)) == 0) {
 		u64_stats_update_begin(&qp->stats.syncp);
 		qp->stats.tx_wake++;
 		u64_stats_update_end(&qp->stats.syncp);
@@ -681,6 +683,7 @@ static void npuep_qp_hw_start(struct npuep_qp *qp)
 	npuep_rx_refill(qp, GFP_KERNEL);
 }
 
+/* The queue's NAPI must already be disabled. */
 static void npuep_qp_close(struct npuep_qp *qp)
 {
 	struct net_device *netdev = qp->port->netdev;
@@ -688,7 +691,6 @@ static void npuep_qp_close(struct npuep_qp *qp)
 	if (!qp->open)
 		return;
 	qp->open = false;
-	napi_disable(&qp->napi);
 	npuep_qp_hw_stop(qp);
 	if (qp->irq >= 0) {
 		free_irq(qp->irq, qp);
@@ -798,8 +800,10 @@ int npuep_dp_open(struct npuep_port *port)
 	return 0;
 
 err_close:
-	while (q--)
+	while (q--) {
+		napi_disable(&port->qps[q].napi);
 		npuep_qp_close(&port->qps[q]);
+	}
 	return err;
 }
 
@@ -824,6 +828,11 @@ void npuep_dp_close(struct npuep_port *port)
 	port->dp_open = false;
 	spin_unlock_irqrestore(&ndev->poll_lock, flags);
 
+	netif_tx_disable(port->netdev);
+	for (q = 0; q < ndev->nqueues; q++)
+		if (port->qps[q].open)
+			napi_disable(&port->qps[q].napi);
+	/* Again: a NAPI pass may have woken a queue before it was disabled. */
 	netif_tx_disable(port->netdev);
 	for (q = 0; q < ndev->nqueues; q++)
 		npuep_qp_close(&port->qps[q]);
