@@ -16,9 +16,9 @@ TESTS ?=
 VM_TIMEOUT ?= 3600
 KMAKE = $(MAKE) -C kernel $(if $(KDIR),KDIR=$(KDIR)) W=1
 
-.PHONY: all deps modules check unit vm-check test demo bench install clean lint
+.PHONY: all deps modules userspace check unit bpf-check vm-check test demo bench install clean lint
 
-all: modules
+all: modules userspace
 
 deps:
 	@tools/deps.sh
@@ -26,12 +26,19 @@ deps:
 modules:
 	$(KMAKE) modules
 
-check: unit
+userspace:
+	$(MAKE) -C bpf
+	$(MAKE) -C loader
+
+check: unit bpf-check
 
 unit:
 	$(MAKE) -C selftests/unit check
 
-vm-check: modules
+bpf-check: userspace
+	$(MAKE) -C selftests/bpf check
+
+vm-check: all
 	tools/vm/ksft-prep >/dev/null
 	NPUVM_TIMEOUT=$(VM_TIMEOUT) tools/vm/run -- tools/vm/run-tests $(TESTS)
 
@@ -46,6 +53,7 @@ demo: deps
 
 bench: deps
 	$(MAKE) all
+	$(MAKE) -C selftests/bpf bench
 	tools/vm/run -- tools/bench/run
 
 lint:
@@ -57,4 +65,7 @@ install: modules
 clean:
 	-$(KMAKE) clean
 	-$(MAKE) -C selftests/unit clean
+	-$(MAKE) -C bpf clean
+	-$(MAKE) -C loader clean
+	-$(MAKE) -C selftests/bpf clean
 	rm -rf build
