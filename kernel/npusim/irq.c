@@ -6,9 +6,10 @@
  * simple flow handler; the model raises a vector with
  * generic_handle_irq_safe(), which runs the host's handler from any
  * context.  Vector 0 carries command completions and link events; each
- * queue pair's vector carries its receive frames and its transmit
- * completions, both counted as events for the pair's moderation (so a
- * transmit completion may wait up to rx-usecs, like a shared-vector NIC).
+ * queue pair's vector carries its receive frames, moderated (frames/usecs,
+ * NPU_CMD_COALESCE), and its transmit completions, raised once per transmit
+ * pass without moderation (the host's queue restarts on them; a delayed
+ * completion stalls BQL and TCP).
  *
  * Locking: the decision is taken under the vector's lock, the raise happens
  * after it is dropped (the host's handler may write our registers).
@@ -84,7 +85,24 @@ void npusim_qp_irq_event(struct npusim_qp *qp, u32 n)
 	unsigned int act;
 
 	spin_lock_irqsave(&qp->irq_lock, flags);
-	act = npusim_coal_event(&qp->coal, n);
+	act = npusim_coal_event(&qp->coal, n, ktime_get_ns());
+	npusim_qp_coal_act(qp, act);
+	spin_unlock_irqrestore(&qp->irq_lock, flags);
+	npusim_qp_raise(qp, act);
+}
+
+/**
+ * npusim_qp_irq_kick - @n transmit completions on a pair: raise at once
+ * @qp: queue pair
+ * @n: completed frames
+ */
+void npusim_qp_irq_kick(struct npusim_qp *qp, u32 n)
+{
+	unsigned long flags;
+	unsigned int act;
+
+	spin_lock_irqsave(&qp->irq_lock, flags);
+	act = npusim_coal_kick(&qp->coal, n);
 	npusim_qp_coal_act(qp, act);
 	spin_unlock_irqrestore(&qp->irq_lock, flags);
 	npusim_qp_raise(qp, act);
@@ -164,7 +182,7 @@ void npusim_cmd_irq_event(struct npusim_dev *nd, u32 events)
 
 	atomic_or(events, &nd->events);
 	spin_lock_irqsave(&nd->cmd_irq_lock, flags);
-	act = npusim_coal_event(&nd->cmd_coal, 1);
+	act = npusim_coal_event(&nd->cmd_coal, 1, 0);
 	if (act & NPUSIM_COAL_RAISE)
 		nd->cmd_irqs++;
 	spin_unlock_irqrestore(&nd->cmd_irq_lock, flags);

@@ -266,6 +266,7 @@ void *npusim_dma_va(u64 addr);
 int npusim_irq_init(struct npusim_dev *nd);
 void npusim_irq_fini(struct npusim_dev *nd);
 void npusim_qp_irq_event(struct npusim_qp *qp, u32 n);
+void npusim_qp_irq_kick(struct npusim_qp *qp, u32 n);
 void npusim_qp_irq_unmask(struct npusim_qp *qp);
 void npusim_qp_irq_enable(struct npusim_qp *qp, bool enable);
 void npusim_qp_coal_set(struct npusim_qp *qp, u32 frames, u32 usecs);

@@ -5,7 +5,9 @@
  * Protocol (npu_hw.h): a vector is raised once and then masked until the
  * host re-arms it; a re-arm with events pending raises again at once.  With
  * moderation, an unmasked vector is raised when @frames events are pending
- * or @usecs after the first pending one, whichever comes first.
+ * or @usecs after the first pending one, whichever comes first.  The time
+ * limit is checked at every event as well as by the caller's timer, so a
+ * late timer (a loaded host, a VM) does not hold a busy vector back.
  */
 #include "npusim_coal.h"
 
@@ -38,11 +40,13 @@ static unsigned int npusim_coal_raise(struct npusim_coal *c)
 }
 
 /* Decide for an unmasked, enabled vector with events pending. */
-static unsigned int npusim_coal_check(struct npusim_coal *c)
+static unsigned int npusim_coal_check(struct npusim_coal *c, u64 now_ns)
 {
 	if (!c->enabled || c->masked || !c->pending)
 		return 0;
 	if (c->frames <= 1 || c->pending >= c->frames)
+		return npusim_coal_raise(c);
+	if (c->usecs && now_ns - c->first_ns >= (u64)c->usecs * 1000)
 		return npusim_coal_raise(c);
 	if (c->usecs && !c->timer_armed) {
 		c->timer_armed = true;
@@ -55,16 +59,41 @@ static unsigned int npusim_coal_check(struct npusim_coal *c)
  * npusim_coal_event - @n new events (frames received, frames completed)
  * @c: state
  * @n: number of events
+ * @now_ns: current time
  *
  * Return: NPUSIM_COAL_* actions.
  */
-unsigned int npusim_coal_event(struct npusim_coal *c, u32 n)
+unsigned int npusim_coal_event(struct npusim_coal *c, u32 n, u64 now_ns)
+{
+	if (!c->pending)
+		c->first_ns = now_ns;
+	if (n > 0xffffffffu - c->pending)
+		c->pending = 0xffffffffu;
+	else
+		c->pending += n;
+	return npusim_coal_check(c, now_ns);
+}
+
+/**
+ * npusim_coal_kick - @n events that must not wait for moderation
+ * @c: state
+ * @n: number of events
+ *
+ * Transmit completions: the host frees buffers and restarts its queue on
+ * them, so a pass of completions raises an unmasked vector at once
+ * (counted as pending like any event while masked).
+ *
+ * Return: NPUSIM_COAL_* actions.
+ */
+unsigned int npusim_coal_kick(struct npusim_coal *c, u32 n)
 {
 	if (n > 0xffffffffu - c->pending)
 		c->pending = 0xffffffffu;
 	else
 		c->pending += n;
-	return npusim_coal_check(c);
+	if (!c->enabled || c->masked || !c->pending)
+		return 0;
+	return npusim_coal_raise(c);
 }
 
 /**
@@ -148,5 +177,5 @@ unsigned int npusim_coal_set(struct npusim_coal *c, u32 frames, u32 usecs)
 		c->timer_armed = false;
 		act = NPUSIM_COAL_CANCEL;
 	}
-	return act | npusim_coal_check(c);
+	return act | npusim_coal_check(c, c->first_ns);
 }

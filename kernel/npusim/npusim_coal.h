@@ -29,6 +29,7 @@
  * @frames: raise when this many events are pending (0 or 1: every event)
  * @usecs: or this long after the first pending event (0: no time limit)
  * @pending: events since the vector was last raised
+ * @first_ns: when the first of them came (caller's clock, nanoseconds)
  * @masked: raised and not yet re-armed by the host
  * @timer_armed: the usecs timer runs
  * @enabled: the host wants interrupts (else it polls)
@@ -37,15 +38,17 @@ struct npusim_coal {
 	u32 frames;
 	u32 usecs;
 	u32 pending;
+	u64 first_ns;
 	bool masked;
 	bool timer_armed;
 	bool enabled;
 };
 
 void npusim_coal_init(struct npusim_coal *c, u32 frames, u32 usecs);
-unsigned int npusim_coal_event(struct npusim_coal *c, u32 n);
+unsigned int npusim_coal_event(struct npusim_coal *c, u32 n, u64 now_ns);
 unsigned int npusim_coal_timer(struct npusim_coal *c);
 unsigned int npusim_coal_unmask(struct npusim_coal *c);
+unsigned int npusim_coal_kick(struct npusim_coal *c, u32 n);
 unsigned int npusim_coal_enable(struct npusim_coal *c, bool enable);
 unsigned int npusim_coal_set(struct npusim_coal *c, u32 frames, u32 usecs);
 

@@ -10,8 +10,8 @@
  * it copies each frame out of host memory, marks its descriptors DONE and
  * advances TX_HEAD; then, without the lock, it applies checksum and TSO
  * (skb_gso_segment(), so every frame on the wire is wire sized) and hands
- * the frames to the wire with netif_rx().  Transmit completions count as
- * events for the pair's vector moderation.  Nothing spins: an idle ring
+ * the frames to the wire with netif_rx().  A pass's completions raise the
+ * pair's vector at once (if unmasked), without rx moderation.  Nothing spins: an idle ring
  * costs nothing.
  */
 #include <linux/etherdevice.h>
@@ -335,7 +335,7 @@ static bool npusim_tx_pass(struct npusim_qp *qp)
 		npusim_tx_deliver(port, skb);
 	}
 	if (frames)
-		npusim_qp_irq_event(qp, frames);
+		npusim_qp_irq_kick(qp, frames);
 	return more;
 }
 
