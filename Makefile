@@ -29,6 +29,7 @@ modules:
 userspace:
 	$(MAKE) -C bpf
 	$(MAKE) -C loader
+	$(MAKE) -C tools/loadgen
 
 check: unit bpf-check
 
@@ -67,5 +68,6 @@ clean:
 	-$(MAKE) -C selftests/unit clean
 	-$(MAKE) -C bpf clean
 	-$(MAKE) -C loader clean
+	-$(MAKE) -C tools/loadgen clean
 	-$(MAKE) -C selftests/bpf clean
 	rm -rf build

@@ -1,0 +1,294 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * npuload - a small, bounded epoll load generator: many concurrent TCP
+ * connections from one process (iperf3 is single threaded and hangs at a
+ * thousand streams under TCG).
+ *
+ *   npuload server [-p PORT] [-t SECONDS] [-n MAXCONN]
+ *   npuload client -a ADDR [-p PORT] [-c CONNS] [-t SECONDS] [-r BYTES/S]
+ *                  [-s SIZE] [-b BIND_ADDR]
+ *
+ * The server accepts up to -n connections (default 4,096) and discards what
+ * they send.  The client opens -c connections (1..4,096, default 1,024),
+ * then writes -s bytes (default 1,448) per write round-robin, each
+ * connection at most -r bytes per second (default 0 = as fast as it can),
+ * for -t seconds (default 10, at most 3,600), and exits.  Both print one
+ * JSON line: connections established and failed, bytes, seconds.
+ * Everything is bounded in count and time; only the address given is used.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_CONNS	4096
+#define MAX_SECS	3600
+
+struct conn {
+	int fd;
+	int up;
+	uint64_t bytes;
+	double next_ok;		/* rate limit: earliest next write, s */
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void raise_nofile(void)
+{
+	struct rlimit rl = { MAX_CONNS + 64, MAX_CONNS + 64 };
+
+	setrlimit(RLIMIT_NOFILE, &rl);
+}
+
+static int parse_addr(const char *a, int port, struct sockaddr_storage *ss,
+		      socklen_t *len)
+{
+	struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
+	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+
+	memset(ss, 0, sizeof(*ss));
+	if (inet_pton(AF_INET, a, &s4->sin_addr) == 1) {
+		s4->sin_family = AF_INET;
+		s4->sin_port = htons(port);
+		*len = sizeof(*s4);
+		return 0;
+	}
+	if (inet_pton(AF_INET6, a, &s6->sin6_addr) == 1) {
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons(port);
+		*len = sizeof(*s6);
+		return 0;
+	}
+	return -1;
+}
+
+static int server(int port, int secs, int maxconn)
+{
+	struct epoll_event ev, evs[256];
+	static char buf[65536];
+	int one = 1, lfd, ep, n, i, conns = 0, peak = 0, total = 0;
+	struct sockaddr_in6 sa = { .sin6_family = AF_INET6 };
+	uint64_t bytes = 0;
+	double end;
+
+	lfd = socket(AF_INET6, SOCK_STREAM | SOCK_NONBLOCK, 0);
+	if (lfd < 0)
+		return perror("socket"), 1;
+	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	sa.sin6_port = htons(port);
+	sa.sin6_addr = in6addr_any;
+	if (bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) || listen(lfd, 4096))
+		return perror("bind/listen"), 1;
+	ep = epoll_create1(0);
+	ev.events = EPOLLIN;
+	ev.data.fd = lfd;
+	epoll_ctl(ep, EPOLL_CTL_ADD, lfd, &ev);
+	fprintf(stderr, "npuload: server on port %d for %d s\n", port, secs);
+	end = now_s() + secs;
+	while (now_s() < end) {
+		n = epoll_wait(ep, evs, 256, 200);
+		for (i = 0; i < n; i++) {
+			int fd = evs[i].data.fd;
+
+			if (fd == lfd) {
+				int c;
+
+				while ((c = accept4(lfd, NULL, NULL, SOCK_NONBLOCK)) >= 0) {
+					if (conns >= maxconn) {
+						close(c);
+						continue;
+					}
+					ev.events = EPOLLIN;
+					ev.data.fd = c;
+					epoll_ctl(ep, EPOLL_CTL_ADD, c, &ev);
+					conns++;
+					total++;
+					if (conns > peak)
+						peak = conns;
+				}
+				continue;
+			}
+			for (;;) {
+				ssize_t r = read(fd, buf, sizeof(buf));
+
+				if (r > 0) {
+					bytes += r;
+					continue;
+				}
+				if (r == 0 || (errno != EAGAIN && errno != EINTR)) {
+					close(fd);
+					conns--;
+				}
+				break;
+			}
+		}
+	}
+	printf("{\"role\": \"server\", \"accepted\": %d, \"peak\": %d, \"bytes\": %llu, \"seconds\": %d}\n",
+	       total, peak, (unsigned long long)bytes, secs);
+	return 0;
+}
+
+static int client(const char *addr, const char *bind_addr, int port, int nconn,
+		  int secs, double rate, int size)
+{
+	struct sockaddr_storage ss, bs;
+	struct epoll_event ev, evs[512];
+	int ep, i, n, up = 0, failed = 0;
+	uint64_t bytes = 0;
+	socklen_t len, blen = 0;
+	struct conn *c;
+	double t0, end, t;
+	char *buf;
+
+	if (parse_addr(addr, port, &ss, &len) ||
+	    (bind_addr && parse_addr(bind_addr, 0, &bs, &blen))) {
+		fprintf(stderr, "npuload: bad address\n");
+		return 2;
+	}
+	c = calloc(nconn, sizeof(*c));
+	buf = malloc(size);
+	if (!c || !buf)
+		return 1;
+	memset(buf, 'x', size);
+	ep = epoll_create1(0);
+	for (i = 0; i < nconn; i++) {
+		c[i].fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK, 0);
+		if (c[i].fd < 0) {
+			failed++;
+			continue;
+		}
+		if (blen && bind(c[i].fd, (struct sockaddr *)&bs, blen)) {
+			close(c[i].fd);
+			c[i].fd = -1;
+			failed++;
+			continue;
+		}
+		if (connect(c[i].fd, (struct sockaddr *)&ss, len) && errno != EINPROGRESS) {
+			close(c[i].fd);
+			c[i].fd = -1;
+			failed++;
+			continue;
+		}
+		ev.events = EPOLLOUT;
+		ev.data.u32 = i;
+		epoll_ctl(ep, EPOLL_CTL_ADD, c[i].fd, &ev);
+	}
+	t0 = now_s();
+	end = t0 + secs;
+	while ((t = now_s()) < end) {
+		n = epoll_wait(ep, evs, 512, 50);
+		for (i = 0; i < n; i++) {
+			struct conn *k = &c[evs[i].data.u32];
+			ssize_t w;
+
+			if (k->fd < 0)
+				continue;
+			if (!k->up) {
+				int err = 0;
+				socklen_t el = sizeof(err);
+
+				getsockopt(k->fd, SOL_SOCKET, SO_ERROR, &err, &el);
+				if (err || (evs[i].events & (EPOLLERR | EPOLLHUP))) {
+					close(k->fd);
+					k->fd = -1;
+					failed++;
+					continue;
+				}
+				k->up = 1;
+				up++;
+			}
+			if (rate > 0 && t < k->next_ok)
+				continue;
+			w = write(k->fd, buf, size);
+			if (w > 0) {
+				k->bytes += w;
+				bytes += w;
+				if (rate > 0)
+					k->next_ok = t + w / rate;
+			} else if (w < 0 && errno != EAGAIN && errno != EINTR) {
+				close(k->fd);
+				k->fd = -1;
+				k->up = 0;
+				up--;
+				failed++;
+			}
+		}
+		if (rate > 0 && n == 0)
+			usleep(1000);
+	}
+	for (i = 0; i < nconn; i++)
+		if (c[i].fd >= 0)
+			close(c[i].fd);
+	printf("{\"role\": \"client\", \"connections\": %d, \"established\": %d, \"failed\": %d, \"bytes\": %llu, \"seconds\": %.2f}\n",
+	       nconn, up, failed, (unsigned long long)bytes, now_s() - t0);
+	free(c);
+	free(buf);
+	return failed ? 1 : 0;
+}
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: npuload server [-p PORT] [-t SECONDS] [-n MAXCONN]\n"
+		"       npuload client -a ADDR [-p PORT] [-c CONNS] [-t SECONDS] [-r BYTES/S] [-s SIZE] [-b BIND]\n");
+}
+
+int main(int argc, char **argv)
+{
+	int port = 5300, secs = 10, nconn = 1024, size = 1448, opt;
+	const char *addr = NULL, *bind_addr = NULL;
+	double rate = 0;
+	int maxconn = MAX_CONNS;
+
+	if (argc < 2) {
+		usage();
+		return 2;
+	}
+	signal(SIGPIPE, SIG_IGN);
+	raise_nofile();
+	optind = 2;
+	while ((opt = getopt(argc, argv, "a:b:p:c:t:r:s:n:h")) != -1) {
+		switch (opt) {
+		case 'a': addr = optarg; break;
+		case 'b': bind_addr = optarg; break;
+		case 'p': port = atoi(optarg); break;
+		case 'c': nconn = atoi(optarg); break;
+		case 't': secs = atoi(optarg); break;
+		case 'r': rate = atof(optarg); break;
+		case 's': size = atoi(optarg); break;
+		case 'n': maxconn = atoi(optarg); break;
+		default: usage(); return 2;
+		}
+	}
+	if (port < 1 || port > 65535 || secs < 1 || secs > MAX_SECS ||
+	    nconn < 1 || nconn > MAX_CONNS || size < 1 || size > 65536 ||
+	    maxconn < 1 || maxconn > MAX_CONNS || rate < 0) {
+		fprintf(stderr, "npuload: value out of range\n");
+		return 2;
+	}
+	if (!strcmp(argv[1], "server"))
+		return server(port, secs, maxconn);
+	if (!strcmp(argv[1], "client") && addr)
+		return client(addr, bind_addr, port, nconn, secs, rate, size);
+	usage();
+	return 2;
+}
