@@ -108,6 +108,23 @@
 #define NPU_PORT_RX_NOQUEUE	0xd8	/* RO 64: port down / queue disabled, dropped */
 #define NPU_PORT_TX_BAD		0xe0	/* RO 64: malformed tx descriptors, frame dropped */
 
+/*
+ * Per-port fast-path counters (64 bit, read with read64), a block per port:
+ * frames punted to the host per reason, and frames the fast path forwarded
+ * that arrived on the port.
+ */
+#define NPU_REG_PORT_FP(p)	(0x8000 + (p) * 0x100)
+#define NPU_PORT_FP_PUNT(r)	((r) * 8)	/* r < NPU_PUNT_MAX */
+#define NPU_PORT_FP_FWD_FRAMES	0x80
+#define NPU_PORT_FP_FWD_BYTES	0x88
+#define NPU_PORT_FP_PUNT_DROPS	0x90	/* punts dropped by a trap policer/action */
+
+/* Fast-path tables in use (32 bit, RO). */
+#define NPU_REG_FT_CONNS	0x0030
+#define NPU_REG_FT_MFLOWS	0x0034
+/* RW: 1 = the fast path forwards; 0 = it punts NPU_PUNT_FASTPATH_OFF. */
+#define NPU_REG_FASTPATH	0x0038
+
 #define NPU_LINK_UP		BIT(0)
 #define NPU_LINK_SPEED_SHIFT	16
 

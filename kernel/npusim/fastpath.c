@@ -1,0 +1,487 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The model's fast path in the device: the tables of npusim_ft.c behind a
+ * lock, the fast-path commands of the command channel, the per-port
+ * counters, the ingress hook that forwards a frame port to port without
+ * the host, and the debugfs knobs of the give-back rules (seed 004).
+ *
+ * A forwarded frame leaves with CHECKSUM_NONE: the receiver verifies every
+ * checksum the incremental rewrite touched.
+ */
+#include <linux/debugfs.h>
+#include <linux/etherdevice.h>
+#include <linux/if_vlan.h>
+#include <linux/skbuff.h>
+#include <linux/slab.h>
+
+#include "npusim.h"
+#include "npusim_ft.h"
+
+struct npusim_fp_port {
+	atomic64_t punt[NPU_PUNT_MAX];
+	atomic64_t fwd_frames;
+	atomic64_t fwd_bytes;
+};
+
+struct npusim_fp_tables {
+	struct npusim_ft_conn *conns;
+	struct npusim_ft_mflow *mflows;
+	u32 *buckets;
+};
+
+/**
+ * struct npusim_fp - the fast path of one model device
+ * @lock: the tables (taken in the wires' xmit and in the command worker)
+ * @ft: connection and microflow tables
+ * @mem: their memory
+ * @port: per-port counters
+ * @giveback_conn: debugfs: write an index to give that connection back
+ */
+struct npusim_fp {
+	spinlock_t lock;
+	struct npusim_ft ft;
+	struct npusim_fp_tables mem;
+	struct npusim_fp_port port[NPU_MAX_PORTS];
+	u32 giveback_conn;
+	u32 retrans_max;
+	u32 expire_ms;
+};
+
+static void npusim_fp_tables_free(struct npusim_fp_tables *t)
+{
+	kvfree(t->conns);
+	kvfree(t->mflows);
+	kvfree(t->buckets);
+}
+
+static int npusim_fp_tables_alloc(struct npusim_fp_tables *t, u32 conns,
+				  u32 mflows, u32 *nbuckets)
+{
+	*nbuckets = roundup_pow_of_two(mflows);
+	t->conns = kvcalloc(conns, sizeof(*t->conns), GFP_KERNEL);
+	t->mflows = kvcalloc(mflows, sizeof(*t->mflows), GFP_KERNEL);
+	t->buckets = kvcalloc(*nbuckets, sizeof(*t->buckets), GFP_KERNEL);
+	if (!t->conns || !t->mflows || !t->buckets) {
+		npusim_fp_tables_free(t);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Resize (and empty) the tables.  Process context. */
+static int npusim_fp_resize(struct npusim_dev *nd, u32 conns, u32 mflows,
+			    u8 fastpath)
+{
+	struct npusim_fp *fp = nd->fp;
+	struct npusim_fp_tables t = {}, old;
+	struct npusim_ft tmp;
+	u32 nb;
+	int err;
+
+	err = npusim_fp_tables_alloc(&t, conns, mflows, &nb);
+	if (err)
+		return err;
+	npusim_ft_init(&tmp, nd->nports, t.conns, conns, t.mflows, mflows,
+		       t.buckets, nb);
+	spin_lock_bh(&fp->lock);
+	tmp.fastpath = fastpath;
+	tmp.retrans_max = fp->ft.retrans_max;
+	tmp.expire_ns = fp->ft.expire_ns;
+	fp->ft = tmp;
+	old = fp->mem;
+	fp->mem = t;
+	spin_unlock_bh(&fp->lock);
+	npusim_fp_tables_free(&old);
+	return 0;
+}
+
+static int npusim_fp_retrans_set(void *data, u64 val)
+{
+	struct npusim_dev *nd = data;
+
+	if (val > U32_MAX)
+		return -EINVAL;
+	spin_lock_bh(&nd->fp->lock);
+	nd->fp->ft.retrans_max = val;
+	spin_unlock_bh(&nd->fp->lock);
+	return 0;
+}
+
+static int npusim_fp_retrans_get(void *data, u64 *val)
+{
+	struct npusim_dev *nd = data;
+
+	*val = READ_ONCE(nd->fp->ft.retrans_max);
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(npusim_fp_retrans_fops, npusim_fp_retrans_get,
+			 npusim_fp_retrans_set, "%llu\n");
+
+static int npusim_fp_expire_set(void *data, u64 val)
+{
+	struct npusim_dev *nd = data;
+
+	if (val > 3600 * 1000)
+		return -EINVAL;
+	spin_lock_bh(&nd->fp->lock);
+	nd->fp->ft.expire_ns = val * NSEC_PER_MSEC;
+	spin_unlock_bh(&nd->fp->lock);
+	return 0;
+}
+
+static int npusim_fp_expire_get(void *data, u64 *val)
+{
+	struct npusim_dev *nd = data;
+
+	*val = div_u64(READ_ONCE(nd->fp->ft.expire_ns), NSEC_PER_MSEC);
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(npusim_fp_expire_fops, npusim_fp_expire_get,
+			 npusim_fp_expire_set, "%llu\n");
+
+static int npusim_fp_giveback_set(void *data, u64 val)
+{
+	struct npusim_dev *nd = data;
+	u16 st;
+
+	if (val > U32_MAX)
+		return -EINVAL;
+	spin_lock_bh(&nd->fp->lock);
+	st = npusim_ft_giveback(&nd->fp->ft, val, ktime_get_ns());
+	spin_unlock_bh(&nd->fp->lock);
+	return st == NPU_ST_OK ? 0 : -ENOENT;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(npusim_fp_giveback_fops, NULL,
+			 npusim_fp_giveback_set, "%llu\n");
+
+static int npusim_fp_stats_show(struct seq_file *m, void *v)
+{
+	struct npusim_dev *nd = m->private;
+	struct npusim_fp *fp = nd->fp;
+	struct npusim_ft ft;
+
+	spin_lock_bh(&fp->lock);
+	ft = fp->ft;
+	spin_unlock_bh(&fp->lock);
+	seq_printf(m, "fastpath %u\nconns %u/%u\nmflows %u/%u\n",
+		   ft.fastpath, ft.used_conns, ft.nconns, ft.used_mflows,
+		   ft.nmflows);
+	seq_printf(m, "forwarded %llu\ncreated %llu\nrevived %llu\nreclaimed %llu\n",
+		   ft.st.forwarded, ft.st.created, ft.st.revived,
+		   ft.st.reclaimed);
+	seq_printf(m, "givebacks %llu\nexpired %llu\nmflow_full %llu\n",
+		   ft.st.givebacks, ft.st.expired, ft.st.mflow_full);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(npusim_fp_stats);
+
+/**
+ * npusim_fp_init - set up the fast path with the default table sizes
+ * @nd: model device
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int npusim_fp_init(struct npusim_dev *nd)
+{
+	struct npusim_fp *fp;
+	u32 nb;
+	int i, r;
+
+	fp = kzalloc(sizeof(*fp), GFP_KERNEL);
+	if (!fp)
+		return -ENOMEM;
+	spin_lock_init(&fp->lock);
+	if (npusim_fp_tables_alloc(&fp->mem, NPU_FT_CONNS_DEFAULT,
+				   NPU_FT_MFLOWS_DEFAULT, &nb)) {
+		kfree(fp);
+		return -ENOMEM;
+	}
+	npusim_ft_init(&fp->ft, nd->nports, fp->mem.conns, NPU_FT_CONNS_DEFAULT,
+		       fp->mem.mflows, NPU_FT_MFLOWS_DEFAULT, fp->mem.buckets, nb);
+	for (i = 0; i < NPU_MAX_PORTS; i++) {
+		for (r = 0; r < NPU_PUNT_MAX; r++)
+			atomic64_set(&fp->port[i].punt[r], 0);
+		atomic64_set(&fp->port[i].fwd_frames, 0);
+		atomic64_set(&fp->port[i].fwd_bytes, 0);
+	}
+	nd->fp = fp;
+	return 0;
+}
+
+/**
+ * npusim_fp_debugfs - the fast path's debugfs files under the device's
+ * @nd: model device (nd->dbg exists)
+ *
+ * fp_retrans_max (give back a TCP connection after this many retransmits
+ * in one direction, 0 = never), fp_expire_ms (microflows of a given-back
+ * connection expire after this), fp_giveback (write a connection index to
+ * give it back now), fp_stats.
+ */
+void npusim_fp_debugfs(struct npusim_dev *nd)
+{
+	debugfs_create_file_unsafe("fp_retrans_max", 0600, nd->dbg, nd,
+				   &npusim_fp_retrans_fops);
+	debugfs_create_file_unsafe("fp_expire_ms", 0600, nd->dbg, nd,
+				   &npusim_fp_expire_fops);
+	debugfs_create_file_unsafe("fp_giveback", 0200, nd->dbg, nd,
+				   &npusim_fp_giveback_fops);
+	debugfs_create_file("fp_stats", 0400, nd->dbg, nd, &npusim_fp_stats_fops);
+}
+
+/**
+ * npusim_fp_fini - free the fast path
+ * @nd: model device; no ingress or command runs any more
+ */
+void npusim_fp_fini(struct npusim_dev *nd)
+{
+	if (!nd->fp)
+		return;
+	npusim_fp_tables_free(&nd->fp->mem);
+	kfree(nd->fp);
+	nd->fp = NULL;
+}
+
+/**
+ * npusim_fp_read64 - the fast-path counter registers
+ * @nd: model device
+ * @reg: NPU_REG_FASTPATH, NPU_REG_FT_* or within NPU_REG_PORT_FP(p)
+ *
+ * Return: the counter; 0 for an unknown offset.
+ */
+u64 npusim_fp_read64(struct npusim_dev *nd, u32 reg)
+{
+	struct npusim_fp *fp = nd->fp;
+	u32 p, off;
+	u64 v;
+
+	if (reg == NPU_REG_FASTPATH)
+		return READ_ONCE(fp->ft.fastpath);
+	if (reg == NPU_REG_FT_CONNS || reg == NPU_REG_FT_MFLOWS) {
+		spin_lock_bh(&fp->lock);
+		v = reg == NPU_REG_FT_CONNS ? fp->ft.used_conns : fp->ft.used_mflows;
+		spin_unlock_bh(&fp->lock);
+		return v;
+	}
+	if (reg < NPU_REG_PORT_FP(0) || reg >= NPU_REG_PORT_FP(nd->nports))
+		return 0;
+	p = (reg - NPU_REG_PORT_FP(0)) / 0x100;
+	off = (reg - NPU_REG_PORT_FP(0)) % 0x100;
+	if (off < NPU_PORT_FP_PUNT(NPU_PUNT_MAX) && !(off % 8))
+		return atomic64_read(&fp->port[p].punt[off / 8]);
+	if (off == NPU_PORT_FP_FWD_FRAMES)
+		return atomic64_read(&fp->port[p].fwd_frames);
+	if (off == NPU_PORT_FP_FWD_BYTES)
+		return atomic64_read(&fp->port[p].fwd_bytes);
+	return 0;
+}
+
+/**
+ * npusim_fp_write32 - a write to a fast-path register
+ * @nd: model device
+ * @reg: NPU_REG_FASTPATH (others are ignored)
+ * @val: 1 = forward, 0 = punt everything with NPU_PUNT_FASTPATH_OFF
+ */
+void npusim_fp_write32(struct npusim_dev *nd, u32 reg, u32 val)
+{
+	if (reg != NPU_REG_FASTPATH || val > 1)
+		return;
+	spin_lock_bh(&nd->fp->lock);
+	nd->fp->ft.fastpath = val;
+	spin_unlock_bh(&nd->fp->lock);
+}
+
+/**
+ * npusim_fp_count_punt - count a frame punted to the host
+ * @port: ingress port
+ * @reason: enum npu_punt_reason
+ */
+void npusim_fp_count_punt(struct npusim_port *port, u8 reason)
+{
+	if (reason < NPU_PUNT_MAX)
+		atomic64_inc(&port->nd->fp->port[port->idx].punt[reason]);
+}
+
+/* Pop the outer tag (802.1Q or 802.1ad) of a linear frame. */
+static int npusim_fp_vlan_pop(struct sk_buff *skb)
+{
+	u16 tpid;
+
+	if (skb->len < ETH_HLEN + VLAN_HLEN)
+		return -EINVAL;
+	tpid = get_unaligned_be16(skb->data + 2 * ETH_ALEN);
+	if (tpid != ETH_P_8021Q && tpid != ETH_P_8021AD)
+		return 0;
+	memmove(skb->data + VLAN_HLEN, skb->data, 2 * ETH_ALEN);
+	skb_pull(skb, VLAN_HLEN);
+	return 0;
+}
+
+static int npusim_fp_vlan_push(struct sk_buff *skb, __be16 tci)
+{
+	if (skb_cow_head(skb, VLAN_HLEN))
+		return -ENOMEM;
+	skb_push(skb, VLAN_HLEN);
+	memmove(skb->data, skb->data + VLAN_HLEN, 2 * ETH_ALEN);
+	put_unaligned_be16(ETH_P_8021Q, skb->data + 2 * ETH_ALEN);
+	memcpy(skb->data + 2 * ETH_ALEN + 2, &tci, 2);
+	return 0;
+}
+
+/**
+ * npusim_fp_ingress - the fast path's look at a frame arriving on a port
+ * @port: ingress port
+ * @skb: the frame, checksums complete (consumed only when forwarded)
+ * @pkt: the parser's result; on return its @reason is the punt reason
+ * @conn: on return, the connection index for the punt descriptor
+ *
+ * Return: true if the frame was forwarded (or dropped) by the fast path,
+ * false if it is to be punted to the host with @pkt->reason and @conn.
+ */
+bool npusim_fp_ingress(struct npusim_port *port, struct sk_buff *skb,
+		       struct npusim_pkt *pkt, u32 *conn)
+{
+	struct npusim_dev *nd = port->nd;
+	struct npusim_fp *fp = nd->fp;
+	struct npusim_ft_result res;
+	struct npusim_port *eport;
+	struct npu_rewrite rw;
+	u8 reason;
+
+	*conn = NPU_CONN_NONE;
+	if ((pkt->reason != NPU_PUNT_FLOW_MISS &&
+	     pkt->reason != NPU_PUNT_TCP_FLAGS) || !READ_ONCE(fp->ft.used_mflows))
+		goto punt;
+	if (skb_linearize(skb))
+		goto punt;
+
+	spin_lock_bh(&fp->lock);
+	reason = npusim_ft_process(&fp->ft, pkt, port->idx, skb->data, skb->len,
+				   ktime_get_ns(), &res);
+	if (reason == NPU_PUNT_NONE)
+		rw = *res.rw;
+	spin_unlock_bh(&fp->lock);
+	*conn = res.conn;
+	if (reason != NPU_PUNT_NONE) {
+		pkt->reason = reason;
+		goto punt;
+	}
+
+	if (skb_ensure_writable(skb, skb->len))
+		goto drop;
+	npusim_ft_rewrite(skb->data, skb->len, pkt, &rw);
+	if ((rw.flags & NPU_RW_VLAN_POP) && npusim_fp_vlan_pop(skb))
+		goto drop;
+	if ((rw.flags & NPU_RW_VLAN_PUSH) && npusim_fp_vlan_push(skb, rw.vlan_tci))
+		goto drop;
+	if (rw.flags & NPU_RW_MAC) {
+		ether_addr_copy(skb->data, rw.dmac);
+		ether_addr_copy(skb->data + ETH_ALEN, rw.smac);
+	}
+	atomic64_inc(&fp->port[port->idx].fwd_frames);
+	atomic64_add(skb->len, &fp->port[port->idx].fwd_bytes);
+	eport = &nd->ports[rw.egress_port];	/* checked at create */
+	skb->ip_summed = CHECKSUM_NONE;
+	skb_orphan(skb);
+	skb_scrub_packet(skb, true);
+	npusim_wire_rx(eport->wire, skb);
+	return true;
+
+drop:
+	kfree_skb(skb);
+	return true;
+punt:
+	npusim_fp_count_punt(port, pkt->reason);
+	return false;
+}
+
+/**
+ * npusim_fp_cmd - execute a fast-path command
+ * @nd: model device
+ * @c: the command (response written in place)
+ * @len: request bytes in @c->data
+ *
+ * Return: an enum npu_cmd_status, or -1 if @c is not a fast-path command.
+ */
+int npusim_fp_cmd(struct npusim_dev *nd, struct npu_cmd *c, u16 len)
+{
+	struct npusim_fp *fp = nd->fp;
+	u16 op = le16_to_cpu(c->opcode);
+	u64 now = ktime_get_ns();
+	u16 st;
+
+	switch (op) {
+	case NPU_CMD_CONN_CREATE:
+		if (len < sizeof(struct npu_cmd_conn_create))
+			return NPU_ST_BAD_PARAM;
+		spin_lock_bh(&fp->lock);
+		st = npusim_ft_conn_create(&fp->ft, (const void *)c->data, now);
+		spin_unlock_bh(&fp->lock);
+		break;
+	case NPU_CMD_MFLOW_ATTACH:
+		if (len < sizeof(struct npu_cmd_mflow))
+			return NPU_ST_BAD_PARAM;
+		spin_lock_bh(&fp->lock);
+		st = npusim_ft_mflow_attach(&fp->ft, (const void *)c->data);
+		spin_unlock_bh(&fp->lock);
+		break;
+	case NPU_CMD_MFLOW_INVALIDATE: {
+		const struct npu_cmd_mflow *m = (const void *)c->data;
+
+		if (len < sizeof(*m))
+			return NPU_ST_BAD_PARAM;
+		spin_lock_bh(&fp->lock);
+		st = npusim_ft_mflow_invalidate(&fp->ft, &m->key);
+		spin_unlock_bh(&fp->lock);
+		break;
+	}
+	case NPU_CMD_CONN_RECLAIM: {
+		const struct npu_cmd_conn_ref *r = (const void *)c->data;
+
+		if (len < sizeof(*r))
+			return NPU_ST_BAD_PARAM;
+		spin_lock_bh(&fp->lock);
+		st = npusim_ft_conn_reclaim(&fp->ft, le32_to_cpu(r->conn),
+					    le16_to_cpu(r->rev));
+		spin_unlock_bh(&fp->lock);
+		break;
+	}
+	case NPU_CMD_CONN_STATS: {
+		struct npu_cmd_conn_ref r;
+		struct npu_cmd_conn_stats out;
+
+		BUILD_BUG_ON(sizeof(out) > NPU_CMD_DATA_LEN);
+		if (len < sizeof(r))
+			return NPU_ST_BAD_PARAM;
+		memcpy(&r, c->data, sizeof(r));
+		spin_lock_bh(&fp->lock);
+		st = npusim_ft_conn_stats(&fp->ft, le32_to_cpu(r.conn),
+					  le16_to_cpu(r.count), now, &out);
+		spin_unlock_bh(&fp->lock);
+		if (st == NPU_ST_OK) {
+			memcpy(c->data, &out, sizeof(out));
+			c->len = cpu_to_le16(sizeof(out));
+			return st;
+		}
+		break;
+	}
+	case NPU_CMD_FT_CONFIG: {
+		const struct npu_cmd_ft_config *cfg = (const void *)c->data;
+		u32 conns, mflows;
+
+		if (len < sizeof(*cfg))
+			return NPU_ST_BAD_PARAM;
+		conns = le32_to_cpu(cfg->conns);
+		mflows = le32_to_cpu(cfg->mflows);
+		if (!conns || conns > NPU_FT_CONNS_MAX || !mflows ||
+		    mflows > NPU_FT_MFLOWS_MAX || cfg->fastpath > 1)
+			return NPU_ST_BAD_PARAM;
+		st = npusim_fp_resize(nd, conns, mflows, cfg->fastpath) ?
+		     NPU_ST_NO_SPACE : NPU_ST_OK;
+		break;
+	}
+	default:
+		return -1;
+	}
+	c->len = 0;
+	return st;
+}
