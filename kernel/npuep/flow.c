@@ -763,6 +763,12 @@ static int npuep_setup_block(struct npuep_port *port, struct flow_block_offload 
 
 	switch (f->command) {
 	case FLOW_BLOCK_BIND:
+		if (cb == npuep_ft_block_cb && port->ndev->ft &&
+		    port->ndev->ft->owner[port->idx] == NPUEP_OWNER_FLOWER) {
+			NL_SET_ERR_MSG_MOD(f->extack,
+					   "port's offload is driven by tc flower rules");
+			return -EBUSY;
+		}
 		block_cb = flow_block_cb_lookup(f->block, cb, port);
 		if (block_cb) {
 			flow_block_cb_incref(block_cb);

@@ -1,0 +1,67 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# tc flower skip_sw rules on npuep ports forward a UDP flow in the fast
+# path (both directions paired into one connection); `tc -s filter show`
+# reports the hardware's counters; unsupported rules are refused with an
+# extack message; a port driven by flower refuses a flowtable and back.
+# timeout: 600
+. "$(dirname "$0")/lib.sh"
+ktap_plan 10
+
+npu_load && npu_new 0 8 2 || { ktap_fail "setup"; ktap_finish; }
+topo_pc_far 0; ktap_result $? "topology"
+for d in "$P3" "$P8"; do
+	ethtool -K "$d" hw-tc-offload on
+	tc qdisc add dev "$d" clsact
+done
+mac() { cat /sys/class/net/$1/address; }
+pcmac=$(ip -n pc link show npuw0p3 | awk '/ether/ { print $2 }')
+farmac=$(ip -n far link show npuw0p8 | awk '/ether/ { print $2 }')
+
+# pc:4000 -> far:5000 over UDP, routed: MACs rewritten, TTL decremented.
+check "flower skip_sw pc -> far" tc filter add dev "$P3" ingress protocol ip prio 1 flower skip_sw \
+	ip_proto udp src_ip $PC4 dst_ip $FAR4 src_port 4000 dst_port 5000 \
+	action pedit ex munge eth dst set "$farmac" munge eth src set "$(mac "$P8")" \
+	munge ip ttl add 255 pipe action csum ip udp pipe \
+	action mirred egress redirect dev "$P8"
+check "flower skip_sw far -> pc" tc filter add dev "$P8" ingress protocol ip prio 1 flower skip_sw \
+	ip_proto udp src_ip $FAR4 dst_ip $PC4 src_port 5000 dst_port 4000 \
+	action pedit ex munge eth dst set "$pcmac" munge eth src set "$(mac "$P3")" \
+	munge ip ttl add 255 pipe action csum ip udp pipe \
+	action mirred egress redirect dev "$P3"
+check "both rules are in hardware (in_hw)" bash -c \
+	"tc -j filter show dev $P3 ingress | jq -e '.[] | select(.options) | .options.in_hw' && \
+	 tc -j filter show dev $P8 ingress | jq -e '.[] | select(.options) | .options.in_hw'"
+
+# Ask the neighbours first so nothing else crosses the host during the count.
+ip netns exec pc ping -c 1 -W 2 $FAR4 >/dev/null
+h0=$(link_stat "$P3" rx_packets)
+ip netns exec far socat -u UDP-RECV:5000 OPEN:/tmp/far-udp.out,create,trunc &
+rpid=$!
+sleep 1
+ip netns exec pc bash -c "for i in \$(seq 200); do echo datagram-\$i; sleep 0.005; done | socat -u - UDP-SENDTO:$FAR4:5000,sourceport=4000"
+sleep 2
+kill $rpid 2>/dev/null; wait $rpid 2>/dev/null
+got=$(grep -c datagram /tmp/far-udp.out)
+h1=$(link_stat "$P3" rx_packets)
+diag "far received $got datagrams; the host took $((h1 - h0)) frames on port 3"
+ktap_result $([ "$got" -ge 200 ]; echo $?) "far receives the datagrams"
+ktap_result $([ $((h1 - h0)) -le 2 ]; echo $?) "none of them crossed the host"
+sleep 2	# stats read back every second
+pk=$(tc -s -j filter show dev "$P3" ingress | jq '[.[] | select(.options) | .options.actions[0].stats.hw_packets // .options.actions[0].stats.packets] | add')
+diag "tc -s: $pk packets in hardware"
+ktap_result $([ "${pk:-0}" -ge 200 ]; echo $?) "tc -s filter show reports the hardware's packets"
+
+err=$(tc filter add dev "$P3" ingress protocol ip prio 2 flower skip_sw ip_proto udp dst_ip $FAR4 \
+	action mirred egress redirect dev "$P8" 2>&1)
+diag "$err"
+ktap_result $(echo "$err" | grep -q 'exact'; echo $?) "a wildcard rule is refused with a reason"
+check_fail "nftables flowtable on a flower-driven port is refused" nft -f - <<NFT
+table inet t { flowtable f { hook ingress priority 0; devices = { $P3 }; flags offload; } }
+NFT
+nft flush ruleset 2>/dev/null
+tc filter del dev "$P3" ingress
+tc filter del dev "$P8" ingress
+fl=$(ethtool -S "$P3" | awk '$1 == "fp_conns:" { print $2 }')
+ktap_result $([ "${fl:-1}" = 0 ]; echo $?) "deleting the rules takes the connection out"
+ktap_finish
