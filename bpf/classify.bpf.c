@@ -88,6 +88,21 @@ struct {
 	__uint(max_entries, NPUFLOW_RINGBUF_DEFAULT);
 } events SEC(".maps");
 
+/* Written by npuflowd only; here so the object's BTF describes them. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, NPUFLOW_CONNECTIONS_DEFAULT);
+	__type(key, __u32);
+	__type(value, struct npuflow_conn);
+} connections SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct npuflow_fmstats);
+} fmstats SEC(".maps");
+
 /* Run first in a libxdp dispatcher; programs after it run on XDP_PASS. */
 struct {
 	__uint(priority, 5);

@@ -189,6 +189,124 @@ struct npuflow_event {
 	__u32 hash;		/* hardware hash (metadata), 0 without */
 };
 
+/* ------------------------------------------------------------------ */
+/* Connections: BPF_MAP_TYPE_HASH "connections", key __u32 id, written */
+/* by npuflowd only (the programs never touch it; it lives in the BPF  */
+/* object so its BTF describes it and bpftool prints it).  One entry   */
+/* per connection the flow maker knows: made, held, refused, released. */
+
+#define NPUFLOW_CONNECTIONS_DEFAULT	65536
+
+/* enum npuflow_conn_state (values are ABI: pinned, read by npuctl). */
+#define NPUFLOW_CS_FREE		0
+#define NPUFLOW_CS_PENDING	1	/* candidate watched: under the byte threshold */
+#define NPUFLOW_CS_LOOKUP	2	/* being looked up / written */
+#define NPUFLOW_CS_MADE		3	/* both directions in hardware */
+#define NPUFLOW_CS_HELD		4	/* given back under a new identity: held, wait running */
+#define NPUFLOW_CS_WAITING	5	/* wait over, no traffic yet: remade at the next crossing */
+#define NPUFLOW_CS_REFUSED	6	/* stays on the host (reason), looked up again after a while */
+#define NPUFLOW_CS_RELEASED	7	/* released to the host on demand, until conntrack drops it */
+#define NPUFLOW_CS_MAX		8
+
+/* Why a connection is not (or no longer) in hardware: refuse reasons. */
+#define NPUFLOW_FR_NONE			0
+#define NPUFLOW_FR_NO_CT		1	/* conntrack has no entry */
+#define NPUFLOW_FR_NOT_ESTABLISHED	2	/* not established/assured yet */
+#define NPUFLOW_FR_HELPER		3	/* conntrack helper: never offloaded */
+#define NPUFLOW_FR_SEQADJ		4	/* sequence adjustment: never */
+#define NPUFLOW_FR_IPSEC		5	/* IPsec policy on the path: never */
+#define NPUFLOW_FR_SHAPING		6	/* egress port shaped (root qdisc): never */
+#define NPUFLOW_FR_FOREIGN		7	/* egress not a port of the same coprocessor */
+#define NPUFLOW_FR_NO_ROUTE		8
+#define NPUFLOW_FR_NO_NEIGH		9	/* next hop not resolved (yet) */
+#define NPUFLOW_FR_LOCAL		10	/* to or from the host itself */
+#define NPUFLOW_FR_PROTO		11	/* not TCP/UDP */
+#define NPUFLOW_FR_TABLE_FULL		12	/* hardware table full: stays on host, counted */
+#define NPUFLOW_FR_HW_ERROR		13	/* the hook refused the rule (other error) */
+#define NPUFLOW_FR_CONFLICT		14	/* a direction already belongs to another connection */
+#define NPUFLOW_FR_VLAN			15	/* VLAN-tagged: not supported by npuflowd yet */
+#define NPUFLOW_FR_SLOTS		16
+
+#define NPUFLOW_CONN_F_NAT	0x01	/* addresses or ports translated */
+#define NPUFLOW_CONN_F_ROUTED	0x02	/* TTL/hop limit decremented (routed, not bridged) */
+#define NPUFLOW_CONN_F_SEEN	0x04	/* traffic seen while held */
+#define NPUFLOW_CONN_F_HW0	0x10	/* direction 0's rule is in hardware */
+#define NPUFLOW_CONN_F_HW1	0x20	/* direction 1's rule is in hardware */
+
+/*
+ * 272 bytes, no holes.  Direction 0 is conntrack's original direction as it
+ * arrives on its ingress port, direction 1 the reply direction as it
+ * arrives on its own (with NAT, key[1] carries the translated addresses).
+ * Times are CLOCK_MONOTONIC ns.
+ */
+struct npuflow_conn {
+	struct npuflow_key key[2];
+	__u32 state;		/* NPUFLOW_CS_* */
+	__u32 reason;		/* NPUFLOW_FR_* while refused; last refusal otherwise */
+	__u32 ct_id;		/* conntrack's id of the entry */
+	__u32 zone;		/* conntrack zone */
+	__u32 out_ifindex[2];	/* egress netdev of each direction */
+	__u8 dmac[2][6];	/* next hop MAC of each direction */
+	__u8 smac[2][6];	/* egress port's MAC of each direction */
+	__u32 hw_handle[2];	/* tc filter handle of each direction (0 = none) */
+	__u16 tc_prio;		/* tc filter priority the rules use */
+	__u16 flags;		/* NPUFLOW_CONN_F_* */
+	__u32 pad;
+	__u64 made_ns;		/* last made (or remade) */
+	__u64 state_ns;		/* entered the current state */
+	__u64 until_ns;		/* hold / retry / watch expiry */
+	__u64 last_used_ns;	/* hardware last used (either direction) */
+	__u64 last_giveback_ns;	/* 0 = never */
+	__u64 wait_ns;		/* current hold wait (doubles, capped) */
+	__u64 packets[2];	/* hardware counters per direction */
+	__u64 bytes[2];
+	__u32 givebacks;	/* given back under a new identity */
+	__u32 remakes;		/* made again after a hold */
+	__u32 revives;		/* revive events seen (the driver revives in place) */
+	__u32 holds;
+	__u64 cand_frames;	/* candidate's frames/bytes when it crossed */
+	__u64 cand_bytes;
+};
+
+/* Flow-maker counters: BPF_MAP_TYPE_ARRAY "fmstats", one entry, written by npuflowd. */
+enum npuflow_fm_stat {
+	NPUFLOW_FM_EVENTS = 0,		/* threshold events handled */
+	NPUFLOW_FM_STALE,		/* ... older than the connection (ignored) */
+	NPUFLOW_FM_LOOKUPS,		/* conntrack lookups */
+	NPUFLOW_FM_MADE,		/* connections made (first time) */
+	NPUFLOW_FM_REMADE,		/* made again after a hold */
+	NPUFLOW_FM_GIVEBACKS,		/* identity changes of made connections */
+	NPUFLOW_FM_HELD,		/* holds started */
+	NPUFLOW_FM_HELD_EVENTS,		/* crossings while held */
+	NPUFLOW_FM_REVIVES,		/* revive events (driver revives in place) */
+	NPUFLOW_FM_TAKEN_OUT,		/* taken out on conntrack DESTROY */
+	NPUFLOW_FM_RELEASED,		/* released to the host on demand */
+	NPUFLOW_FM_REFUSED,		/* refusals, by reason in refused[] */
+	NPUFLOW_FM_PUNTED_MADE,		/* crossings of a made connection for another reason */
+	NPUFLOW_FM_CORE_FULL,		/* flow maker's own table full */
+	NPUFLOW_FM_EXPIRED,		/* watched/held/refused entries forgotten */
+	NPUFLOW_FM_CT_REFRESH,		/* conntrack timeouts refreshed (keepalive) */
+	NPUFLOW_FM_CT_RESYNC,		/* full resyncs after ENOBUFS */
+	NPUFLOW_FM_HW_WRITES,		/* tc rules written */
+	NPUFLOW_FM_HW_DELETES,		/* tc rules deleted */
+	NPUFLOW_FM_HW_ORPHANS,		/* rules found without a connection (restart), deleted */
+	NPUFLOW_FM_RESTORED,		/* connections restored at start */
+	NPUFLOW_FM_MAX,
+};
+#define NPUFLOW_FM_SLOTS	32
+
+struct npuflow_fmstats {
+	__u64 stat[NPUFLOW_FM_SLOTS];		/* enum npuflow_fm_stat */
+	__u64 refused[NPUFLOW_FR_SLOTS];	/* NPUFLOW_FR_* */
+	__u64 state[NPUFLOW_CS_MAX];		/* connections per state (gauge) */
+	__u64 start_ns;				/* npuflowd started */
+	__u64 updated_ns;			/* last written */
+};
+
+/* tc filter priorities of npuflowd's flower rules (one per protocol). */
+#define NPUFLOW_TC_PRIO_IP	0xc4f0
+#define NPUFLOW_TC_PRIO_IPV6	0xc4f1
+
 /* IPv6 extension headers walked before giving up (counted EXTHDR_LIMIT). */
 #define NPUFLOW_IPV6_EXT_MAX	6
 
@@ -206,5 +324,8 @@ _Static_assert(sizeof(struct npuflow_cand) == 48, "npuflow_cand: 48 bytes, no ho
 _Static_assert(sizeof(struct npuflow_counters) == 360, "npuflow_counters: no holes");
 _Static_assert(sizeof(struct npuflow_event) == 88, "npuflow_event: no holes");
 _Static_assert(NPUFLOW_S_MAX <= NPUFLOW_S_SLOTS, "stat slots");
+_Static_assert(sizeof(struct npuflow_conn) == 272, "npuflow_conn: no holes");
+_Static_assert(NPUFLOW_FM_MAX <= NPUFLOW_FM_SLOTS, "fm stat slots");
+_Static_assert(sizeof(struct npuflow_fmstats) == 8 * (32 + 16 + 8 + 2), "npuflow_fmstats");
 
 #endif /* _NPUFLOW_H */

@@ -81,7 +81,7 @@ struct npuep_qp_stats {
 	u64 poll_scheds;	/* NAPI runs started by the safety-net poll */
 };
 
-/**
+/*
  * struct npuep_qp - one queue pair (ethtool combined channel)
  *
  * The structure lives as long as the netdev (so do its counters); the rings,
@@ -122,7 +122,7 @@ struct npuep_qp {
 	struct npuep_qp_stats stats;
 };
 
-/**
+/*
  * struct npuep_port - one front port and its host netdev
  */
 struct npuep_port {
@@ -145,7 +145,7 @@ struct npuep_port {
 	struct npuep_qp *qps;		/* ndev->nqueues entries */
 };
 
-/**
+/*
  * struct npuep_dev - one coprocessor; the devlink instance's private data
  */
 struct npuep_dev {

@@ -8,7 +8,7 @@
 # path, counted, and the traffic does not notice.
 # timeout: 900
 . "$(dirname "$0")/lib.sh"
-ktap_plan 8
+ktap_plan 7
 LOAD=$NPU_REPO/build/bin/npuload
 N=1024
 
