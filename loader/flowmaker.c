@@ -1,0 +1,699 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * flowmaker.c - the flow maker's policy core (see flowmaker.h).  Pure C: no
+ * syscalls after fm_init's allocations.
+ *
+ * Storage: a fixed array of entries (id = index, allocated lowest first from
+ * a stack) and one open-addressing index (linear probing, backward-shift
+ * deletion, at most 3/4 full) holding each entry's keys: its two direction
+ * keys and its conntrack key (the original tuple with ifindex 0).  Every
+ * decision is O(1).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "flowmaker.h"
+
+/* index slot: ref = id * 3 + which + 1 (0 = empty); which 0/1 = key[which], 2 = ct key */
+struct fm_slot {
+	uint32_t ref;
+	uint32_t hash;
+};
+
+void fm_cfg_init(struct fm_cfg *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->thr_frames = NPUFLOW_THRESHOLD_DEFAULT;
+	c->thr_bytes = 0;
+	c->thr_all = 1;
+	c->hold_min_ns = FM_HOLD_MIN_NS_DEFAULT;
+	c->hold_max_ns = FM_HOLD_MAX_NS_DEFAULT;
+	c->hold_quiet_ns = FM_HOLD_QUIET_NS_DEFAULT;
+	c->retry_ns = FM_RETRY_NS_DEFAULT;
+	c->never_ns = FM_NEVER_NS_DEFAULT;
+	c->watch_ns = FM_WATCH_NS_DEFAULT;
+	c->max_conns = NPUFLOW_CONNECTIONS_DEFAULT;
+}
+
+static struct fm_slot *slots(struct fm *fm)
+{
+	return (struct fm_slot *)fm->index;
+}
+
+int fm_init(struct fm *fm, const struct fm_cfg *cfg)
+{
+	uint64_t n = 4;
+	uint32_t i;
+
+	memset(fm, 0, sizeof(*fm));
+	if (!cfg->max_conns || cfg->max_conns > (1u << 26) || !cfg->hold_min_ns ||
+	    cfg->hold_max_ns < cfg->hold_min_ns)
+		return -1;
+	fm->cfg = *cfg;
+	while (n < 4ull * cfg->max_conns)
+		n <<= 1;
+	fm->e = calloc(cfg->max_conns, sizeof(*fm->e));
+	fm->free = malloc(cfg->max_conns * sizeof(*fm->free));
+	fm->index = calloc(n, sizeof(struct fm_slot));
+	if (!fm->e || !fm->free || !fm->index) {
+		fm_free(fm);
+		return -1;
+	}
+	fm->index_mask = n - 1;
+	for (i = 0; i < cfg->max_conns; i++)
+		fm->free[i] = cfg->max_conns - 1 - i;
+	fm->nfree = cfg->max_conns;
+	return 0;
+}
+
+void fm_free(struct fm *fm)
+{
+	free(fm->e);
+	free(fm->free);
+	free(fm->index);
+	fm->e = NULL;
+	fm->free = NULL;
+	fm->index = NULL;
+}
+
+void fm_ct_key(struct npuflow_key *out, const struct npuflow_key *t, uint32_t zone)
+{
+	*out = *t;
+	out->ifindex = 0;
+	out->vlan_outer = (uint16_t)zone;
+	out->vlan_inner = 0;
+	out->pad = 0;
+}
+
+/* 48 bytes: six words, multiply-xorshift. */
+static uint32_t key_hash(const struct npuflow_key *k)
+{
+	uint64_t w[6], h = 0x9e3779b97f4a7c15ull;
+	int i;
+
+	memcpy(w, k, sizeof(w));
+	for (i = 0; i < 6; i++) {
+		h ^= w[i];
+		h *= 0xff51afd7ed558ccdull;
+		h ^= h >> 32;
+	}
+	h *= 0xc4ceb9fe1a85ec53ull;
+	h ^= h >> 29;
+	return (uint32_t)h;
+}
+
+static void ref_key(struct fm *fm, uint32_t ref, struct npuflow_key *out)
+{
+	uint32_t id = (ref - 1) / 3, which = (ref - 1) % 3;
+	struct fm_entry *e = &fm->e[id];
+
+	if (which == 2)
+		fm_ct_key(out, &e->rec.key[0], e->rec.zone);
+	else
+		*out = e->rec.key[which];
+}
+
+static int64_t idx_find(struct fm *fm, const struct npuflow_key *k, uint32_t h)
+{
+	struct fm_slot *s = slots(fm);
+	uint32_t i = h & fm->index_mask;
+	struct npuflow_key tmp;
+
+	for (;; i = (i + 1) & fm->index_mask) {
+		if (!s[i].ref)
+			return -1;
+		if (s[i].hash != h)
+			continue;
+		ref_key(fm, s[i].ref, &tmp);
+		if (!memcmp(&tmp, k, sizeof(tmp)))
+			return i;
+	}
+}
+
+/* 0, or -1 if @k is there already (*other = its id). */
+static int idx_insert(struct fm *fm, uint32_t id, uint32_t which, uint32_t *other)
+{
+	struct npuflow_key k;
+	uint32_t h;
+	int64_t at;
+	struct fm_slot *s = slots(fm);
+	uint32_t i;
+
+	ref_key(fm, id * 3 + which + 1, &k);
+	h = key_hash(&k);
+	at = idx_find(fm, &k, h);
+	if (at >= 0) {
+		if (other)
+			*other = (s[at].ref - 1) / 3;
+		return -1;
+	}
+	for (i = h & fm->index_mask; s[i].ref; i = (i + 1) & fm->index_mask)
+		;
+	s[i].ref = id * 3 + which + 1;
+	s[i].hash = h;
+	return 0;
+}
+
+static void idx_delete_at(struct fm *fm, uint32_t i)
+{
+	struct fm_slot *s = slots(fm);
+	uint32_t j = i, home;
+
+	for (;;) {
+		s[i].ref = 0;
+		for (;;) {
+			j = (j + 1) & fm->index_mask;
+			if (!s[j].ref)
+				return;
+			home = s[j].hash & fm->index_mask;
+			/* s[j] may move to i if i lies cyclically in [home, j) */
+			if (i <= j ? (home <= i || home > j) : (home <= i && home > j))
+				break;
+		}
+		s[i] = s[j];
+		i = j;
+	}
+}
+
+static void idx_remove(struct fm *fm, uint32_t id, uint32_t which)
+{
+	struct npuflow_key k;
+	int64_t at;
+
+	ref_key(fm, id * 3 + which + 1, &k);
+	at = idx_find(fm, &k, key_hash(&k));
+	if (at >= 0 && slots(fm)[at].ref == id * 3 + which + 1)
+		idx_delete_at(fm, at);
+}
+
+static void unindex(struct fm *fm, uint32_t id)
+{
+	struct fm_entry *e = &fm->e[id];
+
+	if (e->has_ct)
+		idx_remove(fm, id, 2);
+	if (e->nkeys > 1)
+		idx_remove(fm, id, 1);
+	if (e->nkeys > 0)
+		idx_remove(fm, id, 0);
+	e->nkeys = 0;
+	e->has_ct = 0;
+}
+
+struct fm_entry *fm_find(struct fm *fm, const struct npuflow_key *k)
+{
+	int64_t at = idx_find(fm, k, key_hash(k));
+
+	return at < 0 ? NULL : &fm->e[(slots(fm)[at].ref - 1) / 3];
+}
+
+static void rebuild_free(struct fm *fm)
+{
+	uint32_t i;
+
+	fm->nfree = 0;
+	for (i = fm->cfg.max_conns; i-- > 0;)
+		if (fm->e[i].rec.state == NPUFLOW_CS_FREE)
+			fm->free[fm->nfree++] = i;
+	fm->free_dirty = 0;
+}
+
+static struct fm_entry *alloc_entry(struct fm *fm, uint32_t *id)
+{
+	struct fm_entry *e;
+
+	if (fm->free_dirty)
+		rebuild_free(fm);
+	if (!fm->nfree)
+		return NULL;
+	*id = fm->free[--fm->nfree];
+	e = &fm->e[*id];
+	memset(e, 0, sizeof(*e));
+	fm->nused++;
+	return e;
+}
+
+void fm_forget(struct fm *fm, uint32_t id)
+{
+	struct fm_entry *e = fm_get(fm, id);
+
+	if (!e)
+		return;
+	unindex(fm, id);
+	memset(e, 0, sizeof(*e));
+	e->dirty = 1;
+	if (!fm->free_dirty)
+		fm->free[fm->nfree++] = id;
+	fm->nused--;
+}
+
+static void set_state(struct fm_entry *e, uint32_t st, uint64_t now)
+{
+	e->rec.state = st;
+	e->rec.state_ns = now;
+	e->dirty = 1;
+}
+
+static int over_threshold(const struct fm_cfg *c, uint64_t frames, uint64_t bytes)
+{
+	int f = frames >= c->thr_frames, b = bytes >= c->thr_bytes;
+
+	if (!c->thr_frames && !c->thr_bytes)
+		return 1;
+	if (!c->thr_frames)
+		return b;
+	if (!c->thr_bytes)
+		return f;
+	return c->thr_all ? f && b : f || b;
+}
+
+static int is_giveback_reason(unsigned int reason)
+{
+	return reason == NPUFLOW_R_FLOW_MISS || reason == NPUFLOW_R_NOT_ACTIVE;
+}
+
+enum fm_action fm_candidate(struct fm *fm, const struct npuflow_key *k, uint64_t frames,
+			    uint64_t bytes, unsigned int reason, uint64_t seen_ns,
+			    uint64_t now, uint32_t *id)
+{
+	struct fm_entry *e = fm_find(fm, k);
+	uint64_t wait;
+	uint32_t i;
+
+	fm->stat[NPUFLOW_FM_EVENTS]++;
+	if (!e) {
+		e = alloc_entry(fm, &i);
+		if (!e) {
+			fm->stat[NPUFLOW_FM_CORE_FULL]++;
+			return FM_A_NONE;
+		}
+		*id = i;
+		e->rec.key[0] = *k;
+		e->nkeys = 1;
+		e->rec.state = NPUFLOW_CS_PENDING;
+		idx_insert(fm, i, 0, NULL);
+		e->rec.cand_frames = frames;
+		e->rec.cand_bytes = bytes;
+		if (!over_threshold(&fm->cfg, frames, bytes)) {
+			set_state(e, NPUFLOW_CS_PENDING, now);
+			e->rec.until_ns = now + fm->cfg.watch_ns;
+			return FM_A_WATCH;
+		}
+		set_state(e, NPUFLOW_CS_LOOKUP, now);
+		fm->stat[NPUFLOW_FM_LOOKUPS]++;
+		return FM_A_LOOKUP;
+	}
+	*id = e - fm->e;
+	switch (e->rec.state) {
+	case NPUFLOW_CS_PENDING:
+		e->rec.cand_frames = frames;
+		e->rec.cand_bytes = bytes;
+		if (!over_threshold(&fm->cfg, frames, bytes))
+			return FM_A_WATCH;
+		set_state(e, NPUFLOW_CS_LOOKUP, now);
+		fm->stat[NPUFLOW_FM_LOOKUPS]++;
+		return FM_A_LOOKUP;
+	case NPUFLOW_CS_MADE:
+		if (seen_ns && seen_ns <= e->rec.made_ns) {
+			fm->stat[NPUFLOW_FM_STALE]++;
+			return FM_A_NONE;
+		}
+		if (!is_giveback_reason(reason)) {
+			fm->stat[NPUFLOW_FM_PUNTED_MADE]++;
+			return FM_A_NONE;
+		}
+		/* given back under a new identity: take out and hold */
+		if (!e->rec.last_giveback_ns || !e->rec.wait_ns ||
+		    now - e->rec.last_giveback_ns >= fm->cfg.hold_quiet_ns)
+			wait = fm->cfg.hold_min_ns;
+		else
+			wait = e->rec.wait_ns >= fm->cfg.hold_max_ns / 2 ?
+			       fm->cfg.hold_max_ns : e->rec.wait_ns * 2;
+		e->rec.wait_ns = wait;
+		e->rec.last_giveback_ns = now;
+		e->rec.until_ns = now + wait;
+		e->rec.givebacks++;
+		e->rec.holds++;
+		e->rec.flags &= ~(NPUFLOW_CONN_F_SEEN | NPUFLOW_CONN_F_HW0 | NPUFLOW_CONN_F_HW1);
+		set_state(e, NPUFLOW_CS_HELD, now);
+		fm->stat[NPUFLOW_FM_GIVEBACKS]++;
+		fm->stat[NPUFLOW_FM_HELD]++;
+		return FM_A_HOLD;
+	case NPUFLOW_CS_HELD:
+		if (now < e->rec.until_ns) {
+			e->rec.flags |= NPUFLOW_CONN_F_SEEN;
+			e->dirty = 1;
+			fm->stat[NPUFLOW_FM_HELD_EVENTS]++;
+			return FM_A_NONE;
+		}
+		__attribute__((fallthrough));	/* the wait is over */
+	case NPUFLOW_CS_WAITING:
+		e->rec.cand_frames = frames;
+		e->rec.cand_bytes = bytes;
+		set_state(e, NPUFLOW_CS_LOOKUP, now);
+		fm->stat[NPUFLOW_FM_LOOKUPS]++;
+		return FM_A_LOOKUP;
+	case NPUFLOW_CS_REFUSED:
+		if (now < e->rec.until_ns)
+			return FM_A_NONE;
+		e->rec.cand_frames = frames;
+		e->rec.cand_bytes = bytes;
+		set_state(e, NPUFLOW_CS_LOOKUP, now);
+		fm->stat[NPUFLOW_FM_LOOKUPS]++;
+		return FM_A_LOOKUP;
+	default:	/* LOOKUP in progress, RELEASED */
+		return FM_A_NONE;
+	}
+}
+
+static enum fm_action refuse(struct fm *fm, struct fm_entry *e, unsigned int reason,
+			     int never, uint64_t now)
+{
+	e->rec.reason = reason;
+	e->rec.until_ns = now + (never ? fm->cfg.never_ns : fm->cfg.retry_ns);
+	e->rec.flags &= ~(NPUFLOW_CONN_F_HW0 | NPUFLOW_CONN_F_HW1);
+	set_state(e, NPUFLOW_CS_REFUSED, now);
+	fm->refused[reason < NPUFLOW_FR_SLOTS ? reason : 0]++;
+	fm->stat[NPUFLOW_FM_REFUSED]++;
+	return FM_A_REFUSE;
+}
+
+/* Re-index @id under the lookup's keys.  0, or -1 on a conflict. */
+static int reindex(struct fm *fm, uint32_t id, const struct fm_lookup *l)
+{
+	struct fm_entry *e = &fm->e[id], *o;
+	struct npuflow_key ctk;
+	int w;
+
+	/* another single-key entry holding one of the new keys merges into this one */
+	fm_ct_key(&ctk, &l->key[0], l->zone);
+	for (w = 0; w < 3; w++) {
+		o = fm_find(fm, w < 2 ? &l->key[w] : &ctk);
+		if (!o || o == e)
+			continue;
+		if (o->nkeys > 1 || o->rec.state == NPUFLOW_CS_MADE ||
+		    o->rec.state == NPUFLOW_CS_RELEASED)
+			return -1;
+		fm_forget(fm, o - fm->e);
+	}
+	unindex(fm, id);
+	e->rec.key[0] = l->key[0];
+	e->rec.key[1] = l->key[1];
+	e->rec.zone = l->zone;
+	e->nkeys = 1;
+	idx_insert(fm, id, 0, NULL);
+	e->nkeys = 2;
+	if (idx_insert(fm, id, 1, NULL))
+		e->nkeys = 1;	/* key[1] == key[0]: cannot happen with two directions */
+	e->has_ct = !idx_insert(fm, id, 2, NULL);
+	return 0;
+}
+
+enum fm_action fm_lookup_done(struct fm *fm, uint32_t id, const struct fm_lookup *l,
+			      uint64_t now)
+{
+	struct fm_entry *e = fm_get(fm, id);
+	uint32_t f = l->ct_flags;
+	int d;
+
+	if (!e || e->rec.state != NPUFLOW_CS_LOOKUP)
+		return FM_A_NONE;
+	if (!(f & FM_CT_FOUND) || (f & FM_CT_DYING))
+		return refuse(fm, e, NPUFLOW_FR_NO_CT, 0, now);
+	if (reindex(fm, id, l))
+		return refuse(fm, e, NPUFLOW_FR_CONFLICT, 0, now);
+	e->rec.ct_id = l->ct_id;
+	if (f & FM_CT_HELPER)
+		return refuse(fm, e, NPUFLOW_FR_HELPER, 1, now);
+	if (f & FM_CT_SEQADJ)
+		return refuse(fm, e, NPUFLOW_FR_SEQADJ, 1, now);
+	if (f & FM_CT_IPSEC)
+		return refuse(fm, e, NPUFLOW_FR_IPSEC, 1, now);
+	if (l->key[0].proto != 6 && l->key[0].proto != 17)
+		return refuse(fm, e, NPUFLOW_FR_PROTO, 1, now);
+	if (!(f & FM_CT_ESTABLISHED))
+		return refuse(fm, e, NPUFLOW_FR_NOT_ESTABLISHED, 0, now);
+	for (d = 0; d < 2; d++) {
+		uint32_t g = l->eg_flags[d];
+
+		if (g & FM_EG_LOCAL)
+			return refuse(fm, e, NPUFLOW_FR_LOCAL, 1, now);
+		if (g & FM_EG_NO_ROUTE)
+			return refuse(fm, e, NPUFLOW_FR_NO_ROUTE, 0, now);
+		if (g & FM_EG_FOREIGN)
+			return refuse(fm, e, NPUFLOW_FR_FOREIGN, 1, now);
+		if (g & FM_EG_SHAPED)
+			return refuse(fm, e, NPUFLOW_FR_SHAPING, 1, now);
+		if (g & FM_EG_VLAN)
+			return refuse(fm, e, NPUFLOW_FR_VLAN, 1, now);
+	}
+	for (d = 0; d < 2; d++)
+		if (l->eg_flags[d] & FM_EG_NO_NEIGH)
+			return refuse(fm, e, NPUFLOW_FR_NO_NEIGH, 0, now);
+	memcpy(e->rec.out_ifindex, l->out_ifindex, sizeof(e->rec.out_ifindex));
+	memcpy(e->rec.dmac, l->dmac, sizeof(e->rec.dmac));
+	memcpy(e->rec.smac, l->smac, sizeof(e->rec.smac));
+	e->rec.flags &= ~(NPUFLOW_CONN_F_NAT | NPUFLOW_CONN_F_ROUTED);
+	if (f & FM_CT_NAT)
+		e->rec.flags |= NPUFLOW_CONN_F_NAT;
+	if (l->routed)
+		e->rec.flags |= NPUFLOW_CONN_F_ROUTED;
+	for (d = 0; d < 2; d++)
+		e->rec.hw_handle[d] = id * 2 + d + 1;
+	e->rec.tc_prio = l->key[0].family == 10 ? NPUFLOW_TC_PRIO_IPV6 : NPUFLOW_TC_PRIO_IP;
+	e->dirty = 1;
+	return FM_A_WRITE;
+}
+
+enum fm_action fm_write_done(struct fm *fm, uint32_t id, int rc, uint64_t now)
+{
+	struct fm_entry *e = fm_get(fm, id);
+
+	if (!e || e->rec.state != NPUFLOW_CS_LOOKUP)
+		return FM_A_NONE;
+	if (rc == -ENOSPC)
+		return refuse(fm, e, NPUFLOW_FR_TABLE_FULL, 0, now);
+	if (rc)
+		return refuse(fm, e, NPUFLOW_FR_HW_ERROR, 0, now);
+	if (e->rec.holds) {
+		e->rec.remakes++;
+		fm->stat[NPUFLOW_FM_REMADE]++;
+	} else {
+		fm->stat[NPUFLOW_FM_MADE]++;
+	}
+	e->rec.made_ns = now;
+	e->rec.reason = NPUFLOW_FR_NONE;
+	e->rec.packets[0] = e->rec.packets[1] = 0;
+	e->rec.bytes[0] = e->rec.bytes[1] = 0;
+	e->rec.last_used_ns = now;
+	e->rec.flags |= NPUFLOW_CONN_F_HW0 | NPUFLOW_CONN_F_HW1;
+	e->rec.flags &= ~NPUFLOW_CONN_F_SEEN;
+	set_state(e, NPUFLOW_CS_MADE, now);
+	return FM_A_REARM;
+}
+
+int fm_revive(struct fm *fm, const struct npuflow_key *k, uint64_t now)
+{
+	struct fm_entry *e = fm_find(fm, k);
+
+	fm->stat[NPUFLOW_FM_REVIVES]++;
+	if (!e || e->rec.state != NPUFLOW_CS_MADE)
+		return -1;
+	e->rec.revives++;
+	e->rec.last_used_ns = now;
+	e->dirty = 1;
+	return 0;
+}
+
+enum fm_action fm_destroy(struct fm *fm, const struct npuflow_key *ctk, uint64_t now,
+			  uint32_t *id)
+{
+	struct fm_entry *e = fm_find(fm, ctk);
+
+	(void)now;
+	if (!e)
+		return FM_A_NONE;
+	*id = e - fm->e;
+	if (e->rec.state == NPUFLOW_CS_MADE ||
+	    (e->rec.flags & (NPUFLOW_CONN_F_HW0 | NPUFLOW_CONN_F_HW1))) {
+		fm->stat[NPUFLOW_FM_TAKEN_OUT]++;
+		return FM_A_TAKEOUT;
+	}
+	return FM_A_FORGET;
+}
+
+enum fm_action fm_release(struct fm *fm, uint32_t id, uint64_t now)
+{
+	struct fm_entry *e = fm_get(fm, id);
+
+	if (!e)
+		return FM_A_NONE;
+	switch (e->rec.state) {
+	case NPUFLOW_CS_MADE:
+	case NPUFLOW_CS_HELD:
+	case NPUFLOW_CS_WAITING:
+		set_state(e, NPUFLOW_CS_RELEASED, now);
+		fm->stat[NPUFLOW_FM_RELEASED]++;
+		return FM_A_RELEASE;
+	default:
+		return FM_A_NONE;
+	}
+}
+
+int fm_hw_stats(struct fm *fm, uint32_t id, int dir, uint64_t packets, uint64_t bytes,
+		uint64_t last_used_ns, uint64_t now)
+{
+	struct fm_entry *e = fm_get(fm, id);
+	int moved;
+
+	(void)now;
+	if (!e || dir < 0 || dir > 1)
+		return 0;
+	moved = packets != e->rec.packets[dir];
+	e->rec.packets[dir] = packets;
+	e->rec.bytes[dir] = bytes;
+	if (last_used_ns > e->rec.last_used_ns)
+		e->rec.last_used_ns = last_used_ns;
+	if (moved)
+		e->dirty = 1;
+	return moved && packets;
+}
+
+unsigned int fm_tick(struct fm *fm, uint64_t now, fm_action_cb cb, void *ctx)
+{
+	unsigned int n = 0;
+	uint32_t id;
+
+	for (id = 0; id < fm->cfg.max_conns; id++) {
+		struct fm_entry *e = &fm->e[id];
+
+		switch (e->rec.state) {
+		case NPUFLOW_CS_PENDING:
+			if (now >= e->rec.until_ns) {
+				cb(ctx, FM_A_REARM, id);
+				fm->stat[NPUFLOW_FM_EXPIRED]++;
+				fm_forget(fm, id);
+			} else {
+				cb(ctx, FM_A_WATCH, id);
+			}
+			n++;
+			break;
+		case NPUFLOW_CS_HELD:
+			if (now < e->rec.until_ns)
+				break;
+			if (e->rec.flags & NPUFLOW_CONN_F_SEEN) {
+				set_state(e, NPUFLOW_CS_LOOKUP, now);
+				fm->stat[NPUFLOW_FM_LOOKUPS]++;
+				cb(ctx, FM_A_LOOKUP, id);
+			} else {
+				set_state(e, NPUFLOW_CS_WAITING, now);
+				e->rec.until_ns = now + fm->cfg.hold_quiet_ns;
+			}
+			n++;
+			break;
+		case NPUFLOW_CS_WAITING:
+			if (now < e->rec.until_ns)
+				break;
+			cb(ctx, FM_A_FORGET, id);
+			fm->stat[NPUFLOW_FM_EXPIRED]++;
+			fm_forget(fm, id);
+			n++;
+			break;
+		case NPUFLOW_CS_REFUSED:
+			if (now < e->rec.until_ns)
+				break;
+			cb(ctx, FM_A_REARM, id);
+			fm->stat[NPUFLOW_FM_EXPIRED]++;
+			fm_forget(fm, id);
+			n++;
+			break;
+		default:
+			break;
+		}
+	}
+	return n;
+}
+
+int fm_restore(struct fm *fm, uint32_t id, const struct npuflow_conn *rec)
+{
+	struct fm_entry *e;
+
+	if (id >= fm->cfg.max_conns || fm->e[id].rec.state != NPUFLOW_CS_FREE ||
+	    rec->state == NPUFLOW_CS_FREE || rec->state >= NPUFLOW_CS_MAX ||
+	    rec->state == NPUFLOW_CS_PENDING || rec->state == NPUFLOW_CS_LOOKUP)
+		return -1;
+	e = &fm->e[id];
+	memset(e, 0, sizeof(*e));
+	e->rec = *rec;
+	e->nkeys = 1;
+	if (idx_insert(fm, id, 0, NULL))
+		goto bad;
+	e->nkeys = 2;
+	if (idx_insert(fm, id, 1, NULL)) {
+		e->nkeys = 1;
+		goto bad;
+	}
+	e->has_ct = !idx_insert(fm, id, 2, NULL);
+	if (!e->has_ct)
+		goto bad;
+	fm->free_dirty = 1;
+	fm->nused++;
+	fm->stat[NPUFLOW_FM_RESTORED]++;
+	return 0;
+bad:
+	unindex(fm, id);
+	memset(e, 0, sizeof(*e));
+	return -1;
+}
+
+void fm_count_states(const struct fm *fm, uint64_t *out)
+{
+	uint32_t i;
+
+	memset(out, 0, NPUFLOW_CS_MAX * sizeof(*out));
+	for (i = 0; i < fm->cfg.max_conns; i++)
+		if (fm->e[i].rec.state < NPUFLOW_CS_MAX)
+			out[fm->e[i].rec.state]++;
+}
+
+const char *fm_action_name(enum fm_action a)
+{
+	static const char *const n[FM_A_MAX] = {
+		"none", "watch", "lookup", "write", "refuse", "hold", "takeout",
+		"forget", "release", "rearm",
+	};
+
+	return (unsigned int)a < FM_A_MAX ? n[a] : "?";
+}
+
+const char *fm_state_name(unsigned int s)
+{
+	static const char *const n[NPUFLOW_CS_MAX] = {
+		"free", "pending", "lookup", "made", "held", "waiting", "refused", "released",
+	};
+
+	return s < NPUFLOW_CS_MAX ? n[s] : "?";
+}
+
+const char *fm_reason_name(unsigned int r)
+{
+	static const char *const n[NPUFLOW_FR_SLOTS] = {
+		"none", "no_ct", "not_established", "helper", "seqadj", "ipsec", "shaping",
+		"foreign_egress", "no_route", "no_neigh", "local", "proto", "table_full",
+		"hw_error", "conflict", "vlan",
+	};
+
+	return r < NPUFLOW_FR_SLOTS ? n[r] : "?";
+}
+
+const char *fm_stat_name(unsigned int s)
+{
+	static const char *const n[NPUFLOW_FM_MAX] = {
+		"events", "stale_events", "lookups", "made", "remade", "givebacks", "held",
+		"held_events", "revives", "taken_out", "released", "refused", "punted_made",
+		"core_full", "expired", "ct_refresh", "ct_resync", "hw_writes", "hw_deletes",
+		"hw_orphans", "restored",
+	};
+
+	return s < NPUFLOW_FM_MAX ? n[s] : NULL;
+}

@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * flowmaker.h - the flow maker's policy core: which candidate becomes a
+ * connection in hardware, when, and what happens to it afterwards.  Pure C:
+ * no syscalls, no libbpf, no netlink; time is an input (now_ns), so every
+ * decision is deterministic and unit-tested (selftests/unit/test_flowmaker.c).
+ * npuflowd (loader/npuflowd.c) feeds it events and carries out its actions.
+ *
+ * Life of a connection (struct npuflow_conn.state):
+ *
+ *   threshold event ─► PENDING (bytes not reached: watched) ─► LOOKUP
+ *   LOOKUP ─ conntrack + routes say no ─► REFUSED (reason; retried later, or
+ *            never for helper/seqadj/IPsec/shaping/foreign egress until
+ *            conntrack drops the entry)
+ *   LOOKUP ─ written ─► MADE ─ revive events: counted, stays MADE (the driver
+ *            revives in place)
+ *   MADE ─ a direction crosses the threshold again as a flow miss / not
+ *          active (new identity: given back) ─► HELD for a wait (first wait,
+ *          doubling, capped; back to the first after a quiet period), its rules
+ *          taken out ─► wait over: traffic seen while held ─► LOOKUP (made
+ *          again); none ─► WAITING (remade at the next crossing, forgotten
+ *          after the quiet period)
+ *   any ─ conntrack DESTROY ─► taken out (rules deleted), forgotten
+ *   MADE/HELD/WAITING ─ release ─► RELEASED (be-liberal, rules deleted) until
+ *          conntrack drops it
+ *   hardware table full ─► REFUSED (table_full), retried: not an error
+ */
+#ifndef _FLOWMAKER_H
+#define _FLOWMAKER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "../bpf/npuflow.h"
+
+/* Defaults, see npuflowd --help (and the reasons there). */
+#define FM_HOLD_MIN_NS_DEFAULT		(1000ull * 1000000)	/* seed 002: 1 s, measure */
+#define FM_HOLD_MAX_NS_DEFAULT		(16000ull * 1000000)
+#define FM_HOLD_QUIET_NS_DEFAULT	(30000ull * 1000000)
+#define FM_RETRY_NS_DEFAULT		(1000ull * 1000000)	/* not established, no neigh, full */
+#define FM_NEVER_NS_DEFAULT		(60000ull * 1000000)	/* helper, seqadj, ...: re-checked */
+#define FM_WATCH_NS_DEFAULT		(10000ull * 1000000)	/* byte threshold watch */
+
+struct fm_cfg {
+	uint64_t thr_frames;	/* frames a direction must show (0 = not used) */
+	uint64_t thr_bytes;	/* bytes a direction must show (0 = not used) */
+	int thr_all;		/* 1: every threshold set must be reached; 0: any */
+	uint64_t hold_min_ns;	/* first wait after a give-back */
+	uint64_t hold_max_ns;	/* cap of the doubling */
+	uint64_t hold_quiet_ns;	/* no give-back for this long: back to the first wait */
+	uint64_t retry_ns;	/* REFUSED for a transient reason: look up again after */
+	uint64_t never_ns;	/* REFUSED for a never reason: re-checked after */
+	uint64_t watch_ns;	/* PENDING forgotten after */
+	uint32_t max_conns;	/* entries (connections and watched candidates) */
+};
+
+void fm_cfg_init(struct fm_cfg *c);
+
+/* What the daemon must do. */
+enum fm_action {
+	FM_A_NONE = 0,
+	FM_A_WATCH,		/* under the byte threshold: keep the candidate, recheck later */
+	FM_A_LOOKUP,		/* look the connection up (conntrack, routes), then fm_lookup_done */
+	FM_A_WRITE,		/* write both directions, then fm_write_done */
+	FM_A_REFUSE,		/* stays on the host (reason in the entry); keep the candidate */
+	FM_A_HOLD,		/* take the rules out; held (wait in the entry) */
+	FM_A_TAKEOUT,		/* conntrack dropped it: delete the rules, forget the entry */
+	FM_A_FORGET,		/* forget the entry (nothing in hardware) */
+	FM_A_RELEASE,		/* be-liberal on the conntrack entry, then delete the rules */
+	FM_A_REARM,		/* delete the entry's candidates so a new crossing raises an event */
+	FM_A_MAX,
+};
+
+/* Per-direction egress facts from routes/neighbours/the port list. */
+#define FM_EG_NO_ROUTE	0x01
+#define FM_EG_NO_NEIGH	0x02
+#define FM_EG_FOREIGN	0x04	/* not a port of the same coprocessor */
+#define FM_EG_SHAPED	0x08	/* egress port has a shaping qdisc */
+#define FM_EG_LOCAL	0x10	/* delivered to / sent by the host itself */
+#define FM_EG_VLAN	0x20	/* needs a VLAN tag npuflowd does not write yet */
+
+/* Conntrack facts. */
+#define FM_CT_FOUND		0x01
+#define FM_CT_ESTABLISHED	0x02	/* TCP ESTABLISHED, or UDP/other seen both ways */
+#define FM_CT_ASSURED		0x04
+#define FM_CT_HELPER		0x08
+#define FM_CT_SEQADJ		0x10
+#define FM_CT_IPSEC		0x20
+#define FM_CT_DYING		0x40
+#define FM_CT_NAT		0x80
+
+/* The result of a lookup, filled by the daemon. */
+struct fm_lookup {
+	uint32_t ct_flags;		/* FM_CT_* */
+	uint32_t ct_id;
+	uint32_t zone;
+	struct npuflow_key key[2];	/* both directions as they arrive (ingress ifindex) */
+	uint32_t eg_flags[2];		/* FM_EG_* per direction */
+	uint32_t out_ifindex[2];
+	uint8_t dmac[2][6];
+	uint8_t smac[2][6];
+	int routed;			/* TTL/hop limit to decrement */
+};
+
+struct fm_entry {
+	struct npuflow_conn rec;	/* what the pinned map holds */
+	uint32_t ix[3];			/* where the index holds its keys (internal) */
+	uint8_t nkeys;			/* 1: candidate only; 2: both directions known */
+	uint8_t has_ct;			/* ct key indexed */
+	uint8_t dirty;			/* changed since the daemon last mirrored it */
+	uint8_t pad;
+};
+
+struct fm {
+	struct fm_cfg cfg;
+	struct fm_entry *e;		/* cfg.max_conns entries; id = index */
+	uint32_t *free;			/* stack of free ids */
+	uint32_t nfree;
+	uint32_t *index;		/* open addressing: id + 1, 0 = empty */
+	uint32_t index_mask;
+	uint32_t nused;
+	int free_dirty;			/* restored: rebuild the stack */
+	uint64_t stat[NPUFLOW_FM_SLOTS];
+	uint64_t refused[NPUFLOW_FR_SLOTS];
+};
+
+/* Allocates; 0 or -1 (ENOMEM / bad config). */
+int fm_init(struct fm *fm, const struct fm_cfg *cfg);
+void fm_free(struct fm *fm);
+
+/* The key conntrack's original tuple is indexed by (ifindex 0, zone in vlan_outer). */
+void fm_ct_key(struct npuflow_key *out, const struct npuflow_key *orig_tuple, uint32_t zone);
+
+/*
+ * A threshold event (or a recheck of a watched candidate): @k with @frames and
+ * @bytes, the punt @reason of its latest frame, @seen_ns the time of that
+ * frame.  *id gets the entry.  FM_A_WATCH, FM_A_LOOKUP, FM_A_HOLD or FM_A_NONE.
+ */
+enum fm_action fm_candidate(struct fm *fm, const struct npuflow_key *k, uint64_t frames,
+			    uint64_t bytes, unsigned int reason, uint64_t seen_ns,
+			    uint64_t now, uint32_t *id);
+/* After FM_A_LOOKUP: FM_A_WRITE, FM_A_REFUSE, or FM_A_NONE (stale id). */
+enum fm_action fm_lookup_done(struct fm *fm, uint32_t id, const struct fm_lookup *l,
+			      uint64_t now);
+/* After FM_A_WRITE: rc 0 (both written), -ENOSPC (table full) or another -errno. */
+enum fm_action fm_write_done(struct fm *fm, uint32_t id, int rc, uint64_t now);
+/* A revive event for @k: counted on its connection. 0, or -1 if unknown. */
+int fm_revive(struct fm *fm, const struct npuflow_key *k, uint64_t now);
+/* Conntrack DESTROY of the entry whose ct key is @ctk: FM_A_TAKEOUT, FM_A_FORGET, FM_A_NONE. */
+enum fm_action fm_destroy(struct fm *fm, const struct npuflow_key *ctk, uint64_t now,
+			  uint32_t *id);
+/* Release on demand: FM_A_RELEASE (rules to delete), FM_A_NONE if nothing to do. */
+enum fm_action fm_release(struct fm *fm, uint32_t id, uint64_t now);
+/* Keepalive: hardware counters of direction @dir.  Returns 1 when traffic
+ * moved since the last report (refresh conntrack), else 0. */
+int fm_hw_stats(struct fm *fm, uint32_t id, int dir, uint64_t packets, uint64_t bytes,
+		uint64_t last_used_ns, uint64_t now);
+
+/* Timers: calls @cb for each action due at @now (hold over, watch/retry
+ * expired); returns how many. */
+typedef void (*fm_action_cb)(void *ctx, enum fm_action a, uint32_t id);
+unsigned int fm_tick(struct fm *fm, uint64_t now, fm_action_cb cb, void *ctx);
+
+/* Restart: put a pinned record back under its id (before any event).  -1 if
+ * the id is out of range, taken, or a key is already indexed. */
+int fm_restore(struct fm *fm, uint32_t id, const struct npuflow_conn *rec);
+/* Forget an entry (the daemon found it had nothing behind it). */
+void fm_forget(struct fm *fm, uint32_t id);
+
+/* Find by direction key / ct key; NULL if unknown. */
+struct fm_entry *fm_find(struct fm *fm, const struct npuflow_key *k);
+static inline struct fm_entry *fm_get(struct fm *fm, uint32_t id)
+{
+	return id < fm->cfg.max_conns && fm->e[id].rec.state != NPUFLOW_CS_FREE ?
+	       &fm->e[id] : NULL;
+}
+/* Connections per state into out[NPUFLOW_CS_MAX]. */
+void fm_count_states(const struct fm *fm, uint64_t *out);
+
+const char *fm_action_name(enum fm_action a);
+const char *fm_state_name(unsigned int s);
+const char *fm_reason_name(unsigned int r);
+const char *fm_stat_name(unsigned int s);
+
+#endif

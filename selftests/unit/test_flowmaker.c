@@ -1,0 +1,643 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The flow maker's policy core (loader/flowmaker.c): exact states, actions
+ * and counts for each path of a connection's life, with time as an input.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <arpa/inet.h>
+#include "../../loader/flowmaker.c"
+
+#define MS 1000000ull
+#define S  (1000 * MS)
+
+/* 10.0.1.2:40000 > 10.0.2.2:5201 tcp, arriving on ifindex 3; reply on 8 */
+static struct npuflow_key mk(uint32_t ifindex, uint8_t proto, uint32_t sa, uint32_t da,
+			     uint16_t sp, uint16_t dp)
+{
+	struct npuflow_key k;
+
+	memset(&k, 0, sizeof(k));
+	k.ifindex = ifindex;
+	k.family = 2;
+	k.proto = proto;
+	k.sport = htons(sp);
+	k.dport = htons(dp);
+	sa = htonl(sa);
+	da = htonl(da);
+	memcpy(k.saddr, &sa, 4);
+	memcpy(k.daddr, &da, 4);
+	return k;
+}
+
+static struct npuflow_key korig(int n)
+{
+	return mk(3, 6, 0x0a000102, 0x0a000202, 40000 + n, 5201);
+}
+
+static struct npuflow_key kreply(int n)
+{
+	return mk(8, 6, 0x0a000202, 0x0a000102, 5201, 40000 + n);
+}
+
+static struct fm_lookup lk_ok(int n)
+{
+	struct fm_lookup l;
+
+	memset(&l, 0, sizeof(l));
+	l.ct_flags = FM_CT_FOUND | FM_CT_ESTABLISHED | FM_CT_ASSURED;
+	l.ct_id = 1000 + n;
+	l.key[0] = korig(n);
+	l.key[1] = kreply(n);
+	l.out_ifindex[0] = 8;
+	l.out_ifindex[1] = 3;
+	l.dmac[0][5] = 0x22;
+	l.dmac[1][5] = 0x11;
+	l.routed = 1;
+	return l;
+}
+
+static struct fm *new_fm(uint32_t max)
+{
+	static struct fm fm;
+	struct fm_cfg c;
+
+	fm_cfg_init(&c);
+	c.max_conns = max;
+	assert_int_equal(fm_init(&fm, &c), 0);
+	return &fm;
+}
+
+/* candidate n over the threshold at @t, made at @t. Returns id. */
+static uint32_t make_conn(struct fm *fm, int n, uint64_t t)
+{
+	struct npuflow_key k = korig(n);
+	struct fm_lookup l = lk_ok(n);
+	uint32_t id = ~0u;
+
+	assert_int_equal(fm_candidate(fm, &k, 16, 16 * 1500, NPUFLOW_R_FLOW_MISS, t, t, &id),
+			 FM_A_LOOKUP);
+	assert_int_equal(fm_lookup_done(fm, id, &l, t), FM_A_WRITE);
+	assert_int_equal(fm_write_done(fm, id, 0, t), FM_A_REARM);
+	assert_int_equal(fm->e[id].rec.state, NPUFLOW_CS_MADE);
+	return id;
+}
+
+static void test_threshold_frames(void **st)
+{
+	struct fm *fm = new_fm(64);
+	struct npuflow_key k = korig(0);
+	uint32_t id;
+
+	(void)st;
+	assert_int_equal(fm_candidate(fm, &k, 15, 999999, 1, 0, 10, &id), FM_A_WATCH);
+	assert_int_equal(fm->e[id].rec.state, NPUFLOW_CS_PENDING);
+	assert_int_equal(fm->e[id].rec.until_ns, 10 + FM_WATCH_NS_DEFAULT);
+	assert_int_equal(fm_candidate(fm, &k, 16, 100, 1, 0, 20, &id), FM_A_LOOKUP);
+	assert_int_equal(fm->e[id].rec.state, NPUFLOW_CS_LOOKUP);
+	assert_int_equal(fm->stat[NPUFLOW_FM_EVENTS], 2);
+	assert_int_equal(fm->stat[NPUFLOW_FM_LOOKUPS], 1);
+	/* a second event while looking up: nothing */
+	assert_int_equal(fm_candidate(fm, &k, 17, 100, 1, 0, 21, &id), FM_A_NONE);
+	fm_free(fm);
+}
+
+static void test_threshold_bytes(void **st)
+{
+	struct fm fm;
+	struct fm_cfg c;
+	struct npuflow_key k = korig(0), k2 = korig(1);
+	uint32_t id;
+
+	(void)st;
+	fm_cfg_init(&c);
+	c.max_conns = 16;
+	c.thr_frames = 16;
+	c.thr_bytes = 10000;
+	c.thr_all = 1;
+	assert_int_equal(fm_init(&fm, &c), 0);
+	assert_int_equal(fm_candidate(&fm, &k, 16, 9999, 1, 0, 1, &id), FM_A_WATCH);
+	assert_int_equal(fm_candidate(&fm, &k, 100, 9999, 1, 0, 2, &id), FM_A_WATCH);
+	assert_int_equal(fm_candidate(&fm, &k, 100, 10000, 1, 0, 3, &id), FM_A_LOOKUP);
+	fm_free(&fm);
+
+	c.thr_all = 0;	/* either */
+	assert_int_equal(fm_init(&fm, &c), 0);
+	assert_int_equal(fm_candidate(&fm, &k, 2, 10000, 1, 0, 1, &id), FM_A_LOOKUP);
+	assert_int_equal(fm_candidate(&fm, &k2, 16, 0, 1, 0, 1, &id), FM_A_LOOKUP);
+	fm_free(&fm);
+
+	c.thr_frames = 0;	/* bytes only */
+	assert_int_equal(fm_init(&fm, &c), 0);
+	assert_int_equal(fm_candidate(&fm, &k, 1000, 9999, 1, 0, 1, &id), FM_A_WATCH);
+	assert_int_equal(fm_candidate(&fm, &k2, 1, 10000, 1, 0, 1, &id), FM_A_LOOKUP);
+	fm_free(&fm);
+}
+
+static void test_made(void **st)
+{
+	struct fm *fm = new_fm(64);
+	struct npuflow_key o = korig(0), r = kreply(0), ctk;
+	uint32_t id = make_conn(fm, 0, 5 * S);
+	struct fm_entry *e = &fm->e[id];
+
+	(void)st;
+	assert_int_equal(id, 0);
+	assert_ptr_equal(fm_find(fm, &o), e);
+	assert_ptr_equal(fm_find(fm, &r), e);
+	fm_ct_key(&ctk, &o, 0);
+	assert_ptr_equal(fm_find(fm, &ctk), e);
+	assert_int_equal(e->rec.ct_id, 1000);
+	assert_int_equal(e->rec.made_ns, 5 * S);
+	assert_int_equal(e->rec.hw_handle[0], 1);
+	assert_int_equal(e->rec.hw_handle[1], 2);
+	assert_int_equal(e->rec.tc_prio, NPUFLOW_TC_PRIO_IP);
+	assert_int_equal(e->rec.out_ifindex[0], 8);
+	assert_int_equal(e->rec.out_ifindex[1], 3);
+	assert_int_equal(e->rec.dmac[0][5], 0x22);
+	assert_int_equal(e->rec.flags, NPUFLOW_CONN_F_ROUTED | NPUFLOW_CONN_F_HW0 |
+			 NPUFLOW_CONN_F_HW1);
+	assert_int_equal(fm->stat[NPUFLOW_FM_MADE], 1);
+	assert_int_equal(fm->stat[NPUFLOW_FM_REMADE], 0);
+	assert_int_equal(fm->stat[NPUFLOW_FM_REFUSED], 0);
+	assert_int_equal(fm->nused, 1);
+	/* the second id is 1 */
+	assert_int_equal(make_conn(fm, 1, 6 * S), 1);
+	assert_int_equal(fm->e[1].rec.hw_handle[0], 3);
+	fm_free(fm);
+}
+
+static void test_made_from_reply_and_nat(void **st)
+{
+	struct fm *fm = new_fm(64);
+	/* masquerade: 10.0.1.2:40000 > 192.0.2.1:80 leaves as 198.51.100.1:61000 */
+	struct npuflow_key o = mk(3, 6, 0x0a000102, 0xc0000201, 40000, 80);
+	struct npuflow_key r = mk(8, 6, 0xc0000201, 0xc6336401, 80, 61000);
+	struct fm_lookup l;
+	uint32_t id, id2;
+
+	(void)st;
+	/* the reply direction crosses first, then the original (already pending) */
+	assert_int_equal(fm_candidate(fm, &o, 3, 300, 1, 0, 1, &id2), FM_A_WATCH);
+	assert_int_equal(fm_candidate(fm, &r, 16, 1600, 1, 0, 2, &id), FM_A_LOOKUP);
+	memset(&l, 0, sizeof(l));
+	l.ct_flags = FM_CT_FOUND | FM_CT_ESTABLISHED | FM_CT_NAT;
+	l.key[0] = o;
+	l.key[1] = r;
+	assert_int_equal(fm_lookup_done(fm, id, &l, 3), FM_A_WRITE);
+	/* the pending original merged into the connection */
+	assert_int_equal(fm->e[id2].rec.state, NPUFLOW_CS_FREE);
+	assert_int_equal(fm->nused, 1);
+	assert_ptr_equal(fm_find(fm, &o), &fm->e[id]);
+	assert_ptr_equal(fm_find(fm, &r), &fm->e[id]);
+	assert_true(fm->e[id].rec.flags & NPUFLOW_CONN_F_NAT);
+	assert_false(fm->e[id].rec.flags & NPUFLOW_CONN_F_ROUTED);
+	assert_int_equal(fm_write_done(fm, id, 0, 4), FM_A_REARM);
+	fm_free(fm);
+}
+
+struct refcase {
+	uint32_t ct_flags;
+	uint32_t eg0, eg1;
+	uint8_t proto;
+	unsigned int reason;
+	int never;
+};
+
+static void test_refusals(void **st)
+{
+	static const struct refcase cases[] = {
+		{ 0, 0, 0, 6, NPUFLOW_FR_NO_CT, 0 },
+		{ FM_CT_FOUND | FM_CT_ESTABLISHED | FM_CT_DYING, 0, 0, 6, NPUFLOW_FR_NO_CT, 0 },
+		{ FM_CT_FOUND, 0, 0, 6, NPUFLOW_FR_NOT_ESTABLISHED, 0 },
+		{ FM_CT_FOUND | FM_CT_ESTABLISHED | FM_CT_HELPER, 0, 0, 6, NPUFLOW_FR_HELPER, 1 },
+		{ FM_CT_FOUND | FM_CT_ESTABLISHED | FM_CT_SEQADJ, 0, 0, 6, NPUFLOW_FR_SEQADJ, 1 },
+		{ FM_CT_FOUND | FM_CT_ESTABLISHED | FM_CT_IPSEC, 0, 0, 6, NPUFLOW_FR_IPSEC, 1 },
+		{ FM_CT_FOUND | FM_CT_ESTABLISHED, 0, FM_EG_SHAPED, 6, NPUFLOW_FR_SHAPING, 1 },
+		{ FM_CT_FOUND | FM_CT_ESTABLISHED, FM_EG_FOREIGN, 0, 17, NPUFLOW_FR_FOREIGN, 1 },
+		{ FM_CT_FOUND | FM_CT_ESTABLISHED, FM_EG_NO_ROUTE, 0, 6, NPUFLOW_FR_NO_ROUTE, 0 },
+		{ FM_CT_FOUND | FM_CT_ESTABLISHED, 0, FM_EG_NO_NEIGH, 6, NPUFLOW_FR_NO_NEIGH, 0 },
+		/* no neighbour yet, but a never reason on the other side wins */
+		{ FM_CT_FOUND | FM_CT_ESTABLISHED, FM_EG_NO_NEIGH, FM_EG_LOCAL, 6,
+		  NPUFLOW_FR_LOCAL, 1 },
+		{ FM_CT_FOUND | FM_CT_ESTABLISHED, 0, 0, 1, NPUFLOW_FR_PROTO, 1 },
+		{ FM_CT_FOUND | FM_CT_ESTABLISHED, FM_EG_VLAN, 0, 6, NPUFLOW_FR_VLAN, 1 },
+	};
+	struct fm *fm = new_fm(64);
+	size_t i;
+
+	(void)st;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct refcase *c = &cases[i];
+		struct fm_lookup l = lk_ok(i);
+		struct npuflow_key k = korig(i);
+		uint32_t id;
+
+		k.proto = c->proto;
+		l.key[0].proto = l.key[1].proto = c->proto;
+		l.ct_flags = c->ct_flags;
+		l.eg_flags[0] = c->eg0;
+		l.eg_flags[1] = c->eg1;
+		assert_int_equal(fm_candidate(fm, &k, 16, 0, 1, 0, 100, &id), FM_A_LOOKUP);
+		assert_int_equal(fm_lookup_done(fm, id, &l, 100), FM_A_REFUSE);
+		assert_int_equal(fm->e[id].rec.state, NPUFLOW_CS_REFUSED);
+		assert_int_equal(fm->e[id].rec.reason, c->reason);
+		assert_int_equal(fm->e[id].rec.until_ns,
+				 100 + (c->never ? FM_NEVER_NS_DEFAULT : FM_RETRY_NS_DEFAULT));
+		/* refused: a crossing before the retry does nothing */
+		assert_int_equal(fm_candidate(fm, &k, 32, 0, 1, 0, 200, &id), FM_A_NONE);
+	}
+	assert_int_equal(fm->stat[NPUFLOW_FM_REFUSED], 13);
+	assert_int_equal(fm->refused[NPUFLOW_FR_NO_CT], 2);
+	for (i = NPUFLOW_FR_NOT_ESTABLISHED; i <= NPUFLOW_FR_PROTO; i++)
+		assert_int_equal(fm->refused[i], 1);
+	assert_int_equal(fm->refused[NPUFLOW_FR_VLAN], 1);
+	assert_int_equal(fm->refused[NPUFLOW_FR_TABLE_FULL], 0);
+	assert_int_equal(fm->stat[NPUFLOW_FM_MADE], 0);
+	fm_free(fm);
+}
+
+static void test_table_full(void **st)
+{
+	struct fm *fm = new_fm(64);
+	struct npuflow_key k = korig(0);
+	struct fm_lookup l = lk_ok(0);
+	uint32_t id;
+	uint64_t t = 10 * S;
+
+	(void)st;
+	assert_int_equal(fm_candidate(fm, &k, 16, 0, 1, 0, t, &id), FM_A_LOOKUP);
+	assert_int_equal(fm_lookup_done(fm, id, &l, t), FM_A_WRITE);
+	assert_int_equal(fm_write_done(fm, id, -ENOSPC, t), FM_A_REFUSE);
+	assert_int_equal(fm->e[id].rec.state, NPUFLOW_CS_REFUSED);
+	assert_int_equal(fm->e[id].rec.reason, NPUFLOW_FR_TABLE_FULL);
+	assert_int_equal(fm->e[id].rec.flags & (NPUFLOW_CONN_F_HW0 | NPUFLOW_CONN_F_HW1), 0);
+	assert_int_equal(fm->refused[NPUFLOW_FR_TABLE_FULL], 1);
+	/* not an error: retried after retry_ns */
+	assert_int_equal(fm_candidate(fm, &k, 16, 0, 1, 0, t + FM_RETRY_NS_DEFAULT - 1, &id),
+			 FM_A_NONE);
+	assert_int_equal(fm_candidate(fm, &k, 16, 0, 1, 0, t + FM_RETRY_NS_DEFAULT, &id),
+			 FM_A_LOOKUP);
+	assert_int_equal(fm_lookup_done(fm, id, &l, t + FM_RETRY_NS_DEFAULT), FM_A_WRITE);
+	assert_int_equal(fm_write_done(fm, id, -EOPNOTSUPP, t + FM_RETRY_NS_DEFAULT),
+			 FM_A_REFUSE);
+	assert_int_equal(fm->refused[NPUFLOW_FR_HW_ERROR], 1);
+	fm_free(fm);
+}
+
+struct cbrec {
+	int n;
+	enum fm_action a[16];
+	uint32_t id[16];
+};
+
+static void rec_cb(void *ctx, enum fm_action a, uint32_t id)
+{
+	struct cbrec *r = ctx;
+
+	if (r->n < 16) {
+		r->a[r->n] = a;
+		r->id[r->n] = id;
+	}
+	r->n++;
+}
+
+static void test_giveback_hold_doubling(void **st)
+{
+	struct fm *fm = new_fm(64);
+	struct npuflow_key k = korig(0), r = kreply(0);
+	struct fm_lookup l = lk_ok(0);
+	uint64_t t = 100 * S, want = FM_HOLD_MIN_NS_DEFAULT;
+	uint32_t id = make_conn(fm, 0, t), id2;
+	struct fm_entry *e = &fm->e[id];
+	struct cbrec cr = { 0 };
+	int round;
+
+	(void)st;
+	/* a stale event (frames from before the connection was made) is ignored */
+	assert_int_equal(fm_candidate(fm, &r, 16, 0, NPUFLOW_R_FLOW_MISS, t, t + 1, &id2),
+			 FM_A_NONE);
+	assert_int_equal(fm->stat[NPUFLOW_FM_STALE], 1);
+	/* a crossing for another reason (over MTU, exceptions) is not a give-back */
+	assert_int_equal(fm_candidate(fm, &r, 16, 0, NPUFLOW_R_EXCEPTION, t + 2, t + 2, &id2),
+			 FM_A_NONE);
+	assert_int_equal(fm->stat[NPUFLOW_FM_PUNTED_MADE], 1);
+	assert_int_equal(e->rec.state, NPUFLOW_CS_MADE);
+
+	for (round = 0; round < 7; round++) {
+		t += S;	/* given back a second after it was (re)made */
+		assert_int_equal(fm_candidate(fm, &r, 16, 0, NPUFLOW_R_FLOW_MISS, t, t, &id2),
+				 FM_A_HOLD);
+		assert_int_equal(id2, id);
+		assert_int_equal(e->rec.state, NPUFLOW_CS_HELD);
+		assert_int_equal(e->rec.wait_ns, want);
+		assert_int_equal(e->rec.until_ns, t + want);
+		assert_int_equal(e->rec.flags & (NPUFLOW_CONN_F_HW0 | NPUFLOW_CONN_F_HW1), 0);
+		/* traffic during the hold: counted, nothing done */
+		assert_int_equal(fm_candidate(fm, &k, 16, 0, NPUFLOW_R_FLOW_MISS, t + 1, t + 1,
+					      &id2), FM_A_NONE);
+		assert_true(e->rec.flags & NPUFLOW_CONN_F_SEEN);
+		cr.n = 0;
+		assert_int_equal(fm_tick(fm, t + want - 1, rec_cb, &cr), 0);
+		assert_int_equal(cr.n, 0);
+		t += want;
+		assert_int_equal(fm_tick(fm, t, rec_cb, &cr), 1);
+		assert_int_equal(cr.n, 1);
+		assert_int_equal(cr.a[0], FM_A_LOOKUP);
+		assert_int_equal(cr.id[0], id);
+		assert_int_equal(fm_lookup_done(fm, id, &l, t), FM_A_WRITE);
+		assert_int_equal(fm_write_done(fm, id, 0, t), FM_A_REARM);
+		assert_int_equal(e->rec.state, NPUFLOW_CS_MADE);
+		assert_int_equal(e->rec.remakes, round + 1);
+		want = want * 2 > FM_HOLD_MAX_NS_DEFAULT ? FM_HOLD_MAX_NS_DEFAULT : want * 2;
+	}
+	/* 1, 2, 4, 8, 16, 16, 16 s */
+	assert_int_equal(e->rec.wait_ns, FM_HOLD_MAX_NS_DEFAULT);
+	assert_int_equal(e->rec.givebacks, 7);
+	assert_int_equal(fm->stat[NPUFLOW_FM_GIVEBACKS], 7);
+	assert_int_equal(fm->stat[NPUFLOW_FM_HELD], 7);
+	assert_int_equal(fm->stat[NPUFLOW_FM_HELD_EVENTS], 7);
+	assert_int_equal(fm->stat[NPUFLOW_FM_REMADE], 7);
+	assert_int_equal(fm->stat[NPUFLOW_FM_MADE], 1);
+
+	/* a quiet period: back to the first wait */
+	t += FM_HOLD_QUIET_NS_DEFAULT;
+	assert_int_equal(fm_candidate(fm, &r, 16, 0, NPUFLOW_R_NOT_ACTIVE, t, t, &id2),
+			 FM_A_HOLD);
+	assert_int_equal(e->rec.wait_ns, FM_HOLD_MIN_NS_DEFAULT);
+	fm_free(fm);
+}
+
+static void test_hold_idle_waiting(void **st)
+{
+	struct fm *fm = new_fm(64);
+	struct npuflow_key k = korig(0);
+	struct fm_lookup l = lk_ok(0);
+	uint64_t t = 50 * S;
+	uint32_t id = make_conn(fm, 0, t), id2;
+	struct fm_entry *e = &fm->e[id];
+	struct cbrec cr = { 0 };
+
+	(void)st;
+	t += S;
+	assert_int_equal(fm_candidate(fm, &k, 16, 0, NPUFLOW_R_FLOW_MISS, t, t, &id2),
+			 FM_A_HOLD);
+	/* no traffic during the hold: WAITING, nothing to do */
+	t += FM_HOLD_MIN_NS_DEFAULT;
+	assert_int_equal(fm_tick(fm, t, rec_cb, &cr), 1);
+	assert_int_equal(cr.n, 0);
+	assert_int_equal(e->rec.state, NPUFLOW_CS_WAITING);
+	/* the next crossing makes it again at once */
+	assert_int_equal(fm_candidate(fm, &k, 16, 0, NPUFLOW_R_FLOW_MISS, t + 5, t + 5, &id2),
+			 FM_A_LOOKUP);
+	assert_int_equal(fm_lookup_done(fm, id, &l, t + 5), FM_A_WRITE);
+	assert_int_equal(fm_write_done(fm, id, 0, t + 5), FM_A_REARM);
+	assert_int_equal(e->rec.remakes, 1);
+	/* held again, idle, and forgotten after the quiet period */
+	t += 2 * S;
+	assert_int_equal(fm_candidate(fm, &k, 16, 0, NPUFLOW_R_FLOW_MISS, t, t, &id2),
+			 FM_A_HOLD);
+	assert_int_equal(e->rec.wait_ns, 2 * FM_HOLD_MIN_NS_DEFAULT);
+	t += e->rec.wait_ns;
+	assert_int_equal(fm_tick(fm, t, rec_cb, &cr), 1);
+	assert_int_equal(e->rec.state, NPUFLOW_CS_WAITING);
+	assert_int_equal(fm_tick(fm, t + FM_HOLD_QUIET_NS_DEFAULT, rec_cb, &cr), 1);
+	assert_int_equal(cr.n, 1);
+	assert_int_equal(cr.a[0], FM_A_FORGET);
+	assert_int_equal(e->rec.state, NPUFLOW_CS_FREE);
+	assert_null(fm_find(fm, &k));
+	assert_int_equal(fm->nused, 0);
+	fm_free(fm);
+}
+
+static void test_destroy_release_revive(void **st)
+{
+	struct fm *fm = new_fm(64);
+	struct npuflow_key o0 = korig(0), o1 = korig(1), r1 = kreply(1), ctk;
+	uint32_t a = make_conn(fm, 0, S), b = make_conn(fm, 1, S), id;
+
+	(void)st;
+	/* revive events are counted on the connection */
+	assert_int_equal(fm_revive(fm, &r1, 2 * S), 0);
+	assert_int_equal(fm_revive(fm, &r1, 3 * S), 0);
+	assert_int_equal(fm->e[b].rec.revives, 2);
+	assert_int_equal(fm->e[b].rec.state, NPUFLOW_CS_MADE);
+	assert_int_equal(fm->stat[NPUFLOW_FM_REVIVES], 2);
+
+	/* DESTROY of a made connection: take out */
+	fm_ct_key(&ctk, &o0, 0);
+	assert_int_equal(fm_destroy(fm, &ctk, 4 * S, &id), FM_A_TAKEOUT);
+	assert_int_equal(id, a);
+	fm_forget(fm, id);
+	assert_null(fm_find(fm, &o0));
+	assert_null(fm_find(fm, &ctk));
+	assert_int_equal(fm->stat[NPUFLOW_FM_TAKEN_OUT], 1);
+	assert_int_equal(fm_destroy(fm, &ctk, 4 * S, &id), FM_A_NONE);
+
+	/* release: rules out, stays released until conntrack drops it */
+	assert_int_equal(fm_release(fm, b, 5 * S), FM_A_RELEASE);
+	assert_int_equal(fm->e[b].rec.state, NPUFLOW_CS_RELEASED);
+	assert_int_equal(fm_release(fm, b, 5 * S), FM_A_NONE);
+	assert_int_equal(fm_candidate(fm, &o1, 16, 0, NPUFLOW_R_FLOW_MISS, 6 * S, 6 * S, &id),
+			 FM_A_NONE);
+	assert_int_equal(fm->stat[NPUFLOW_FM_RELEASED], 1);
+	fm_ct_key(&ctk, &o1, 0);
+	fm->e[b].rec.flags &= ~(NPUFLOW_CONN_F_HW0 | NPUFLOW_CONN_F_HW1);	/* daemon did */
+	assert_int_equal(fm_destroy(fm, &ctk, 7 * S, &id), FM_A_FORGET);
+	fm_forget(fm, id);
+	assert_int_equal(fm->nused, 0);
+	/* the freed ids are reused, lowest last freed first */
+	assert_int_equal(make_conn(fm, 2, 8 * S), b);
+	fm_free(fm);
+}
+
+static void test_hw_stats(void **st)
+{
+	struct fm *fm = new_fm(64);
+	uint32_t id = make_conn(fm, 0, S);
+
+	(void)st;
+	assert_int_equal(fm_hw_stats(fm, id, 0, 0, 0, 0, 2 * S), 0);
+	assert_int_equal(fm_hw_stats(fm, id, 0, 100, 150000, 2 * S, 2 * S), 1);
+	assert_int_equal(fm_hw_stats(fm, id, 0, 100, 150000, 2 * S, 3 * S), 0);
+	assert_int_equal(fm_hw_stats(fm, id, 1, 50, 3000, 3 * S, 3 * S), 1);
+	assert_int_equal(fm->e[id].rec.packets[0], 100);
+	assert_int_equal(fm->e[id].rec.bytes[1], 3000);
+	assert_int_equal(fm->e[id].rec.last_used_ns, 3 * S);
+	assert_int_equal(fm_hw_stats(fm, 63, 0, 1, 1, 1, 1), 0);
+	fm_free(fm);
+}
+
+static void test_watch_and_refused_expiry(void **st)
+{
+	struct fm *fm = new_fm(64);
+	struct fm_cfg c = fm->cfg;
+	struct npuflow_key k = korig(0), k2 = korig(1);
+	struct fm_lookup l = lk_ok(1);
+	struct cbrec cr = { 0 };
+	uint32_t id, id2;
+
+	(void)st;
+	assert_int_equal(fm_candidate(fm, &k, 1, 0, 1, 0, 0, &id), FM_A_WATCH);
+	assert_int_equal(fm_candidate(fm, &k2, 16, 0, 1, 0, 0, &id2), FM_A_LOOKUP);
+	l.ct_flags = FM_CT_FOUND;	/* not established */
+	assert_int_equal(fm_lookup_done(fm, id2, &l, 0), FM_A_REFUSE);
+	assert_int_equal(fm_tick(fm, 1, rec_cb, &cr), 1);
+	assert_int_equal(cr.a[0], FM_A_WATCH);	/* daemon re-reads the candidate */
+	cr.n = 0;
+	assert_int_equal(fm_tick(fm, c.retry_ns, rec_cb, &cr), 2);
+	assert_int_equal(cr.n, 2);
+	assert_int_equal(cr.a[0], FM_A_WATCH);
+	assert_int_equal(cr.a[1], FM_A_REARM);
+	assert_int_equal(cr.id[1], id2);
+	assert_null(fm_find(fm, &k2));
+	cr.n = 0;
+	assert_int_equal(fm_tick(fm, c.watch_ns, rec_cb, &cr), 1);
+	assert_int_equal(cr.a[0], FM_A_REARM);
+	assert_null(fm_find(fm, &k));
+	assert_int_equal(fm->nused, 0);
+	assert_int_equal(fm->stat[NPUFLOW_FM_EXPIRED], 2);
+	fm_free(fm);
+}
+
+static void test_core_full(void **st)
+{
+	struct fm *fm = new_fm(2);
+	struct npuflow_key k0 = korig(0), k1 = korig(1), k2 = korig(2);
+	uint32_t id;
+
+	(void)st;
+	assert_int_equal(fm_candidate(fm, &k0, 16, 0, 1, 0, 1, &id), FM_A_LOOKUP);
+	assert_int_equal(fm_candidate(fm, &k1, 16, 0, 1, 0, 1, &id), FM_A_LOOKUP);
+	assert_int_equal(fm_candidate(fm, &k2, 16, 0, 1, 0, 1, &id), FM_A_NONE);
+	assert_int_equal(fm->stat[NPUFLOW_FM_CORE_FULL], 1);
+	fm_free(fm);
+}
+
+static void test_restore(void **st)
+{
+	struct fm *fm = new_fm(64);
+	struct npuflow_conn recs[3];
+	struct npuflow_key ctk;
+	int i;
+
+	(void)st;
+	for (i = 0; i < 3; i++) {
+		uint32_t id = make_conn(fm, i, S);
+
+		recs[i] = fm->e[id].rec;
+	}
+	fm_free(fm);
+	fm = new_fm(64);
+	/* ids 5, 0, 7 as found pinned */
+	assert_int_equal(fm_restore(fm, 5, &recs[0]), 0);
+	assert_int_equal(fm_restore(fm, 0, &recs[1]), 0);
+	assert_int_equal(fm_restore(fm, 7, &recs[2]), 0);
+	assert_int_equal(fm_restore(fm, 7, &recs[2]), -1);	/* taken */
+	assert_int_equal(fm_restore(fm, 8, &recs[2]), -1);	/* duplicate keys */
+	assert_int_equal(fm_restore(fm, 64, &recs[2]), -1);
+	assert_int_equal(fm->stat[NPUFLOW_FM_RESTORED], 3);
+	assert_int_equal(fm->nused, 3);
+	{
+		struct npuflow_key o = korig(1), r = kreply(2);
+
+		assert_ptr_equal(fm_find(fm, &o), &fm->e[0]);
+		assert_ptr_equal(fm_find(fm, &r), &fm->e[7]);
+		fm_ct_key(&ctk, &recs[0].key[0], 0);
+		assert_ptr_equal(fm_find(fm, &ctk), &fm->e[5]);
+	}
+	/* new connections get the free ids 1, 2, 3, 4, 6 */
+	assert_int_equal(make_conn(fm, 10, 2 * S), 1);
+	assert_int_equal(make_conn(fm, 11, 2 * S), 2);
+	assert_int_equal(make_conn(fm, 12, 2 * S), 3);
+	assert_int_equal(make_conn(fm, 13, 2 * S), 4);
+	assert_int_equal(make_conn(fm, 14, 2 * S), 6);
+	assert_int_equal(make_conn(fm, 15, 2 * S), 8);
+	fm_free(fm);
+}
+
+/* index integrity under many inserts and deletes (backward-shift deletion) */
+static void test_index_churn(void **st)
+{
+	enum { N = 4000 };
+	struct fm *fm = new_fm(N);
+	static uint32_t ids[N];
+	static uint8_t alive[N];
+	uint32_t x = 12345, i, id = 0;
+	int round;
+
+	(void)st;
+	for (i = 0; i < N; i++) {
+		ids[i] = make_conn(fm, i, S);
+		alive[i] = 1;
+	}
+	for (round = 0; round < 3; round++) {
+		for (i = 0; i < N; i++) {
+			struct npuflow_key ctk, o = korig(i);
+
+			x = x * 1103515245 + 12345;
+			if (!alive[i] || (x >> 16) % 2)
+				continue;
+			fm_ct_key(&ctk, &o, 0);
+			assert_int_equal(fm_destroy(fm, &ctk, 2 * S, &id), FM_A_TAKEOUT);
+			assert_int_equal(id, ids[i]);
+			fm_forget(fm, id);
+			alive[i] = 0;
+		}
+		for (i = 0; i < N; i++) {
+			struct npuflow_key o = korig(i), r = kreply(i);
+
+			if (alive[i]) {
+				assert_ptr_equal(fm_find(fm, &o), &fm->e[ids[i]]);
+				assert_ptr_equal(fm_find(fm, &r), &fm->e[ids[i]]);
+			} else {
+				assert_null(fm_find(fm, &o));
+				assert_null(fm_find(fm, &r));
+				ids[i] = make_conn(fm, i, 3 * S);
+				alive[i] = 1;
+			}
+		}
+	}
+	assert_int_equal(fm->nused, N);
+	fm_free(fm);
+}
+
+static void test_names(void **st)
+{
+	unsigned int i;
+
+	(void)st;
+	for (i = 0; i < NPUFLOW_FM_MAX; i++)
+		assert_non_null(fm_stat_name(i));
+	assert_null(fm_stat_name(NPUFLOW_FM_MAX));
+	assert_string_equal(fm_state_name(NPUFLOW_CS_HELD), "held");
+	assert_string_equal(fm_reason_name(NPUFLOW_FR_TABLE_FULL), "table_full");
+	assert_string_equal(fm_reason_name(NPUFLOW_FR_FOREIGN), "foreign_egress");
+	assert_string_equal(fm_action_name(FM_A_REARM), "rearm");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_threshold_frames),
+		cmocka_unit_test(test_threshold_bytes),
+		cmocka_unit_test(test_made),
+		cmocka_unit_test(test_made_from_reply_and_nat),
+		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_table_full),
+		cmocka_unit_test(test_giveback_hold_doubling),
+		cmocka_unit_test(test_hold_idle_waiting),
+		cmocka_unit_test(test_destroy_release_revive),
+		cmocka_unit_test(test_hw_stats),
+		cmocka_unit_test(test_watch_and_refused_expiry),
+		cmocka_unit_test(test_core_full),
+		cmocka_unit_test(test_restore),
+		cmocka_unit_test(test_index_churn),
+		cmocka_unit_test(test_names),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
