@@ -1,0 +1,341 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * nlsock.c - rtnetlink over libmnl: request/ack, dumps, route/neigh/link/
+ * qdisc lookups.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/if_link.h>
+#include <linux/neighbour.h>
+#include <linux/netlink.h>
+#include <linux/pkt_sched.h>
+#include <linux/rtnetlink.h>
+#include "nlsock.h"
+
+#ifndef NETLINK_EXT_ACK
+#define NETLINK_EXT_ACK 11
+#endif
+
+int nls_open(struct nlsock *s)
+{
+	int one = 1;
+
+	memset(s, 0, sizeof(*s));
+	s->buflen = MNL_SOCKET_BUFFER_SIZE * 4;
+	s->buf = aligned_alloc(8, s->buflen);
+	s->nl = mnl_socket_open(NETLINK_ROUTE);
+	if (!s->buf || !s->nl)
+		goto fail;
+	if (mnl_socket_bind(s->nl, 0, MNL_SOCKET_AUTOPID) < 0)
+		goto fail;
+	mnl_socket_setsockopt(s->nl, NETLINK_EXT_ACK, &one, sizeof(one));
+	mnl_socket_setsockopt(s->nl, NETLINK_CAP_ACK, &one, sizeof(one));
+	s->portid = mnl_socket_get_portid(s->nl);
+	s->seq = time(NULL);
+	return 0;
+fail:
+	nls_close(s);
+	return -1;
+}
+
+void nls_close(struct nlsock *s)
+{
+	if (s->nl)
+		mnl_socket_close(s->nl);
+	free(s->buf);
+	s->nl = NULL;
+	s->buf = NULL;
+}
+
+uint32_t nls_seq(struct nlsock *s)
+{
+	return ++s->seq;
+}
+
+static int err_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct nlmsgerr *e = mnl_nlmsg_get_payload(nlh);
+	struct nlsock *s = data;
+
+	s->ext_ack[0] = '\0';
+	if (nlh->nlmsg_flags & NLM_F_ACK_TLVS) {
+		const struct nlattr *a;
+		size_t off = sizeof(*e);	/* NETLINK_CAP_ACK: no echoed request */
+
+		if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
+			off += e->msg.nlmsg_len - sizeof(struct nlmsghdr);
+		mnl_attr_for_each(a, nlh, off)
+			if (mnl_attr_get_type(a) == NLMSGERR_ATTR_MSG)
+				snprintf(s->ext_ack, sizeof(s->ext_ack), "%s",
+					 mnl_attr_get_str(a));
+	}
+	if (e->error) {
+		errno = -e->error;
+		return MNL_CB_ERROR;
+	}
+	return MNL_CB_STOP;
+}
+
+int nls_talk(struct nlsock *s, const void *msg, size_t len, mnl_cb_t cb, void *data)
+{
+	const struct nlmsghdr *req = msg;
+	ssize_t n;
+	int rc;
+
+	s->ext_ack[0] = '\0';
+	if (mnl_socket_sendto(s->nl, msg, len) < 0)
+		return -errno;
+	for (;;) {
+		n = mnl_socket_recvfrom(s->nl, s->buf, s->buflen);
+		if (n < 0)
+			return -errno;
+		/* the error callback needs the socket; pass it through ctl data */
+		{
+			const struct nlmsghdr *nlh = (const struct nlmsghdr *)s->buf;
+			int left = n;
+
+			rc = MNL_CB_OK;
+			while (mnl_nlmsg_ok(nlh, left)) {
+				if (nlh->nlmsg_seq != req->nlmsg_seq ||
+				    nlh->nlmsg_pid != s->portid) {
+					nlh = mnl_nlmsg_next(nlh, &left);
+					continue;
+				}
+				if (nlh->nlmsg_type == NLMSG_ERROR)
+					rc = err_cb(nlh, s);
+				else if (nlh->nlmsg_type == NLMSG_DONE)
+					rc = MNL_CB_STOP;
+				else if (nlh->nlmsg_type >= NLMSG_MIN_TYPE && cb)
+					rc = cb(nlh, data);
+				if (rc <= MNL_CB_STOP)
+					break;
+				nlh = mnl_nlmsg_next(nlh, &left);
+			}
+		}
+		if (rc == MNL_CB_ERROR)
+			return errno ? -errno : -EIO;
+		if (rc == MNL_CB_STOP)
+			return 0;
+	}
+}
+
+/* --- route ---------------------------------------------------------- */
+
+struct route_ctx {
+	struct nls_route *r;
+	int alen;
+	int got;
+};
+
+static int route_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct route_ctx *c = data;
+	const struct rtmsg *rm = mnl_nlmsg_get_payload(nlh);
+	const struct nlattr *a;
+
+	if (nlh->nlmsg_type != RTM_NEWROUTE)
+		return MNL_CB_OK;
+	c->r->type = rm->rtm_type;
+	mnl_attr_for_each(a, nlh, sizeof(*rm)) {
+		switch (mnl_attr_get_type(a)) {
+		case RTA_OIF:
+			c->r->oif = mnl_attr_get_u32(a);
+			break;
+		case RTA_GATEWAY:
+			if (mnl_attr_get_payload_len(a) == (unsigned int)c->alen) {
+				memcpy(c->r->gw, mnl_attr_get_payload(a), c->alen);
+				c->r->has_gw = 1;
+			}
+			break;
+		}
+	}
+	c->got = 1;
+	return MNL_CB_OK;
+}
+
+int nls_route_get(struct nlsock *s, int family, const uint8_t *src, const uint8_t *dst,
+		  uint32_t iif, struct nls_route *out)
+{
+	char buf[512] __attribute__((aligned(8)));
+	int alen = family == AF_INET6 ? 16 : 4, rc;
+	struct route_ctx c = { .r = out, .alen = alen };
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct rtmsg *rm;
+
+	memset(out, 0, sizeof(*out));
+	nlh->nlmsg_type = RTM_GETROUTE;
+	nlh->nlmsg_flags = NLM_F_REQUEST;
+	nlh->nlmsg_seq = nls_seq(s);
+	rm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rm));
+	rm->rtm_family = family;
+	rm->rtm_dst_len = alen * 8;
+	rm->rtm_src_len = src ? alen * 8 : 0;
+	mnl_attr_put(nlh, RTA_DST, alen, dst);
+	if (src)
+		mnl_attr_put(nlh, RTA_SRC, alen, src);
+	if (iif)
+		mnl_attr_put_u32(nlh, RTA_IIF, iif);
+	rc = nls_talk(s, nlh, nlh->nlmsg_len, route_cb, &c);
+	if (rc)
+		return rc;
+	if (!c.got)
+		return -ENOENT;
+	memcpy(out->nexthop, out->has_gw ? out->gw : dst, alen);
+	return 0;
+}
+
+/* --- neighbour ------------------------------------------------------- */
+
+struct neigh_ctx {
+	uint8_t *mac;
+	uint16_t state;
+	int got;
+};
+
+static int neigh_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct neigh_ctx *c = data;
+	const struct ndmsg *nd = mnl_nlmsg_get_payload(nlh);
+	const struct nlattr *a;
+
+	if (nlh->nlmsg_type != RTM_NEWNEIGH)
+		return MNL_CB_OK;
+	c->state = nd->ndm_state;
+	mnl_attr_for_each(a, nlh, sizeof(*nd))
+		if (mnl_attr_get_type(a) == NDA_LLADDR && mnl_attr_get_payload_len(a) == 6) {
+			memcpy(c->mac, mnl_attr_get_payload(a), 6);
+			c->got = 1;
+		}
+	return MNL_CB_OK;
+}
+
+int nls_neigh_get(struct nlsock *s, int family, uint32_t ifindex, const uint8_t *addr,
+		  uint8_t mac[6])
+{
+	char buf[256] __attribute__((aligned(8)));
+	struct neigh_ctx c = { .mac = mac };
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct ndmsg *nd;
+	int rc;
+
+	nlh->nlmsg_type = RTM_GETNEIGH;
+	nlh->nlmsg_flags = NLM_F_REQUEST;
+	nlh->nlmsg_seq = nls_seq(s);
+	nd = mnl_nlmsg_put_extra_header(nlh, sizeof(*nd));
+	nd->ndm_family = family;
+	nd->ndm_ifindex = ifindex;
+	mnl_attr_put(nlh, NDA_DST, family == AF_INET6 ? 16 : 4, addr);
+	rc = nls_talk(s, nlh, nlh->nlmsg_len, neigh_cb, &c);
+	if (rc)
+		return rc;
+	if (!c.got)
+		return -ENOENT;
+	if (!(c.state & (NUD_REACHABLE | NUD_STALE | NUD_DELAY | NUD_PROBE | NUD_PERMANENT |
+			 NUD_NOARP)))
+		return -EAGAIN;
+	return 0;
+}
+
+/* --- link ------------------------------------------------------------ */
+
+static int link_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct nls_link *l = data;
+	const struct ifinfomsg *ifi = mnl_nlmsg_get_payload(nlh);
+	const struct nlattr *a, *b;
+
+	if (nlh->nlmsg_type != RTM_NEWLINK)
+		return MNL_CB_OK;
+	mnl_attr_for_each(a, nlh, sizeof(*ifi)) {
+		switch (mnl_attr_get_type(a)) {
+		case IFLA_ADDRESS:
+			if (mnl_attr_get_payload_len(a) == 6)
+				memcpy(l->mac, mnl_attr_get_payload(a), 6);
+			break;
+		case IFLA_MTU:
+			l->mtu = mnl_attr_get_u32(a);
+			break;
+		case IFLA_PHYS_SWITCH_ID:
+			l->switch_id_len = mnl_attr_get_payload_len(a);
+			if (l->switch_id_len > 32)
+				l->switch_id_len = 32;
+			memcpy(l->switch_id, mnl_attr_get_payload(a), l->switch_id_len);
+			break;
+		case IFLA_LINKINFO:
+			mnl_attr_for_each_nested(b, a)
+				if (mnl_attr_get_type(b) == IFLA_INFO_KIND)
+					snprintf(l->kind, sizeof(l->kind), "%s",
+						 mnl_attr_get_str(b));
+			break;
+		}
+	}
+	return MNL_CB_OK;
+}
+
+int nls_link_get(struct nlsock *s, uint32_t ifindex, struct nls_link *out)
+{
+	char buf[256] __attribute__((aligned(8)));
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct ifinfomsg *ifi;
+
+	memset(out, 0, sizeof(*out));
+	nlh->nlmsg_type = RTM_GETLINK;
+	nlh->nlmsg_flags = NLM_F_REQUEST;
+	nlh->nlmsg_seq = nls_seq(s);
+	ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
+	ifi->ifi_family = AF_UNSPEC;
+	ifi->ifi_index = ifindex;
+	mnl_attr_put_u32(nlh, IFLA_EXT_MASK, RTEXT_FILTER_SKIP_STATS);
+	return nls_talk(s, nlh, nlh->nlmsg_len, link_cb, out);
+}
+
+/* --- qdisc ----------------------------------------------------------- */
+
+struct qd_ctx {
+	uint32_t ifindex;
+	int shaped;
+};
+
+static int qdisc_cb(const struct nlmsghdr *nlh, void *data)
+{
+	static const char *const shapers[] = {
+		"tbf", "htb", "hfsc", "cake", "netem", "cbs", "taprio", "ets", "drr", "qfq",
+		"cbq", NULL,
+	};
+	struct qd_ctx *c = data;
+	const struct tcmsg *t = mnl_nlmsg_get_payload(nlh);
+	const struct nlattr *a;
+	int i;
+
+	if (nlh->nlmsg_type != RTM_NEWQDISC || (uint32_t)t->tcm_ifindex != c->ifindex ||
+	    t->tcm_parent == TC_H_INGRESS || t->tcm_parent == TC_H_CLSACT)
+		return MNL_CB_OK;
+	mnl_attr_for_each(a, nlh, sizeof(*t))
+		if (mnl_attr_get_type(a) == TCA_KIND)
+			for (i = 0; shapers[i]; i++)
+				if (!strcmp(mnl_attr_get_str(a), shapers[i]))
+					c->shaped = 1;
+	return MNL_CB_OK;
+}
+
+int nls_shaped(struct nlsock *s, uint32_t ifindex)
+{
+	char buf[256] __attribute__((aligned(8)));
+	struct qd_ctx c = { .ifindex = ifindex };
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct tcmsg *t;
+	int rc;
+
+	nlh->nlmsg_type = RTM_GETQDISC;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	nlh->nlmsg_seq = nls_seq(s);
+	t = mnl_nlmsg_put_extra_header(nlh, sizeof(*t));
+	t->tcm_family = AF_UNSPEC;
+	t->tcm_ifindex = ifindex;	/* strict dumps filter by it; the cb checks anyway */
+	rc = nls_talk(s, nlh, nlh->nlmsg_len, qdisc_cb, &c);
+	return rc ? rc : c.shaped;
+}

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * nlsock.h - a libmnl rtnetlink socket with request/ack and dump helpers,
+ * and the route/neighbour/link/qdisc lookups the flow maker needs.
+ */
+#ifndef _NLSOCK_H
+#define _NLSOCK_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <libmnl/libmnl.h>
+
+struct nlsock {
+	struct mnl_socket *nl;
+	uint32_t portid;
+	uint32_t seq;
+	char *buf;		/* MNL_SOCKET_BUFFER_SIZE * 2, aligned */
+	size_t buflen;
+	char ext_ack[256];	/* last extack message from the kernel */
+};
+
+int nls_open(struct nlsock *s);
+void nls_close(struct nlsock *s);
+/* Send @msg (built in s->buf or elsewhere), read until the ack or the end of
+ * a dump, calling @cb for each data message.  0 or -errno. */
+int nls_talk(struct nlsock *s, const void *msg, size_t len, mnl_cb_t cb, void *data);
+uint32_t nls_seq(struct nlsock *s);
+
+/* Route for a forwarded frame of @family from @src to @dst arriving on @iif. */
+struct nls_route {
+	uint32_t oif;
+	uint8_t type;		/* RTN_UNICAST, RTN_LOCAL, ... */
+	int has_gw;
+	uint8_t gw[16];
+	uint8_t nexthop[16];	/* gateway or @dst (on-link) */
+};
+int nls_route_get(struct nlsock *s, int family, const uint8_t *src, const uint8_t *dst,
+		  uint32_t iif, struct nls_route *out);
+/* Neighbour @addr on @ifindex: 0 with @mac if the entry is valid
+ * (REACHABLE, STALE, DELAY, PROBE, PERMANENT, NOARP), -ENOENT / -EAGAIN. */
+int nls_neigh_get(struct nlsock *s, int family, uint32_t ifindex, const uint8_t *addr,
+		  uint8_t mac[6]);
+/* Link facts: MAC, MTU, switch id (devlink port's coprocessor), kind. */
+struct nls_link {
+	uint8_t mac[6];
+	uint32_t mtu;
+	uint8_t switch_id[32];
+	int switch_id_len;
+	char kind[16];		/* IFLA_INFO_KIND ("veth", "vlan", "" for a plain device) */
+};
+int nls_link_get(struct nlsock *s, uint32_t ifindex, struct nls_link *out);
+/* 1 if the device's root qdisc shapes (tbf, htb, hfsc, cake, netem, cbs,
+ * taprio, ets, drr, qfq, cbq), 0 if not, -errno. */
+int nls_shaped(struct nlsock *s, uint32_t ifindex);
+
+#endif

@@ -1,0 +1,457 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tcflower.c - TC flower rules as netlink messages (see tcflower.h).  Pure:
+ * libmnl's attribute helpers only, no I/O.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <linux/if_ether.h>
+#include <linux/netlink.h>
+#include <linux/pkt_cls.h>
+#include <linux/gen_stats.h>
+#include <linux/pkt_sched.h>
+#include <linux/rtnetlink.h>
+#include <linux/tc_act/tc_csum.h>
+#include <linux/tc_act/tc_mirred.h>
+#include <linux/tc_act/tc_pedit.h>
+#include <libmnl/libmnl.h>
+#include "tcflower.h"
+
+#define TCFL_PARENT_INGRESS	TC_H_MAKE(TC_H_CLSACT, TC_H_MIN_INGRESS)
+
+static struct nlmsghdr *hdr(void *buf, uint16_t type, uint16_t flags, uint32_t seq,
+			    uint32_t ifindex, uint32_t handle, uint32_t parent, uint32_t info)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct tcmsg *t;
+
+	nlh->nlmsg_type = type;
+	nlh->nlmsg_flags = NLM_F_REQUEST | flags;
+	nlh->nlmsg_seq = seq;
+	t = mnl_nlmsg_put_extra_header(nlh, sizeof(*t));
+	t->tcm_family = AF_UNSPEC;
+	t->tcm_ifindex = ifindex;
+	t->tcm_handle = handle;
+	t->tcm_parent = parent;
+	t->tcm_info = info;
+	return nlh;
+}
+
+size_t tcfl_build_qdisc(void *buf, size_t len, uint32_t ifindex, uint32_t seq)
+{
+	struct nlmsghdr *nlh;
+
+	if (len < 256)
+		return 0;
+	/* tc qdisc add dev X clsact: EEXIST is fine for the caller */
+	nlh = hdr(buf, RTM_NEWQDISC, NLM_F_CREATE | NLM_F_EXCL | NLM_F_ACK, seq, ifindex,
+		  TC_H_MAKE(TC_H_CLSACT, 0), TC_H_CLSACT, 0);
+	mnl_attr_put_strz(nlh, TCA_KIND, "clsact");
+	return nlh->nlmsg_len;
+}
+
+static uint16_t eth_proto(const struct npuflow_key *k)
+{
+	return k->family == 10 ? ETH_P_IPV6 : ETH_P_IP;
+}
+
+/* One pedit key: 4 bytes at @off of header @htype; @val and @keep are the
+ * bytes as in the frame (keep 0xff = byte unchanged). */
+struct pkey {
+	uint32_t off;
+	uint8_t val[4], keep[4];
+	uint16_t htype, cmd;
+};
+
+static int add_bytes(struct pkey *k, int n, int max, uint16_t htype, uint32_t off,
+		     const uint8_t *v, uint32_t vlen)
+{
+	uint32_t i;
+
+	for (i = 0; i < vlen; i++) {
+		uint32_t o = off + i, base = o & ~3u;
+		int j;
+
+		/* merge into the previous key when it is this word's */
+		if (n > 0 && k[n - 1].off == base && k[n - 1].htype == htype && !k[n - 1].cmd) {
+			j = n - 1;
+		} else {
+			if (n < 0 || n == max)
+				return -1;
+			j = n++;
+			memset(&k[j], 0, sizeof(k[j]));
+			memset(k[j].keep, 0xff, 4);
+			k[j].off = base;
+			k[j].htype = htype;
+		}
+		k[j].val[o - base] = v[i];
+		k[j].keep[o - base] = 0;
+	}
+	return n;
+}
+
+static void put_action_hdr(struct nlmsghdr *nlh, const char *kind)
+{
+	mnl_attr_put_strz(nlh, TCA_ACT_KIND, kind);
+}
+
+size_t tcfl_build_add(void *buf, size_t len, const struct tcfl_rule *r, uint32_t seq)
+{
+	const struct npuflow_key *m = &r->match, *o = &r->out;
+	int v6 = m->family == 10, alen = v6 ? 16 : 4, n = 0, i;
+	uint16_t l4h = m->proto == 17 ? TCA_PEDIT_KEY_EX_HDR_TYPE_UDP : TCA_PEDIT_KEY_EX_HDR_TYPE_TCP;
+	uint16_t l3h = v6 ? TCA_PEDIT_KEY_EX_HDR_TYPE_IP6 : TCA_PEDIT_KEY_EX_HDR_TYPE_IP4;
+	struct nlattr *opts, *acts, *act, *aopts, *keysex, *kex;
+	struct pkey keys[24];
+	struct nlmsghdr *nlh;
+	char selbuf[sizeof(struct tc_pedit_sel) + 24 * sizeof(struct tc_pedit_key)];
+	struct tc_pedit_sel *sel = (struct tc_pedit_sel *)selbuf;
+	uint8_t ones[16];
+	int prio = 1;
+
+	if (len < 2048 || (m->proto != 6 && m->proto != 17))
+		return 0;
+	nlh = hdr(buf, RTM_NEWTFILTER, NLM_F_CREATE | NLM_F_EXCL | NLM_F_ACK, seq, r->ifindex,
+		  r->handle, TCFL_PARENT_INGRESS,
+		  TC_H_MAKE((uint32_t)r->prio << 16, htons(eth_proto(m))));
+	mnl_attr_put_strz(nlh, TCA_KIND, "flower");
+	opts = mnl_attr_nest_start(nlh, TCA_OPTIONS);
+	mnl_attr_put_u32(nlh, TCA_FLOWER_FLAGS, r->flags);
+	mnl_attr_put_u16(nlh, TCA_FLOWER_KEY_ETH_TYPE, htons(eth_proto(m)));
+	mnl_attr_put_u8(nlh, TCA_FLOWER_KEY_IP_PROTO, m->proto);
+	memset(ones, 0xff, sizeof(ones));
+	if (v6) {
+		mnl_attr_put(nlh, TCA_FLOWER_KEY_IPV6_SRC, 16, m->saddr);
+		mnl_attr_put(nlh, TCA_FLOWER_KEY_IPV6_SRC_MASK, 16, ones);
+		mnl_attr_put(nlh, TCA_FLOWER_KEY_IPV6_DST, 16, m->daddr);
+		mnl_attr_put(nlh, TCA_FLOWER_KEY_IPV6_DST_MASK, 16, ones);
+	} else {
+		mnl_attr_put(nlh, TCA_FLOWER_KEY_IPV4_SRC, 4, m->saddr);
+		mnl_attr_put(nlh, TCA_FLOWER_KEY_IPV4_SRC_MASK, 4, ones);
+		mnl_attr_put(nlh, TCA_FLOWER_KEY_IPV4_DST, 4, m->daddr);
+		mnl_attr_put(nlh, TCA_FLOWER_KEY_IPV4_DST_MASK, 4, ones);
+	}
+	if (m->proto == 6) {
+		mnl_attr_put_u16(nlh, TCA_FLOWER_KEY_TCP_SRC, m->sport);
+		mnl_attr_put_u16(nlh, TCA_FLOWER_KEY_TCP_SRC_MASK, 0xffff);
+		mnl_attr_put_u16(nlh, TCA_FLOWER_KEY_TCP_DST, m->dport);
+		mnl_attr_put_u16(nlh, TCA_FLOWER_KEY_TCP_DST_MASK, 0xffff);
+	} else {
+		mnl_attr_put_u16(nlh, TCA_FLOWER_KEY_UDP_SRC, m->sport);
+		mnl_attr_put_u16(nlh, TCA_FLOWER_KEY_UDP_SRC_MASK, 0xffff);
+		mnl_attr_put_u16(nlh, TCA_FLOWER_KEY_UDP_DST, m->dport);
+		mnl_attr_put_u16(nlh, TCA_FLOWER_KEY_UDP_DST_MASK, 0xffff);
+	}
+
+	/* pedit keys, in tc's order: eth dst, eth src, addresses, ports, ttl */
+	if (r->set_mac) {
+		n = add_bytes(keys, n, 24, TCA_PEDIT_KEY_EX_HDR_TYPE_ETH, 0, r->dmac, 6);
+		n = add_bytes(keys, n, 24, TCA_PEDIT_KEY_EX_HDR_TYPE_ETH, 6, r->smac, 6);
+	}
+	if (memcmp(m->saddr, o->saddr, alen))
+		n = add_bytes(keys, n, 24, l3h, v6 ? 8 : 12, o->saddr, alen);
+	if (memcmp(m->daddr, o->daddr, alen))
+		n = add_bytes(keys, n, 24, l3h, v6 ? 24 : 16, o->daddr, alen);
+	if (m->sport != o->sport)
+		n = add_bytes(keys, n, 24, l4h, 0, (const uint8_t *)&o->sport, 2);
+	if (m->dport != o->dport)
+		n = add_bytes(keys, n, 24, l4h, 2, (const uint8_t *)&o->dport, 2);
+	if (n < 0)
+		return 0;
+	if (r->dec_ttl) {
+		struct pkey *k = &keys[n++];
+
+		memset(k, 0, sizeof(*k));
+		memset(k->keep, 0xff, 4);
+		k->htype = l3h;
+		k->cmd = TCA_PEDIT_KEY_EX_CMD_ADD;
+		/* ip ttl: byte 8; ip6 hop_limit: byte 7 (word at 4, byte 3) */
+		k->off = v6 ? 4 : 8;
+		k->val[v6 ? 3 : 0] = 0xff;
+		k->keep[v6 ? 3 : 0] = 0;
+	}
+
+	acts = mnl_attr_nest_start(nlh, TCA_FLOWER_ACT);
+	if (n) {
+		act = mnl_attr_nest_start(nlh, prio++);
+		put_action_hdr(nlh, "pedit");
+		aopts = mnl_attr_nest_start(nlh, TCA_ACT_OPTIONS);
+		memset(selbuf, 0, sizeof(selbuf));
+		sel->action = TC_ACT_PIPE;
+		sel->nkeys = n;
+		for (i = 0; i < n; i++) {
+			memcpy(&sel->keys[i].val, keys[i].val, 4);
+			memcpy(&sel->keys[i].mask, keys[i].keep, 4);
+			sel->keys[i].off = keys[i].off;
+		}
+		mnl_attr_put(nlh, TCA_PEDIT_PARMS_EX,
+			     sizeof(*sel) + n * sizeof(struct tc_pedit_key), sel);
+		keysex = mnl_attr_nest_start(nlh, TCA_PEDIT_KEYS_EX);
+		for (i = 0; i < n; i++) {
+			kex = mnl_attr_nest_start(nlh, TCA_PEDIT_KEY_EX);
+			mnl_attr_put_u16(nlh, TCA_PEDIT_KEY_EX_HTYPE, keys[i].htype);
+			mnl_attr_put_u16(nlh, TCA_PEDIT_KEY_EX_CMD, keys[i].cmd);
+			mnl_attr_nest_end(nlh, kex);
+		}
+		mnl_attr_nest_end(nlh, keysex);
+		mnl_attr_nest_end(nlh, aopts);
+		mnl_attr_nest_end(nlh, act);
+
+		{
+			struct tc_csum cs = { .action = TC_ACT_PIPE };
+
+			cs.update_flags = (v6 ? 0 : TCA_CSUM_UPDATE_FLAG_IPV4HDR) |
+					  (m->proto == 6 ? TCA_CSUM_UPDATE_FLAG_TCP :
+							   TCA_CSUM_UPDATE_FLAG_UDP);
+			act = mnl_attr_nest_start(nlh, prio++);
+			put_action_hdr(nlh, "csum");
+			aopts = mnl_attr_nest_start(nlh, TCA_ACT_OPTIONS);
+			mnl_attr_put(nlh, TCA_CSUM_PARMS, sizeof(cs), &cs);
+			mnl_attr_nest_end(nlh, aopts);
+			mnl_attr_nest_end(nlh, act);
+		}
+	}
+	{
+		struct tc_mirred mr = { .action = TC_ACT_STOLEN, .eaction = TCA_EGRESS_REDIR,
+					.ifindex = r->out_ifindex };
+
+		act = mnl_attr_nest_start(nlh, prio++);
+		put_action_hdr(nlh, "mirred");
+		aopts = mnl_attr_nest_start(nlh, TCA_ACT_OPTIONS);
+		mnl_attr_put(nlh, TCA_MIRRED_PARMS, sizeof(mr), &mr);
+		mnl_attr_nest_end(nlh, aopts);
+		mnl_attr_nest_end(nlh, act);
+	}
+	mnl_attr_nest_end(nlh, acts);
+	mnl_attr_nest_end(nlh, opts);
+	return nlh->nlmsg_len;
+}
+
+size_t tcfl_build_del(void *buf, size_t len, uint32_t ifindex, uint16_t prio,
+		      uint16_t proto, uint32_t handle, uint32_t seq)
+{
+	struct nlmsghdr *nlh;
+
+	if (len < 256)
+		return 0;
+	nlh = hdr(buf, RTM_DELTFILTER, NLM_F_ACK, seq, ifindex, handle, TCFL_PARENT_INGRESS,
+		  TC_H_MAKE((uint32_t)prio << 16, htons(proto)));
+	mnl_attr_put_strz(nlh, TCA_KIND, "flower");
+	return nlh->nlmsg_len;
+}
+
+size_t tcfl_build_dump(void *buf, size_t len, uint32_t ifindex, uint32_t seq)
+{
+	struct nlmsghdr *nlh;
+
+	if (len < 256)
+		return 0;
+	nlh = hdr(buf, RTM_GETTFILTER, NLM_F_DUMP, seq, ifindex, 0, TCFL_PARENT_INGRESS, 0);
+	return nlh->nlmsg_len;
+}
+
+/* --- parsing ------------------------------------------------------- */
+
+static void parse_action(const struct nlattr *a, struct tcfl_info *out)
+{
+	const struct nlattr *x, *y;
+	const char *kind = NULL;
+	int i = out->nactions;
+
+	mnl_attr_for_each_nested(x, a) {
+		switch (mnl_attr_get_type(x)) {
+		case TCA_ACT_KIND:
+			kind = mnl_attr_get_str(x);
+			break;
+		case TCA_ACT_STATS:
+			mnl_attr_for_each_nested(y, x) {
+				if (mnl_attr_get_type(y) == TCA_STATS_BASIC &&
+				    mnl_attr_get_payload_len(y) >= 12) {
+					const uint8_t *p = mnl_attr_get_payload(y);
+					uint64_t b;
+					uint32_t pk;
+
+					memcpy(&b, p, 8);
+					memcpy(&pk, p + 8, 4);
+					out->bytes = b;
+					out->packets = pk;
+					out->have_stats = 1;
+				}
+			}
+			break;
+		case TCA_ACT_OPTIONS:
+			mnl_attr_for_each_nested(y, x) {
+				uint16_t t = mnl_attr_get_type(y);
+
+				if (kind && !strcmp(kind, "mirred") && t == TCA_MIRRED_PARMS &&
+				    mnl_attr_get_payload_len(y) >= sizeof(struct tc_mirred)) {
+					const struct tc_mirred *mr = mnl_attr_get_payload(y);
+
+					out->out_ifindex = mr->ifindex;
+				}
+				if (kind && !strcmp(kind, "pedit") && t == TCA_PEDIT_PARMS_EX &&
+				    mnl_attr_get_payload_len(y) >= sizeof(struct tc_pedit_sel)) {
+					const struct tc_pedit_sel *s = mnl_attr_get_payload(y);
+
+					out->npedit_keys = s->nkeys;
+				}
+				/* TCA_*_TM is 1 for mirred, pedit, csum: struct tcf_t */
+				if (t == 1 && kind && !strcmp(kind, "mirred") &&
+				    mnl_attr_get_payload_len(y) >= sizeof(struct tcf_t)) {
+					const struct tcf_t *tm = mnl_attr_get_payload(y);
+
+					/* clock_t (USER_HZ 100) since the last use */
+					out->lastuse_ms = tm->lastuse * 10;
+				}
+			}
+			break;
+		}
+	}
+	if (kind && i < 4) {
+		snprintf(out->actions[i], sizeof(out->actions[i]), "%s", kind);
+		out->nactions++;
+	}
+}
+
+int tcfl_parse(const struct nlmsghdr *nlh, struct tcfl_info *out)
+{
+	const struct tcmsg *t = mnl_nlmsg_get_payload(nlh);
+	const struct nlattr *a, *x, *y;
+	int v6;
+
+	memset(out, 0, sizeof(*out));
+	if (nlh->nlmsg_type != RTM_NEWTFILTER ||
+	    mnl_nlmsg_get_payload_len(nlh) < sizeof(*t))
+		return -1;
+	out->ifindex = t->tcm_ifindex;
+	out->handle = t->tcm_handle;
+	out->parent = t->tcm_parent;
+	out->prio = t->tcm_info >> 16;
+	out->protocol = ntohs(t->tcm_info & 0xffff);
+	v6 = out->protocol == ETH_P_IPV6;
+	out->match.family = v6 ? 10 : 2;
+	mnl_attr_for_each(a, nlh, sizeof(*t)) {
+		switch (mnl_attr_get_type(a)) {
+		case TCA_KIND:
+			snprintf(out->kind, sizeof(out->kind), "%s", mnl_attr_get_str(a));
+			break;
+		case TCA_OPTIONS:
+			mnl_attr_for_each_nested(x, a) {
+				uint16_t ty = mnl_attr_get_type(x);
+				const void *p = mnl_attr_get_payload(x);
+
+				switch (ty) {
+				case TCA_FLOWER_FLAGS:
+					out->flags = mnl_attr_get_u32(x);
+					break;
+				case TCA_FLOWER_IN_HW_COUNT:
+					out->in_hw_count = mnl_attr_get_u32(x);
+					break;
+				case TCA_FLOWER_KEY_IP_PROTO:
+					out->match.proto = mnl_attr_get_u8(x);
+					break;
+				case TCA_FLOWER_KEY_IPV4_SRC:
+					memcpy(out->match.saddr, p, 4);
+					break;
+				case TCA_FLOWER_KEY_IPV4_DST:
+					memcpy(out->match.daddr, p, 4);
+					break;
+				case TCA_FLOWER_KEY_IPV6_SRC:
+					memcpy(out->match.saddr, p, 16);
+					break;
+				case TCA_FLOWER_KEY_IPV6_DST:
+					memcpy(out->match.daddr, p, 16);
+					break;
+				case TCA_FLOWER_KEY_TCP_SRC:
+				case TCA_FLOWER_KEY_UDP_SRC:
+					out->match.sport = mnl_attr_get_u16(x);
+					break;
+				case TCA_FLOWER_KEY_TCP_DST:
+				case TCA_FLOWER_KEY_UDP_DST:
+					out->match.dport = mnl_attr_get_u16(x);
+					break;
+				case TCA_FLOWER_ACT:
+					mnl_attr_for_each_nested(y, x)
+						parse_action(y, out);
+					break;
+				}
+			}
+			break;
+		}
+	}
+	out->match.ifindex = out->ifindex;
+	return strcmp(out->kind, "flower") ? -1 : 0;
+}
+
+void tcfl_out_key(const struct npuflow_key key[2], int dir, struct npuflow_key *out)
+{
+	const struct npuflow_key *other = &key[!dir];
+
+	*out = key[dir];
+	memcpy(out->saddr, other->daddr, 16);
+	memcpy(out->daddr, other->saddr, 16);
+	out->sport = other->dport;
+	out->dport = other->sport;
+}
+
+void tcfl_rule_from_conn(const struct npuflow_conn *c, int dir, uint32_t flags,
+			 struct tcfl_rule *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->ifindex = c->key[dir].ifindex;
+	r->handle = c->hw_handle[dir];
+	r->prio = c->tc_prio;
+	r->flags = flags;
+	r->match = c->key[dir];
+	tcfl_out_key(c->key, dir, &r->out);
+	memcpy(r->dmac, c->dmac[dir], 6);
+	memcpy(r->smac, c->smac[dir], 6);
+	r->set_mac = 1;
+	r->dec_ttl = !!(c->flags & NPUFLOW_CONN_F_ROUTED);
+	r->out_ifindex = c->out_ifindex[dir];
+}
+
+int tcfl_fmt(const struct tcfl_rule *r, const char *in, const char *out, char *buf,
+	     size_t len)
+{
+	char sa[48], da[48], osa[48], oda[48];
+	int v6 = r->match.family == 10, af = v6 ? AF_INET6 : AF_INET;
+	const char *l4 = r->match.proto == 17 ? "udp" : "tcp";
+	int n;
+
+	inet_ntop(af, r->match.saddr, sa, sizeof(sa));
+	inet_ntop(af, r->match.daddr, da, sizeof(da));
+	inet_ntop(af, r->out.saddr, osa, sizeof(osa));
+	inet_ntop(af, r->out.daddr, oda, sizeof(oda));
+	n = snprintf(buf, len, "tc filter add dev %s ingress protocol %s prio %u handle %u "
+		     "flower%s ip_proto %s src_ip %s dst_ip %s src_port %u dst_port %u "
+		     "action pedit ex munge eth dst set %02x:%02x:%02x:%02x:%02x:%02x "
+		     "munge eth src set %02x:%02x:%02x:%02x:%02x:%02x",
+		     in, v6 ? "ipv6" : "ip", r->prio, r->handle,
+		     r->flags & TCA_CLS_FLAGS_SKIP_SW ? " skip_sw" :
+		     r->flags & TCA_CLS_FLAGS_SKIP_HW ? " skip_hw" : "", l4, sa, da,
+		     ntohs(r->match.sport), ntohs(r->match.dport),
+		     r->dmac[0], r->dmac[1], r->dmac[2], r->dmac[3], r->dmac[4], r->dmac[5],
+		     r->smac[0], r->smac[1], r->smac[2], r->smac[3], r->smac[4], r->smac[5]);
+	if (strcmp(sa, osa))
+		n += snprintf(buf + n, len > (size_t)n ? len - n : 0, " munge %s src set %s",
+			      v6 ? "ip6" : "ip", osa);
+	if (strcmp(da, oda))
+		n += snprintf(buf + n, len > (size_t)n ? len - n : 0, " munge %s dst set %s",
+			      v6 ? "ip6" : "ip", oda);
+	if (r->match.sport != r->out.sport)
+		n += snprintf(buf + n, len > (size_t)n ? len - n : 0, " munge %s sport set %u",
+			      l4, ntohs(r->out.sport));
+	if (r->match.dport != r->out.dport)
+		n += snprintf(buf + n, len > (size_t)n ? len - n : 0, " munge %s dport set %u",
+			      l4, ntohs(r->out.dport));
+	if (r->dec_ttl)
+		n += snprintf(buf + n, len > (size_t)n ? len - n : 0, " munge %s add 255",
+			      v6 ? "ip6 hoplimit" : "ip ttl");
+	n += snprintf(buf + n, len > (size_t)n ? len - n : 0,
+		      " pipe action csum %s%s pipe action mirred egress redirect dev %s",
+		      v6 ? "" : "ip ", l4, out);
+	return n;
+}

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * tcflower.h - npuflowd's hardware writer: TC flower rules (one per direction
+ * of a connection) as netlink messages, built and parsed with libmnl's
+ * attribute helpers only (no I/O here: nlsock.c sends them), so the exact
+ * bytes are unit-tested.  A rule is what
+ *
+ *   tc filter add dev IN ingress protocol ip prio P handle H flower skip_sw \
+ *      ip_proto tcp src_ip A dst_ip B src_port X dst_port Y \
+ *      action pedit ex munge eth dst set M1 munge eth src set M2 \
+ *                      [munge ip src set A'] [munge ip dst set B'] \
+ *                      [munge tcp sport set X'] [munge tcp dport set Y'] \
+ *                      munge ip ttl add 255 pipe \
+ *      action csum ip tcp pipe \
+ *      action mirred egress redirect dev OUT
+ *
+ * sends (IPv6: munge ip6 src/dst, munge ip6 hoplimit add 255, csum tcp/udp
+ * only).  The TTL add is there only for routed flows: the driver decrements
+ * TTL when it sees it.
+ */
+#ifndef _TCFLOWER_H
+#define _TCFLOWER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "../bpf/npuflow.h"
+
+struct nlmsghdr;
+
+struct tcfl_rule {
+	uint32_t ifindex;		/* ingress device (the rule's dev) */
+	uint32_t handle;		/* filter handle (npuflowd: id * 2 + dir + 1) */
+	uint16_t prio;			/* NPUFLOW_TC_PRIO_* */
+	uint32_t flags;			/* TCA_CLS_FLAGS_SKIP_SW, _SKIP_HW or 0 */
+	struct npuflow_key match;	/* family, proto, addresses, ports as they arrive */
+	struct npuflow_key out;		/* ... as they leave (NAT); == match if none */
+	uint8_t dmac[6], smac[6];	/* rewritten MACs (next hop, egress port) */
+	int set_mac;
+	int dec_ttl;			/* routed: munge ip ttl / ip6 hoplimit add 255 */
+	uint32_t out_ifindex;		/* mirred egress redirect target */
+};
+
+/* A rule's parsed dump line. */
+struct tcfl_info {
+	uint32_t ifindex, handle, parent;
+	uint16_t prio, protocol;	/* protocol host order (ETH_P_IP) */
+	char kind[16];
+	uint32_t flags;			/* TCA_FLOWER_FLAGS (SKIP_*, IN_HW, NOT_IN_HW) */
+	uint32_t in_hw_count;
+	struct npuflow_key match;
+	uint64_t packets, bytes;	/* of the last action (mirred) */
+	uint64_t lastuse_ms;		/* age of the last use, ms (from the action's tcf_t) */
+	int have_stats;
+	uint32_t out_ifindex;		/* mirred target */
+	int nactions;
+	char actions[4][16];		/* kinds in order */
+	int npedit_keys;
+};
+
+/* Messages; each returns the message length, 0 if @len is too small.  The
+ * buffer must be 4-byte aligned and at least MNL_SOCKET_BUFFER_SIZE. */
+size_t tcfl_build_qdisc(void *buf, size_t len, uint32_t ifindex, uint32_t seq);
+size_t tcfl_build_add(void *buf, size_t len, const struct tcfl_rule *r, uint32_t seq);
+size_t tcfl_build_del(void *buf, size_t len, uint32_t ifindex, uint16_t prio,
+		      uint16_t eth_proto, uint32_t handle, uint32_t seq);
+size_t tcfl_build_dump(void *buf, size_t len, uint32_t ifindex, uint32_t seq);
+/* RTM_NEWTFILTER from a dump or echo: 0, or -1 if not a flower rule. */
+int tcfl_parse(const struct nlmsghdr *nlh, struct tcfl_info *out);
+
+/* The out key of direction @dir of a connection whose arriving keys are
+ * key[0] (original) and key[1] (reply): the other direction reversed. */
+void tcfl_out_key(const struct npuflow_key key[2], int dir, struct npuflow_key *out);
+/* A connection's direction as a rule. */
+void tcfl_rule_from_conn(const struct npuflow_conn *c, int dir, uint32_t flags,
+			 struct tcfl_rule *r);
+/* Handle <-> (id, dir). */
+static inline uint32_t tcfl_handle(uint32_t id, int dir)
+{
+	return id * 2 + dir + 1;
+}
+
+static inline void tcfl_handle_split(uint32_t handle, uint32_t *id, int *dir)
+{
+	*id = (handle - 1) / 2;
+	*dir = (handle - 1) % 2;
+}
+
+/* `tc` text of a rule, for logs and docs (one line). */
+int tcfl_fmt(const struct tcfl_rule *r, const char *in, const char *out, char *buf,
+	     size_t len);
+
+#endif

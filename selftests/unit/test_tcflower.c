@@ -1,0 +1,311 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The hardware writer's messages (loader/tcflower.c): a flower rule per
+ * direction, built and parsed back, with the exact pedit keys the driver's
+ * parser (kernel/npuep/flow.c) reads: (old & mask) | val per byte.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include "../../loader/tcflower.c"
+
+static char buf[8192] __attribute__((aligned(8)));
+
+static struct npuflow_conn conn4(int nat)
+{
+	struct npuflow_conn c;
+	uint32_t a = htonl(0x0a000102), b = htonl(0x0a000202), m = htonl(0xc6336401);
+
+	memset(&c, 0, sizeof(c));
+	c.key[0].ifindex = 3;
+	c.key[0].family = 2;
+	c.key[0].proto = 6;
+	c.key[0].sport = htons(40000);
+	c.key[0].dport = htons(5201);
+	memcpy(c.key[0].saddr, &a, 4);
+	memcpy(c.key[0].daddr, &b, 4);
+	c.key[1] = c.key[0];
+	c.key[1].ifindex = 8;
+	c.key[1].sport = htons(5201);
+	c.key[1].dport = htons(nat ? 61000 : 40000);
+	memcpy(c.key[1].saddr, &b, 4);
+	memcpy(c.key[1].daddr, nat ? &m : &a, 4);
+	c.out_ifindex[0] = 8;
+	c.out_ifindex[1] = 3;
+	memcpy(c.dmac[0], "\x02\x00\x00\x00\x08\x02", 6);
+	memcpy(c.smac[0], "\x02\x00\x00\x00\x08\x01", 6);
+	memcpy(c.dmac[1], "\x02\x00\x00\x00\x03\x02", 6);
+	memcpy(c.smac[1], "\x02\x00\x00\x00\x03\x01", 6);
+	c.hw_handle[0] = 1;
+	c.hw_handle[1] = 2;
+	c.tc_prio = NPUFLOW_TC_PRIO_IP;
+	c.flags = NPUFLOW_CONN_F_ROUTED;
+	return c;
+}
+
+/* the pedit keys of a built message */
+struct kx {
+	int n;
+	struct tc_pedit_key k[24];
+	uint16_t htype[24], cmd[24];
+	uint32_t csum_flags;
+	uint32_t mirred_ifindex;
+	int mirred_action, mirred_eaction;
+	char kinds[4][16];
+	int nkinds;
+};
+
+static void decode(const struct nlmsghdr *nlh, struct kx *x)
+{
+	const struct nlattr *a, *b, *act, *y, *z, *w;
+	int nex = 0;
+
+	memset(x, 0, sizeof(*x));
+	mnl_attr_for_each(a, nlh, sizeof(struct tcmsg)) {
+		if (mnl_attr_get_type(a) != TCA_OPTIONS)
+			continue;
+		mnl_attr_for_each_nested(b, a) {
+			if (mnl_attr_get_type(b) != TCA_FLOWER_ACT)
+				continue;
+			mnl_attr_for_each_nested(act, b) {
+				const char *kind = "";
+
+				assert_int_equal(mnl_attr_get_type(act), x->nkinds + 1);
+				mnl_attr_for_each_nested(y, act) {
+					if (mnl_attr_get_type(y) == TCA_ACT_KIND)
+						kind = mnl_attr_get_str(y);
+					if (mnl_attr_get_type(y) != TCA_ACT_OPTIONS)
+						continue;
+					mnl_attr_for_each_nested(z, y) {
+						uint16_t t = mnl_attr_get_type(z);
+
+						if (!strcmp(kind, "pedit") && t == TCA_PEDIT_PARMS_EX) {
+							const struct tc_pedit_sel *s =
+								mnl_attr_get_payload(z);
+
+							assert_int_equal(s->action, TC_ACT_PIPE);
+							x->n = s->nkeys;
+							memcpy(x->k, s->keys, s->nkeys * sizeof(s->keys[0]));
+						}
+						if (!strcmp(kind, "pedit") && t == TCA_PEDIT_KEYS_EX) {
+							mnl_attr_for_each_nested(w, z) {
+								const struct nlattr *v;
+
+								mnl_attr_for_each_nested(v, w) {
+									if (mnl_attr_get_type(v) == TCA_PEDIT_KEY_EX_HTYPE)
+										x->htype[nex] = mnl_attr_get_u16(v);
+									else
+										x->cmd[nex] = mnl_attr_get_u16(v);
+								}
+								nex++;
+							}
+						}
+						if (!strcmp(kind, "csum") && t == TCA_CSUM_PARMS) {
+							const struct tc_csum *cs = mnl_attr_get_payload(z);
+
+							assert_int_equal(cs->action, TC_ACT_PIPE);
+							x->csum_flags = cs->update_flags;
+						}
+						if (!strcmp(kind, "mirred") && t == TCA_MIRRED_PARMS) {
+							const struct tc_mirred *mr = mnl_attr_get_payload(z);
+
+							x->mirred_ifindex = mr->ifindex;
+							x->mirred_action = mr->action;
+							x->mirred_eaction = mr->eaction;
+						}
+					}
+				}
+				snprintf(x->kinds[x->nkinds++], 16, "%s", kind);
+			}
+		}
+	}
+	assert_int_equal(nex, x->n);
+}
+
+static void assert_key(const struct kx *x, int i, uint16_t htype, uint16_t cmd, uint32_t off,
+		       const char *val, const char *mask)
+{
+	assert_int_equal(x->htype[i], htype);
+	assert_int_equal(x->cmd[i], cmd);
+	assert_int_equal(x->k[i].off, off);
+	assert_memory_equal(&x->k[i].val, val, 4);
+	assert_memory_equal(&x->k[i].mask, mask, 4);
+}
+
+static void test_routed_v4(void **st)
+{
+	struct npuflow_conn c = conn4(0);
+	struct tcfl_rule r;
+	struct tcfl_info in;
+	struct kx x;
+	size_t n;
+	const struct tcmsg *t;
+	struct nlmsghdr *nlh = (struct nlmsghdr *)buf;
+
+	(void)st;
+	tcfl_rule_from_conn(&c, 0, TCA_CLS_FLAGS_SKIP_SW, &r);
+	n = tcfl_build_add(buf, sizeof(buf), &r, 7);
+	assert_true(n > 0);
+	assert_int_equal(nlh->nlmsg_len, n);
+	assert_int_equal(nlh->nlmsg_type, RTM_NEWTFILTER);
+	assert_int_equal(nlh->nlmsg_flags, NLM_F_REQUEST | NLM_F_CREATE | NLM_F_EXCL | NLM_F_ACK);
+	t = mnl_nlmsg_get_payload(nlh);
+	assert_int_equal(t->tcm_ifindex, 3);
+	assert_int_equal(t->tcm_handle, 1);
+	assert_int_equal(t->tcm_parent, 0xfffffff2);
+	assert_int_equal(t->tcm_info, ((uint32_t)NPUFLOW_TC_PRIO_IP << 16) | htons(ETH_P_IP));
+
+	assert_int_equal(tcfl_parse(nlh, &in), 0);
+	assert_string_equal(in.kind, "flower");
+	assert_int_equal(in.flags, TCA_CLS_FLAGS_SKIP_SW);
+	assert_int_equal(in.prio, NPUFLOW_TC_PRIO_IP);
+	assert_int_equal(in.protocol, ETH_P_IP);
+	assert_memory_equal(&in.match, &c.key[0], sizeof(in.match));
+	assert_int_equal(in.out_ifindex, 8);
+	assert_int_equal(in.nactions, 3);
+	assert_string_equal(in.actions[0], "pedit");
+	assert_string_equal(in.actions[1], "csum");
+	assert_string_equal(in.actions[2], "mirred");
+
+	decode(nlh, &x);
+	/* eth dst 02:00:00:00:08:02, eth src 02:00:00:00:08:01, ttl add 255 */
+	assert_int_equal(x.n, 4);
+	assert_key(&x, 0, TCA_PEDIT_KEY_EX_HDR_TYPE_ETH, 0, 0, "\x02\x00\x00\x00",
+		   "\x00\x00\x00\x00");
+	assert_key(&x, 1, TCA_PEDIT_KEY_EX_HDR_TYPE_ETH, 0, 4, "\x08\x02\x02\x00",
+		   "\x00\x00\x00\x00");
+	assert_key(&x, 2, TCA_PEDIT_KEY_EX_HDR_TYPE_ETH, 0, 8, "\x00\x00\x08\x01",
+		   "\x00\x00\x00\x00");
+	assert_key(&x, 3, TCA_PEDIT_KEY_EX_HDR_TYPE_IP4, TCA_PEDIT_KEY_EX_CMD_ADD, 8,
+		   "\xff\x00\x00\x00", "\x00\xff\xff\xff");
+	assert_int_equal(x.csum_flags, TCA_CSUM_UPDATE_FLAG_IPV4HDR | TCA_CSUM_UPDATE_FLAG_TCP);
+	assert_int_equal(x.mirred_ifindex, 8);
+	assert_int_equal(x.mirred_action, TC_ACT_STOLEN);
+	assert_int_equal(x.mirred_eaction, TCA_EGRESS_REDIR);
+}
+
+static void test_nat_v4_both_directions(void **st)
+{
+	struct npuflow_conn c = conn4(1);
+	struct tcfl_rule r;
+	struct kx x;
+	char line[1024];
+
+	(void)st;
+	c.flags = 0;	/* bridged-like: no ttl */
+	/* original: 10.0.1.2:40000 > 10.0.2.2:5201 leaves as 198.51.100.1:61000 > same */
+	tcfl_rule_from_conn(&c, 0, 0, &r);
+	assert_true(tcfl_build_add(buf, sizeof(buf), &r, 1) > 0);
+	decode((struct nlmsghdr *)buf, &x);
+	assert_int_equal(x.n, 5);
+	assert_key(&x, 3, TCA_PEDIT_KEY_EX_HDR_TYPE_IP4, 0, 12, "\xc6\x33\x64\x01",
+		   "\x00\x00\x00\x00");
+	assert_key(&x, 4, TCA_PEDIT_KEY_EX_HDR_TYPE_TCP, 0, 0, "\xee\x48\x00\x00",
+		   "\x00\x00\xff\xff");
+	tcfl_fmt(&r, "p3", "p8", line, sizeof(line));
+	assert_string_equal(line,
+		"tc filter add dev p3 ingress protocol ip prio 50416 handle 1 flower ip_proto tcp "
+		"src_ip 10.0.1.2 dst_ip 10.0.2.2 src_port 40000 dst_port 5201 action pedit ex "
+		"munge eth dst set 02:00:00:00:08:02 munge eth src set 02:00:00:00:08:01 "
+		"munge ip src set 198.51.100.1 munge tcp sport set 61000 pipe action csum ip tcp "
+		"pipe action mirred egress redirect dev p8");
+	/* reply: 10.0.2.2:5201 > 198.51.100.1:61000 leaves as > 10.0.1.2:40000 */
+	tcfl_rule_from_conn(&c, 1, 0, &r);
+	assert_int_equal(r.ifindex, 8);
+	assert_int_equal(r.handle, 2);
+	assert_int_equal(r.out_ifindex, 3);
+	assert_true(tcfl_build_add(buf, sizeof(buf), &r, 2) > 0);
+	decode((struct nlmsghdr *)buf, &x);
+	assert_int_equal(x.n, 5);
+	assert_key(&x, 3, TCA_PEDIT_KEY_EX_HDR_TYPE_IP4, 0, 16, "\x0a\x00\x01\x02",
+		   "\x00\x00\x00\x00");
+	assert_key(&x, 4, TCA_PEDIT_KEY_EX_HDR_TYPE_TCP, 0, 0, "\x00\x00\x9c\x40",
+		   "\xff\xff\x00\x00");
+}
+
+static void test_v6_udp(void **st)
+{
+	struct npuflow_conn c;
+	struct tcfl_rule r;
+	struct tcfl_info in;
+	struct kx x;
+	const struct tcmsg *t = (const struct tcmsg *)(buf + sizeof(struct nlmsghdr));
+
+	(void)st;
+	memset(&c, 0, sizeof(c));
+	c.key[0].ifindex = 3;
+	c.key[0].family = 10;
+	c.key[0].proto = 17;
+	c.key[0].sport = htons(5000);
+	c.key[0].dport = htons(53);
+	inet_pton(AF_INET6, "fd00:211:1::2", c.key[0].saddr);
+	inet_pton(AF_INET6, "fd00:211:2::2", c.key[0].daddr);
+	c.key[1] = c.key[0];
+	c.key[1].ifindex = 8;
+	c.key[1].sport = htons(53);
+	c.key[1].dport = htons(5000);
+	memcpy(c.key[1].saddr, c.key[0].daddr, 16);
+	memcpy(c.key[1].daddr, c.key[0].saddr, 16);
+	c.out_ifindex[0] = 8;
+	c.hw_handle[0] = 41;
+	c.tc_prio = NPUFLOW_TC_PRIO_IPV6;
+	c.flags = NPUFLOW_CONN_F_ROUTED;
+	tcfl_rule_from_conn(&c, 0, TCA_CLS_FLAGS_SKIP_HW, &r);
+	assert_true(tcfl_build_add(buf, sizeof(buf), &r, 3) > 0);
+	assert_int_equal(t->tcm_info, ((uint32_t)NPUFLOW_TC_PRIO_IPV6 << 16) | htons(ETH_P_IPV6));
+	assert_int_equal(tcfl_parse((struct nlmsghdr *)buf, &in), 0);
+	assert_int_equal(in.match.family, 10);
+	assert_memory_equal(&in.match, &c.key[0], sizeof(in.match));
+	decode((struct nlmsghdr *)buf, &x);
+	assert_int_equal(x.n, 4);
+	assert_key(&x, 3, TCA_PEDIT_KEY_EX_HDR_TYPE_IP6, TCA_PEDIT_KEY_EX_CMD_ADD, 4,
+		   "\x00\x00\x00\xff", "\xff\xff\xff\x00");
+	assert_int_equal(x.csum_flags, TCA_CSUM_UPDATE_FLAG_UDP);
+}
+
+static void test_del_dump_qdisc(void **st)
+{
+	struct nlmsghdr *nlh = (struct nlmsghdr *)buf;
+	const struct tcmsg *t = mnl_nlmsg_get_payload(nlh);
+	uint32_t id;
+	int dir;
+
+	(void)st;
+	assert_true(tcfl_build_del(buf, sizeof(buf), 3, NPUFLOW_TC_PRIO_IP, ETH_P_IP, 5, 9) > 0);
+	assert_int_equal(nlh->nlmsg_type, RTM_DELTFILTER);
+	assert_int_equal(t->tcm_handle, 5);
+	assert_int_equal(t->tcm_info, ((uint32_t)NPUFLOW_TC_PRIO_IP << 16) | htons(ETH_P_IP));
+	assert_true(tcfl_build_dump(buf, sizeof(buf), 3, 10) > 0);
+	assert_int_equal(nlh->nlmsg_type, RTM_GETTFILTER);
+	assert_true(nlh->nlmsg_flags & NLM_F_DUMP);
+	assert_int_equal(t->tcm_parent, 0xfffffff2);
+	assert_true(tcfl_build_qdisc(buf, sizeof(buf), 3, 11) > 0);
+	assert_int_equal(nlh->nlmsg_type, RTM_NEWQDISC);
+	assert_int_equal(t->tcm_parent, TC_H_CLSACT);
+	tcfl_handle_split(tcfl_handle(1234, 1), &id, &dir);
+	assert_int_equal(id, 1234);
+	assert_int_equal(dir, 1);
+	/* ICMP is not a flower rule the fast path takes */
+	{
+		struct npuflow_conn c = conn4(0);
+		struct tcfl_rule r;
+
+		c.key[0].proto = 1;
+		tcfl_rule_from_conn(&c, 0, 0, &r);
+		assert_int_equal(tcfl_build_add(buf, sizeof(buf), &r, 1), 0);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_routed_v4),
+		cmocka_unit_test(test_nat_v4_both_directions),
+		cmocka_unit_test(test_v6_udp),
+		cmocka_unit_test(test_del_dump_qdisc),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
