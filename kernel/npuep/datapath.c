@@ -318,6 +318,8 @@ netdev_tx_t npuep_start_xmit(struct sk_buff *skb, struct net_device *netdev)
 			if (!headlen)
 				continue;
 			len = headlen;
+			if (unlikely(len > U16_MAX))
+				goto err_unmap;
 			dma = dma_map_single(dma_dev, skb->data, len,
 					     DMA_TO_DEVICE);
 			buf->head = true;
@@ -327,11 +329,13 @@ netdev_tx_t npuep_start_xmit(struct sk_buff *skb, struct net_device *netdev)
 			len = skb_frag_size(frag);
 			if (!len)
 				continue;
+			if (unlikely(len > U16_MAX))
+				goto err_unmap;
 			dma = skb_frag_dma_map(dma_dev, frag, 0, len,
 					       DMA_TO_DEVICE);
 			buf->head = false;
 		}
-		if (unlikely(dma_mapping_error(dma_dev, dma) || len > U16_MAX))
+		if (unlikely(dma_mapping_error(dma_dev, dma)))
 			goto err_unmap;
 		buf->dma = dma;
 		buf->len = len;

@@ -156,8 +156,11 @@ int npuep_port_open_all(struct npuep_dev *ndev)
 				ret = err;
 			continue;
 		}
-		if (!netif_running(port->netdev))
+		if (!netif_running(port->netdev)) {
+			/* It may have been stopped during the reload. */
+			npuep_cmd_port_cfg(port, false);
 			continue;
+		}
 		err = npuep_dp_open(port);
 		if (!err)
 			err = npuep_cmd_port_cfg(port, true);
