@@ -239,9 +239,9 @@ static void npuep_tx_clean(struct npuep_qp *qp, int budget)
 static void npuep_tx_drop(struct npuep_qp *qp, struct sk_buff *skb)
 {
 	dev_kfree_skb_any(skb);
-	u64_stats_update_begin(&qp->stats.syncp);
+	u64_stats_update_begin(&qp->stats.xsyncp);
 	qp->stats.tx_drops++;
-	u64_stats_update_end(&qp->stats.syncp);
+	u64_stats_update_end(&qp->stats.xsyncp);
 }
 
 /**
@@ -371,9 +371,9 @@ netdev_tx_t npuep_start_xmit(struct sk_buff *skb, struct net_device *netdev)
 
 	if (!netif_txq_maybe_stop(txq, npuep_tx_free(qp), NPUEP_TX_STOP_THRS,
 				  NPUEP_TX_START_THRS)) {
-		u64_stats_update_begin(&qp->stats.syncp);
+		u64_stats_update_begin(&qp->stats.xsyncp);
 		qp->stats.tx_stop++;
-		u64_stats_update_end(&qp->stats.syncp);
+		u64_stats_update_end(&qp->stats.xsyncp);
 	}
 	if (__netdev_tx_sent_queue(txq, bytes, netdev_xmit_more()))
 		npuep_wr32(port->ndev, qp->reg + NPU_QP_TX_TAIL, ntu);
@@ -445,9 +445,7 @@ static irqreturn_t npuep_qp_irq(int irq, void *data)
 {
 	struct npuep_qp *qp = data;
 
-	u64_stats_update_begin(&qp->stats.syncp);
-	qp->stats.irqs++;
-	u64_stats_update_end(&qp->stats.syncp);
+	WRITE_ONCE(qp->stats.irqs, qp->stats.irqs + 1);
 	if (napi_schedule_prep(&qp->napi)) {
 		qp->sched_by_poll = false;
 		__napi_schedule_irqoff(&qp->napi);
@@ -852,12 +850,14 @@ void npuep_dp_close(struct npuep_port *port)
  */
 void npuep_qp_stats_read(struct npuep_qp *qp, struct npuep_qp_stats *out)
 {
-	unsigned int start;
+	unsigned int start, xstart;
 
 	do {
 		start = u64_stats_fetch_begin(&qp->stats.syncp);
+		xstart = u64_stats_fetch_begin(&qp->stats.xsyncp);
 		memcpy(out, &qp->stats, sizeof(*out));
-	} while (u64_stats_fetch_retry(&qp->stats.syncp, start));
+	} while (u64_stats_fetch_retry(&qp->stats.syncp, start) ||
+		 u64_stats_fetch_retry(&qp->stats.xsyncp, xstart));
 }
 
 static void npuep_get_queue_stats_rx(struct net_device *netdev, int idx,

@@ -220,6 +220,7 @@ static int npuep_port_create(struct npuep_dev *ndev, u32 idx)
 		qp->reg = NPU_REG_QP(idx, q);
 		qp->irq = -1;
 		u64_stats_init(&qp->stats.syncp);
+		u64_stats_init(&qp->stats.xsyncp);
 	}
 
 	lo = npuep_rd32(ndev, port->reg + NPU_PORT_MAC_LO);

@@ -61,8 +61,14 @@ struct npuep_tx_buf {
 	bool head;		/* mapped with dma_map_single */
 };
 
+/*
+ * Writers: syncp covers what the queue's NAPI updates, xsyncp what the
+ * transmit path updates (under the tx queue lock); irqs has a single writer,
+ * the vector's handler.
+ */
 struct npuep_qp_stats {
 	struct u64_stats_sync syncp;
+	struct u64_stats_sync xsyncp;
 	u64 rx_packets;
 	u64 rx_bytes;
 	u64 rx_drops;		/* bad descriptors + allocation failures */
