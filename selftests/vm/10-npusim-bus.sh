@@ -4,9 +4,9 @@
 # input, the auxiliary device, interrupt vectors, wire netdevs (naming,
 # carrier, a move into a netns and back), debugfs, and unloading the two
 # modules in either order with devices present.
-# timeout: 300
+# timeout: 600
 . "$(dirname "$0")/lib.sh"
-ktap_plan 37
+ktap_plan 39
 
 NEW=/sys/bus/npusim/new_device
 DEL=/sys/bus/npusim/del_device
@@ -102,6 +102,38 @@ else
 	ktap_skip "rmmod npusim with npuep bound"
 	ktap_skip "rmmod npuep with npusim devices present"
 	rmmod npusim
+fi
+
+# Teardown under traffic: del_device, then rmmod npusim, with iperf3 and a
+# ping flood crossing the model (pc -> host -> far); the runner checks dmesg.
+traffic() {
+	ip netns exec far iperf3 -s -D >/dev/null 2>&1; sleep 2
+	ip netns exec pc iperf3 -c $FAR4 -t 30 >/dev/null 2>&1 &
+	ip netns exec pc iperf3 -c $FAR4 -t 30 -R >/dev/null 2>&1 &
+	ip netns exec pc ping -f -w 20 $FAR4 >/dev/null 2>&1 &
+	sleep 4
+}
+untraffic() {
+	kill $(jobs -p) 2>/dev/null; wait 2>/dev/null
+	pkill iperf3; ip netns del pc 2>/dev/null; ip netns del far 2>/dev/null
+}
+if [ -r "$NPU_REPO/kernel/npuep/npuep.ko" ] && npu_load && npu_new 5 8 2 && topo_pc_far 5; then
+	traffic
+	check "del_device with traffic running" sh -c "echo 5 > $DEL"
+	untraffic
+	if npu_new 6 8 2 && topo_pc_far 6; then
+		traffic
+		check "rmmod npusim with traffic running" rmmod npusim
+	else
+		ktap_fail "rmmod npusim with traffic running (setup)"
+	fi
+	untraffic
+	npu_unload
+else
+	ktap_skip "del_device with traffic running (no npuep or setup failed)"
+	ktap_skip "rmmod npusim with traffic running"
+	untraffic
+	npu_unload
 fi
 ktap_result $([ "$(n_dummy)" = "$dummy0" ] && ! grep -q '^npusim ' /proc/modules; echo $?) \
 	"everything gone after unload (vectors, module)"
