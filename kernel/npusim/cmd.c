@@ -169,6 +169,12 @@ static u16 npusim_cmd_exec(struct npusim_dev *nd, struct npu_cmd *c)
 		return npusim_cmd_port_cfg(nd, c, len);
 	case NPU_CMD_COALESCE:
 		return npusim_cmd_coalesce(nd, c, len);
+	default: {
+		int st = npusim_fp_cmd(nd, c, len);
+
+		if (st >= 0)
+			return st;
+	}
 	}
 	return NPU_ST_BAD_OPCODE;
 }

@@ -300,7 +300,13 @@ static u64 npusim_reg_read(struct npusim_dev *nd, u32 reg)
 		return atomic_xchg(&nd->events, 0);
 	case NPU_REG_LINK_CHANGED:
 		return atomic_xchg(&nd->link_changed, 0);
+	case NPU_REG_FT_CONNS:
+	case NPU_REG_FT_MFLOWS:
+	case NPU_REG_FASTPATH:
+		return npusim_fp_read64(nd, reg);
 	}
+	if (reg >= NPU_REG_PORT_FP(0) && reg < NPU_REG_PORT_FP(NPU_MAX_PORTS))
+		return npusim_fp_read64(nd, reg);
 	if (reg >= NPU_REG_CMDQ(0) && reg < NPU_REG_CMDQ(NPU_CMD_RINGS))
 		return npusim_cmdq_read(nd, (reg - NPU_REG_CMDQ(0)) / 0x20,
 					(reg - NPU_REG_CMDQ(0)) % 0x20);
@@ -332,6 +338,10 @@ static void npusim_write32(struct npu_hw *hw, u32 reg, u32 val)
 
 	if (reg == NPU_REG_CMD_IRQ_UNMASK) {
 		npusim_cmd_irq_unmask(nd);
+		return;
+	}
+	if (reg == NPU_REG_FASTPATH) {
+		npusim_fp_write32(nd, reg, val);
 		return;
 	}
 	if (reg >= NPU_REG_CMDQ(0) && reg < NPU_REG_CMDQ(NPU_CMD_RINGS)) {
@@ -378,6 +388,7 @@ static void npusim_free(struct npusim_dev *nd)
 		kfree(nd->ports);
 	}
 	kfree(nd->virq);
+	npusim_fp_fini(nd);
 	kfree(nd);
 }
 
@@ -522,6 +533,9 @@ struct npusim_dev *npusim_dev_create(struct device *bus_dev, u32 id,
 	err = npusim_ports_init(nd);
 	if (err)
 		goto err_free;
+	err = npusim_fp_init(nd);
+	if (err)
+		goto err_free;
 
 	nd->wq = alloc_workqueue(DRV_NAME "%u", WQ_UNBOUND, 0, id);
 	if (!nd->wq) {
@@ -535,6 +549,7 @@ struct npusim_dev *npusim_dev_create(struct device *bus_dev, u32 id,
 	if (err)
 		goto err_irq;
 	npusim_debugfs_create(nd);
+	npusim_fp_debugfs(nd);
 
 	nd->hw.ops = &npusim_hw_ops;
 	nd->hw.dma_dev = bus_dev;

@@ -35,16 +35,12 @@ struct npusim_fp_tables {
  * @ft: connection and microflow tables
  * @mem: their memory
  * @port: per-port counters
- * @giveback_conn: debugfs: write an index to give that connection back
  */
 struct npusim_fp {
-	spinlock_t lock;
+	spinlock_t lock;	/* @ft and @mem */
 	struct npusim_ft ft;
 	struct npusim_fp_tables mem;
 	struct npusim_fp_port port[NPU_MAX_PORTS];
-	u32 giveback_conn;
-	u32 retrans_max;
-	u32 expire_ms;
 };
 
 static void npusim_fp_tables_free(struct npusim_fp_tables *t)

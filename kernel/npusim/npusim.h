@@ -48,6 +48,7 @@
 
 struct npusim_dev;
 struct npusim_port;
+struct npusim_fp;
 
 /**
  * struct npusim_qp - one queue pair as the device keeps it
@@ -238,6 +239,8 @@ struct npusim_dev {
 	bool dead;
 	bool aux_added;
 
+	struct npusim_fp *fp;
+
 	struct dentry *dbg;
 	bool force_rx_full;
 	bool tx_defer;
@@ -283,6 +286,7 @@ void npusim_qp_rx_tail(struct npusim_qp *qp, u32 tail);
 bool npusim_qp_tx_enable(struct npusim_qp *qp, bool enable);
 void npusim_qp_tx_doorbell(struct npusim_qp *qp, u32 tail);
 void npusim_tx_work(struct work_struct *work);
+void npusim_wire_rx(struct net_device *wire, struct sk_buff *skb);
 
 /* cmd.c */
 void npusim_cmd_work(struct work_struct *work);
@@ -294,6 +298,17 @@ int npusim_wires_create(struct npusim_dev *nd);
 void npusim_wires_destroy(struct npusim_dev *nd);
 void npusim_port_set_host_up(struct npusim_port *port, bool up);
 u32 npusim_port_link(struct npusim_port *port);
+
+/* fastpath.c */
+int npusim_fp_init(struct npusim_dev *nd);
+void npusim_fp_fini(struct npusim_dev *nd);
+void npusim_fp_debugfs(struct npusim_dev *nd);
+u64 npusim_fp_read64(struct npusim_dev *nd, u32 reg);
+void npusim_fp_write32(struct npusim_dev *nd, u32 reg, u32 val);
+void npusim_fp_count_punt(struct npusim_port *port, u8 reason);
+bool npusim_fp_ingress(struct npusim_port *port, struct sk_buff *skb,
+		       struct npusim_pkt *pkt, u32 *conn);
+int npusim_fp_cmd(struct npusim_dev *nd, struct npu_cmd *c, u16 len);
 
 /* debugfs.c */
 void npusim_debugfs_create(struct npusim_dev *nd);

@@ -94,7 +94,7 @@ enum npusim_rx_res {
 static enum npusim_rx_res npusim_rx_put(struct npusim_qp *qp,
 					struct sk_buff *skb,
 					const struct npusim_pkt *pkt, u32 hash,
-					u16 dflags)
+					u16 dflags, u32 conn)
 {
 	struct npu_rx_desc *d;
 	u32 head = qp->rx_head;
@@ -135,7 +135,7 @@ static enum npusim_rx_res npusim_rx_put(struct npusim_qp *qp,
 	d->reason = pkt->reason;
 	d->port = qp->port->idx;
 	d->hash = cpu_to_le32(hash);
-	d->conn = cpu_to_le32(NPU_CONN_NONE);
+	d->conn = cpu_to_le32(conn);
 	d->vlan_tci = cpu_to_le16(pkt->vlan_tci);
 	d->rsvd0 = 0;
 	d->rsvd1 = 0;
@@ -166,7 +166,7 @@ netdev_tx_t npusim_port_ingress(struct npusim_port *port, struct sk_buff *skb)
 	struct npusim_qp *qp;
 	const u8 *data;
 	u16 dflags = 0;
-	u32 hash, caplen;
+	u32 hash, caplen, conn;
 	u8 q;
 
 	if (skb->len < NPU_MIN_FRAME) {
@@ -186,6 +186,9 @@ netdev_tx_t npusim_port_ingress(struct npusim_port *port, struct sk_buff *skb)
 	npusim_parse(data, caplen, skb->len, &pkt);
 	if (pkt.reason == NPU_PUNT_MALFORMED)
 		atomic64_inc(&port->rx_malformed);
+	/* The fast path forwards the frame, or says why it is punted. */
+	if (npusim_fp_ingress(port, skb, &pkt, &conn))
+		return NETDEV_TX_OK;
 	if (!(pkt.flags & NPUSIM_PKT_L4))
 		dflags &= ~NPU_RXD_CSUM_OK;
 	if (pkt.flags & NPUSIM_PKT_VLAN)
@@ -208,7 +211,7 @@ netdev_tx_t npusim_port_ingress(struct npusim_port *port, struct sk_buff *skb)
 	qp = &port->qps[q];
 
 	spin_lock_irqsave(&qp->rx_lock, flags);
-	res = npusim_rx_put(qp, skb, &pkt, hash, dflags);
+	res = npusim_rx_put(qp, skb, &pkt, hash, dflags, conn);
 	if (res == NPUSIM_RX_QFULL)
 		WRITE_ONCE(qp->rx_qfull, qp->rx_qfull + 1);
 	spin_unlock_irqrestore(&qp->rx_lock, flags);

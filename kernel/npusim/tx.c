@@ -150,8 +150,12 @@ static int npusim_tx_offload(struct sk_buff *skb, const struct npu_tx_desc *d)
 	return 0;
 }
 
-/* Hand one frame to the wire as received. */
-static void npusim_wire_rx(struct net_device *wire, struct sk_buff *skb)
+/**
+ * npusim_wire_rx - hand one frame to a wire as received
+ * @wire: the wire netdev (the far end of a port's cable)
+ * @skb: the frame (consumed)
+ */
+void npusim_wire_rx(struct net_device *wire, struct sk_buff *skb)
 {
 	unsigned int len = skb->len;
 
