@@ -148,6 +148,9 @@ static int npuep_rx_clean(struct npuep_qp *qp, int limit)
 		packets++;
 		bytes += len;
 		punt[reason]++;
+		/* A given-back connection: revive it in place, now. */
+		if (unlikely(reason == NPU_PUNT_NOT_ACTIVE))
+			npuep_flow_revive(port->ndev, le32_to_cpu(desc->conn));
 		napi_gro_receive(&qp->napi, skb);
 	}
 

@@ -374,7 +374,8 @@ static int npuep_get_sset_count(struct net_device *netdev, int sset)
 	if (sset != ETH_SS_STATS)
 		return -EOPNOTSUPP;
 	return port->ndev->nqueues * ARRAY_SIZE(npuep_qp_stat_names) +
-	       ARRAY_SIZE(npuep_port_stat_names) + NPU_PUNT_MAX;
+	       ARRAY_SIZE(npuep_port_stat_names) + NPU_PUNT_MAX +
+	       npuep_flow_sset_count();
 }
 
 static void npuep_get_strings(struct net_device *netdev, u32 sset, u8 *data)
@@ -393,6 +394,7 @@ static void npuep_get_strings(struct net_device *netdev, u32 sset, u8 *data)
 		ethtool_puts(&data, npuep_port_stat_names[i]);
 	for (i = 0; i < NPU_PUNT_MAX; i++)
 		ethtool_sprintf(&data, "rx_punt_%s", npuep_punt_names[i]);
+	npuep_flow_get_strings(&data);
 }
 
 static void npuep_get_ethtool_stats(struct net_device *netdev,
@@ -431,6 +433,7 @@ static void npuep_get_ethtool_stats(struct net_device *netdev,
 		*data++ = npuep_rd64(ndev, port->reg + npuep_port_hw_regs[i]);
 	for (i = 0; i < NPU_PUNT_MAX; i++)
 		*data++ = punt[i];
+	npuep_flow_get_stats(port, &data);
 }
 
 const struct ethtool_ops npuep_ethtool_ops = {

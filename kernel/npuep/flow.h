@@ -13,6 +13,8 @@
 #include "npu_hw.h"
 
 struct npuep_dev;
+struct npuep_port;
+struct net_device;
 struct npuep_conn;
 
 enum npuep_flow_owner {
@@ -99,5 +101,8 @@ int npuep_flow_init(struct npuep_dev *ndev, u32 conns, u32 mflows);
 void npuep_flow_fini(struct npuep_dev *ndev);
 void npuep_flow_flush(struct npuep_dev *ndev);
 void npuep_flow_revive(struct npuep_dev *ndev, u32 conn);
+int npuep_flow_sset_count(void);
+void npuep_flow_get_strings(u8 **data);
+void npuep_flow_get_stats(struct npuep_port *port, u64 **data);
 
 #endif /* _NPUEP_FLOW_H */

@@ -107,6 +107,7 @@ static const struct net_device_ops npuep_netdev_ops = {
 	.ndo_change_mtu = npuep_change_mtu,
 	.ndo_get_stats64 = npuep_get_stats64,
 	.ndo_validate_addr = eth_validate_addr,
+	.ndo_setup_tc = npuep_setup_tc,
 };
 
 /**
@@ -252,6 +253,7 @@ static int npuep_port_create(struct npuep_dev *ndev, u32 idx)
 		netdev->hw_features |= NETIF_F_RXCSUM;
 	if (ndev->caps & NPU_CAP_RSS)
 		netdev->hw_features |= NETIF_F_RXHASH;
+	netdev->hw_features |= NETIF_F_HW_TC;
 	netdev->features = netdev->hw_features;
 	netdev->vlan_features = netdev->hw_features;
 	netdev->min_mtu = ETH_MIN_MTU;
@@ -379,6 +381,9 @@ static int npuep_probe(struct auxiliary_device *adev,
 	err = npuep_fw_info(ndev);
 	if (err)
 		goto err_cmd;
+	err = npuep_flow_init(ndev, NPU_FT_CONNS_DEFAULT, NPU_FT_MFLOWS_DEFAULT);
+	if (err)
+		goto err_cmd;
 
 	ndev->switch_id.id_len = sizeof(u64);
 	put_unaligned_be64(ndev->serial ?: ((u64)0x4e5055 << 32 | hw->id),
@@ -415,6 +420,7 @@ err_dl_unregister:
 	devl_unregister(devlink);
 err_unlock:
 	devl_unlock(devlink);
+	npuep_flow_fini(ndev);
 err_cmd:
 	npuep_cmd_fini(ndev);
 err_free:
@@ -438,6 +444,7 @@ static void npuep_remove(struct auxiliary_device *adev)
 	npuep_devlink_params_unregister(ndev);
 	devl_unregister(devlink);
 	devl_unlock(devlink);
+	npuep_flow_fini(ndev);
 	npuep_cmd_fini(ndev);
 	devlink_free(devlink);
 }

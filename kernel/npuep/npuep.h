@@ -18,6 +18,7 @@
 #include <net/devlink.h>
 
 #include "npu_hw.h"
+#include "flow.h"
 
 #define NPUEP_DRV_NAME		"npuep"
 
@@ -155,6 +156,7 @@ struct npuep_port {
  * struct npuep_dev - one coprocessor; the devlink instance's private data
  */
 struct npuep_dev {
+	struct npuep_ft *ft;		/* flow offload (flow.c) */
 	struct auxiliary_device *adev;
 	struct npu_hw *hw;
 	struct device *dev;
