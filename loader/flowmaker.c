@@ -646,7 +646,7 @@ bad:
 	return -1;
 }
 
-void fm_count_states(const struct fm *fm, uint64_t *out)
+void fm_count_states(const struct fm *fm, __u64 *out)
 {
 	uint32_t i;
 

@@ -174,7 +174,7 @@ static inline struct fm_entry *fm_get(struct fm *fm, uint32_t id)
 	       &fm->e[id] : NULL;
 }
 /* Connections per state into out[NPUFLOW_CS_MAX]. */
-void fm_count_states(const struct fm *fm, uint64_t *out);
+void fm_count_states(const struct fm *fm, __u64 *out);
 
 const char *fm_action_name(enum fm_action a);
 const char *fm_state_name(unsigned int s);

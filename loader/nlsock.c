@@ -87,6 +87,9 @@ int nls_talk(struct nlsock *s, const void *msg, size_t len, mnl_cb_t cb, void *d
 	int rc;
 
 	s->ext_ack[0] = '\0';
+	/* a plain get answers with data and no ack: ask for the ack to end on */
+	if (!(req->nlmsg_flags & NLM_F_DUMP))
+		((struct nlmsghdr *)msg)->nlmsg_flags |= NLM_F_ACK;
 	if (mnl_socket_sendto(s->nl, msg, len) < 0)
 		return -errno;
 	for (;;) {

@@ -4,11 +4,15 @@
  * ports through libxdp (multi-program dispatcher), pins its maps under
  * /sys/fs/bpf/npuflow/ and consumes its ring buffer.  See npuflowd --help.
  *
- * The flow maker (conntrack pairing, hardware writes) builds on this.
+ * and runs the flow maker (fmd.c: conntrack, routes, tc flower rules).
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <net/if.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -25,6 +29,7 @@
 #include "classify.skel.h"
 #include "npuflow_fmt.h"
 #include "npuflowd_opts.h"
+#include "fmd.h"
 
 #ifndef BPF_FS_MAGIC
 #define BPF_FS_MAGIC 0xcafe4a11
@@ -36,17 +41,18 @@ static struct npuflowd_opts opts;
 static volatile sig_atomic_t stop;
 static int use_syslog;
 
-static const char *const pinned_maps[] = { "candidates", "counters", "events" };
+static const char *const pinned_maps[] = {
+	"candidates", "counters", "events", "connections", "fmstats",
+};
+static struct fmd fmd;
+static int fm_on;
 
-__attribute__((format(printf, 2, 3)))
-static void logmsg(enum npuflowd_log lvl, const char *fmt, ...)
+static void vlogmsg(enum npuflowd_log lvl, const char *fmt, va_list ap)
 {
 	static const int prio[] = { LOG_ERR, LOG_WARNING, LOG_INFO, LOG_DEBUG };
-	va_list ap;
 
 	if (lvl > opts.log_level)
 		return;
-	va_start(ap, fmt);
 	if (use_syslog) {
 		vsyslog(prio[lvl], fmt, ap);
 	} else {
@@ -54,6 +60,25 @@ static void logmsg(enum npuflowd_log lvl, const char *fmt, ...)
 		vfprintf(stderr, fmt, ap);
 		fputc('\n', stderr);
 	}
+}
+
+__attribute__((format(printf, 2, 3)))
+static void logmsg(enum npuflowd_log lvl, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vlogmsg(lvl, fmt, ap);
+	va_end(ap);
+}
+
+__attribute__((format(printf, 2, 3)))
+static void fm_log(int lvl, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vlogmsg((enum npuflowd_log)lvl, fmt, ap);
 	va_end(ap);
 }
 
@@ -184,6 +209,8 @@ static int flush(void)
 
 	for (i = ifs; i && i->if_index; i++)
 		detach_leftovers(i->if_index, "--flush");
+	if (fmd_flush_rules(fm_log))
+		warn("cannot remove flow rules: %s", strerror(errno));
 	if (ifs)
 		if_freenameindex(ifs);
 	for (k = 0; k < sizeof(pinned_maps) / sizeof(pinned_maps[0]); k++) {
@@ -209,7 +236,8 @@ static int flush(void)
  */
 static int check_pins(struct classify *skel)
 {
-	struct bpf_map *maps[] = { skel->maps.candidates, skel->maps.counters, skel->maps.events };
+	struct bpf_map *maps[] = { skel->maps.candidates, skel->maps.counters, skel->maps.events,
+				   skel->maps.connections, skel->maps.fmstats };
 	size_t k;
 
 	for (k = 0; k < sizeof(maps) / sizeof(maps[0]); k++) {
@@ -269,7 +297,51 @@ static int on_event(void *ctx, void *data, size_t len)
 		return 0;
 	npuflow_fmt_event(data, line, sizeof(line));
 	info("event %s", line);
+	if (fm_on)
+		fmd_event(&fmd, data, fmd_now());
 	return 0;
+}
+
+/* The control socket (npuctl release): SOCK_SEQPACKET, root only. */
+static int open_ctl(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+
+	if (fd < 0)
+		return -1;
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	unlink(path);
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || chmod(path, 0600) ||
+	    listen(fd, 8)) {
+		warn("control socket %s: %s (npuctl release will not work)", path,
+		     strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static void serve_ctl(int lfd)
+{
+	char req[256], rep[256];
+	ssize_t n;
+	int fd;
+
+	while ((fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC)) >= 0) {
+		struct timeval tv = { .tv_sec = 1 };
+
+		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+		n = recv(fd, req, sizeof(req) - 1, 0);
+		if (n > 0) {
+			req[n] = '\0';
+			req[strcspn(req, "\n")] = '\0';
+			fmd_ctl(&fmd, req, rep, sizeof(rep), fmd_now());
+			if (send(fd, rep, strlen(rep), MSG_NOSIGNAL) < 0)
+				dbg("control reply: %s", strerror(errno));
+		}
+		close(fd);
+	}
 }
 
 static const char *mode_str(enum xdp_attach_mode m)
@@ -290,7 +362,7 @@ int main(int argc, char **argv)
 	struct ring_buffer *rb = NULL;
 	enum xdp_attach_mode mode;
 	int ifindex[NPUFLOWD_MAX_PORTS] = { 0 }, attached[NPUFLOWD_MAX_PORTS] = { 0 };
-	int lock_fd, i, rc = 1, e;
+	int lock_fd, i, rc = 1, e, ctl_fd = -1;
 	struct sigaction sa = { .sa_handler = on_signal };
 
 	if (npuflowd_parse_args(argc, argv, &opts, msg, sizeof(msg))) {
@@ -354,6 +426,7 @@ int main(int argc, char **argv)
 	skel->rodata->npuflow_revive_gap_ns = opts.revive_gap_ns;
 	skel->rodata->npuflow_coarse_clock = !opts.precise_clock;
 	if (bpf_map__set_max_entries(skel->maps.candidates, opts.candidates) ||
+	    bpf_map__set_max_entries(skel->maps.connections, opts.connections) ||
 	    bpf_map__set_max_entries(skel->maps.events, opts.ringbuf)) {
 		err("cannot size the maps");
 		goto out;
@@ -419,17 +492,53 @@ int main(int argc, char **argv)
 	     opts.nports, opts.candidates, (unsigned long long)opts.threshold,
 	     opts.precise_clock ? "precise" : "coarse", opts.pin_dir);
 
+	if (opts.flowmaker) {
+		e = fmd_init(&fmd, &opts, ifindex, bpf_map__fd(skel->maps.connections),
+			     bpf_map__fd(skel->maps.fmstats), bpf_map__fd(skel->maps.candidates),
+			     fm_log);
+		if (e) {
+			err("cannot start the flow maker: %s", strerror(-e));
+			goto out;
+		}
+		fm_on = 1;
+		fmd_restore(&fmd, fmd_now());
+		ctl_fd = open_ctl(opts.ctl_socket);
+		info("flow maker: rules %s, hold %llu..%llu ms, connections %u, control %s",
+		     opts.tc_skip_sw ? "skip_sw" : "in software too",
+		     (unsigned long long)(opts.hold_min_ns / 1000000),
+		     (unsigned long long)(opts.hold_max_ns / 1000000), opts.connections,
+		     ctl_fd >= 0 ? opts.ctl_socket : "none");
+	}
+
 	rb = ring_buffer__new(bpf_map__fd(skel->maps.events), on_event, NULL, NULL);
 	if (!rb) {
 		err("cannot open the event ring: %s", strerror(errno));
 		goto out;
 	}
 	while (!stop) {
-		e = ring_buffer__poll(rb, 500);
+		struct pollfd pfd[3] = {
+			{ .fd = ring_buffer__epoll_fd(rb), .events = POLLIN },
+			{ .fd = fm_on ? fmd_ct_fd(&fmd) : -1, .events = POLLIN },
+			{ .fd = ctl_fd, .events = POLLIN },
+		};
+
+		e = poll(pfd, 3, fm_on ? 50 : 500);
+		if (e < 0 && errno != EINTR) {
+			err("poll: %s", strerror(errno));
+			goto out;
+		}
+		e = ring_buffer__consume(rb);
 		if (e < 0 && e != -EINTR) {
 			err("ring buffer: %s", strerror(-e));
 			goto out;
 		}
+		if (!fm_on)
+			continue;
+		if (pfd[1].revents)
+			fmd_ct_input(&fmd, fmd_now());
+		if (pfd[2].revents)
+			serve_ctl(ctl_fd);
+		fmd_tick(&fmd, fmd_now());
 	}
 	rc = 0;
 out:
@@ -450,6 +559,12 @@ out:
 			info("%s: detached", opts.ports[i]);
 	}
 	xdp_program__close(prog);
+	if (ctl_fd >= 0) {
+		close(ctl_fd);
+		unlink(opts.ctl_socket);
+	}
+	if (fm_on)
+		fmd_fini(&fmd);
 	classify__destroy(skel);
 	if (rc == 0)
 		info("stopped; maps stay pinned in %s", opts.pin_dir);

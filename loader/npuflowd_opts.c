@@ -10,6 +10,7 @@
 #include <string.h>
 #include "npuflowd_opts.h"
 #include "../bpf/npuflow.h"
+#include "flowmaker.h"
 
 const char npuflowd_usage[] =
 "NAME\n"
@@ -27,11 +28,35 @@ const char npuflowd_usage[] =
 "        candidates  LRU hash, one entry per direction seen in punted frames\n"
 "        counters    per-CPU frames/bytes per port and punt reason, parse outcomes\n"
 "        events      ring buffer: threshold crossings and revive signals\n"
-"    Events are logged.  SIGTERM or SIGINT detaches the programs (none is left\n"
+"    Threshold events feed the flow maker (below); revive events are counted.\n"
+"    SIGTERM or SIGINT detaches the programs (none is left\n"
 "    behind) and keeps the pinned maps; --flush removes them.  Only one\n"
 "    instance runs at a time (a lock on the lock file).  Inspect with\n"
 "    `npuctl candidates`, `npuctl stats`, or\n"
 "    `bpftool map dump pinned /sys/fs/bpf/npuflow/candidates`.\n"
+"\n"
+"    The flow maker: a candidate over the threshold is looked up in conntrack\n"
+"    (established TCP, assured UDP; both tuples, so NAT both ways), routes and\n"
+"    neighbours give each direction's egress port and next-hop MAC, and both\n"
+"    directions are written as TC flower skip_sw rules on the ports' clsact\n"
+"    ingress (prio 0xc4f0 IPv4, 0xc4f1 IPv6; handle = id * 2 + direction + 1),\n"
+"    which the driver turns into one hardware connection.  Each connection is\n"
+"    recorded in the pinned map `connections` (bpftool prints it).  Keepalive\n"
+"    reads the rules' counters (tc stats) and refreshes conntrack timeouts\n"
+"    while traffic moves; a conntrack DESTROY takes the connection out at once\n"
+"    (events on a socket with a large buffer; on overrun, a full resync by\n"
+"    dump).  The driver revives a given-back connection in place; one given\n"
+"    back under new identities (its direction crosses the threshold again as\n"
+"    flow misses) is taken out and held for a wait that doubles at each give-\n"
+"    back up to --hold-max-ms, back to --hold-min-ms after --hold-quiet-ms\n"
+"    without one, then made again.  Never offloaded, counted by reason:\n"
+"    conntrack helpers, sequence adjustment, egress ports with a shaping qdisc,\n"
+"    egress not one of IFNAME... (the same coprocessor), to/from the host.  A\n"
+"    full hardware table is not an error: the connection stays on the host,\n"
+"    counted, and is tried again later.  `npuctl release ID|--all` relaxes\n"
+"    conntrack's TCP window tracking (be-liberal) and then removes the rules.\n"
+"    On restart the view is rebuilt from the pinned map, conntrack and a tc\n"
+"    dump: no duplicate, no orphan; rules stay in hardware while npuflowd is down.\n"
 "\n"
 "OPTIONS\n"
 "    -c, --candidates N\n"
@@ -63,6 +88,37 @@ const char npuflowd_usage[] =
 "    --flush\n"
 "        Detach any npuflow classifier left attached, remove the pinned maps\n"
 "        and the pin directory, and exit.  Refused while an instance runs.\n"
+"    --no-flowmaker\n"
+"        Classifier and events only: no conntrack, no rules.\n"
+"    --threshold-bytes BYTES\n"
+"        A candidate must also have shown BYTES bytes (k/m suffix; default 0 =\n"
+"        not used).  Checked when the frame threshold is crossed, then watched.\n"
+"    --threshold-any\n"
+"        Either threshold suffices (default: every threshold set).\n"
+"    --hold-min-ms MS\n"
+"        First wait of a connection given back under a new identity (default\n"
+"        1000: the seeds' tuned value, seed 002; a shorter first wait is the\n"
+"        open measurement, `make bench` in the VM).\n"
+"    --hold-max-ms MS\n"
+"        Cap of the doubling wait (default 16000).\n"
+"    --hold-quiet-ms MS\n"
+"        No give-back for this long: the next wait is the first again\n"
+"        (default 30000).\n"
+"    --retry-ms MS\n"
+"        A connection refused for a transient reason (not established yet, no\n"
+"        neighbour, table full) is tried again after MS (default 1000).\n"
+"    --keepalive-ms MS\n"
+"        Interval of the hardware stats read and conntrack refresh (default 1000).\n"
+"    --connections N\n"
+"        Size of the connections map and policy table (1024..4194304; default\n"
+"        65536).  A pinned map of another size is refused: --flush first.\n"
+"    --ct-rcvbuf BYTES\n"
+"        Receive buffer of the conntrack event socket (k/m; default 8m).\n"
+"    --tc-skip-sw 0|1\n"
+"        1 (default): rules are skip_sw, hardware only.  0: no skip flag, so\n"
+"        the kernel runs them in software too (tests on veth).\n"
+"    --ctl-socket PATH\n"
+"        Control socket npuctl release talks to (default " NPUFLOWD_CTL_DEFAULT ").\n"
 "    -h, --help\n"
 "        This text.\n"
 "\n"
@@ -85,6 +141,16 @@ void npuflowd_opts_init(struct npuflowd_opts *o)
 	o->log_level = NPUFLOWD_LOG_INFO;
 	snprintf(o->pin_dir, sizeof(o->pin_dir), "%s", NPUFLOW_PIN_DIR);
 	snprintf(o->lock_file, sizeof(o->lock_file), "%s", NPUFLOWD_LOCK_DEFAULT);
+	o->flowmaker = 1;
+	o->hold_min_ns = FM_HOLD_MIN_NS_DEFAULT;
+	o->hold_max_ns = FM_HOLD_MAX_NS_DEFAULT;
+	o->hold_quiet_ns = FM_HOLD_QUIET_NS_DEFAULT;
+	o->retry_ns = FM_RETRY_NS_DEFAULT;
+	o->keepalive_ns = NPUFLOWD_KEEPALIVE_NS_DEFAULT;
+	o->connections = NPUFLOW_CONNECTIONS_DEFAULT;
+	o->ct_rcvbuf = NPUFLOWD_CT_RCVBUF_DEFAULT;
+	o->tc_skip_sw = 1;
+	snprintf(o->ctl_socket, sizeof(o->ctl_socket), "%s", NPUFLOWD_CTL_DEFAULT);
 }
 
 int npuflowd_parse_u64(const char *s, uint64_t min, uint64_t max, int suffix, uint64_t *out)
@@ -138,6 +204,18 @@ enum {
 	OPT_LOCK_FILE,
 	OPT_FLUSH,
 	OPT_NO_DISPATCHER,
+	OPT_NO_FLOWMAKER,
+	OPT_THR_BYTES,
+	OPT_THR_ANY,
+	OPT_HOLD_MIN,
+	OPT_HOLD_MAX,
+	OPT_HOLD_QUIET,
+	OPT_RETRY,
+	OPT_KEEPALIVE,
+	OPT_CONNECTIONS,
+	OPT_CT_RCVBUF,
+	OPT_TC_SKIP_SW,
+	OPT_CTL_SOCKET,
 };
 
 static const struct option long_opts[] = {
@@ -154,6 +232,18 @@ static const struct option long_opts[] = {
 	{ "lock-file", required_argument, NULL, OPT_LOCK_FILE },
 	{ "flush", no_argument, NULL, OPT_FLUSH },
 	{ "no-dispatcher", no_argument, NULL, OPT_NO_DISPATCHER },
+	{ "no-flowmaker", no_argument, NULL, OPT_NO_FLOWMAKER },
+	{ "threshold-bytes", required_argument, NULL, OPT_THR_BYTES },
+	{ "threshold-any", no_argument, NULL, OPT_THR_ANY },
+	{ "hold-min-ms", required_argument, NULL, OPT_HOLD_MIN },
+	{ "hold-max-ms", required_argument, NULL, OPT_HOLD_MAX },
+	{ "hold-quiet-ms", required_argument, NULL, OPT_HOLD_QUIET },
+	{ "retry-ms", required_argument, NULL, OPT_RETRY },
+	{ "keepalive-ms", required_argument, NULL, OPT_KEEPALIVE },
+	{ "connections", required_argument, NULL, OPT_CONNECTIONS },
+	{ "ct-rcvbuf", required_argument, NULL, OPT_CT_RCVBUF },
+	{ "tc-skip-sw", required_argument, NULL, OPT_TC_SKIP_SW },
+	{ "ctl-socket", required_argument, NULL, OPT_CTL_SOCKET },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -250,6 +340,57 @@ int npuflowd_parse_args(int argc, char **argv, struct npuflowd_opts *o,
 		case OPT_NO_DISPATCHER:
 			o->no_dispatcher = 1;
 			break;
+		case OPT_NO_FLOWMAKER:
+			o->flowmaker = 0;
+			break;
+		case OPT_THR_BYTES:
+			if (npuflowd_parse_u64(optarg, 0, 1ull << 40, 1, &v))
+				BAD("--threshold-bytes: '%s' is not a number of bytes", optarg);
+			o->threshold_bytes = v;
+			break;
+		case OPT_THR_ANY:
+			o->threshold_any = 1;
+			break;
+		case OPT_HOLD_MIN:
+		case OPT_HOLD_MAX:
+		case OPT_HOLD_QUIET:
+		case OPT_RETRY:
+		case OPT_KEEPALIVE:
+			if (npuflowd_parse_u64(optarg, c == OPT_HOLD_QUIET ? 0 : 1, 3600 * 1000, 0, &v))
+				BAD("%s: '%s' is not a number of ms (1..3600000)", argv[optind - 1],
+				    optarg);
+			v *= 1000000ull;
+			if (c == OPT_HOLD_MIN)
+				o->hold_min_ns = v;
+			else if (c == OPT_HOLD_MAX)
+				o->hold_max_ns = v;
+			else if (c == OPT_HOLD_QUIET)
+				o->hold_quiet_ns = v;
+			else if (c == OPT_RETRY)
+				o->retry_ns = v;
+			else
+				o->keepalive_ns = v;
+			break;
+		case OPT_CONNECTIONS:
+			if (npuflowd_parse_u64(optarg, 1024, 4u << 20, 1, &v))
+				BAD("--connections: '%s' is not a number in 1024..4194304", optarg);
+			o->connections = v;
+			break;
+		case OPT_CT_RCVBUF:
+			if (npuflowd_parse_u64(optarg, 65536, 1u << 30, 1, &v))
+				BAD("--ct-rcvbuf: '%s' is not a size in 64k..1g", optarg);
+			o->ct_rcvbuf = v;
+			break;
+		case OPT_TC_SKIP_SW:
+			if (strcmp(optarg, "0") && strcmp(optarg, "1"))
+				BAD("--tc-skip-sw: '%s': use 0 or 1", optarg);
+			o->tc_skip_sw = optarg[0] == '1';
+			break;
+		case OPT_CTL_SOCKET:
+			if (optarg[0] != '/' || strlen(optarg) >= sizeof(o->ctl_socket))
+				BAD("--ctl-socket: '%s' must be an absolute path (< 108)", optarg);
+			snprintf(o->ctl_socket, sizeof(o->ctl_socket), "%s", optarg);
+			break;
 		case ':':
 			BAD("option '%s' needs a value", argv[optind - 1]);
 		default:
@@ -272,5 +413,7 @@ int npuflowd_parse_args(int argc, char **argv, struct npuflowd_opts *o,
 		BAD("--flush takes no interfaces");
 	if (!o->flush && !o->nports)
 		BAD("no interface given (npuflowd --help)");
+	if (o->hold_max_ns < o->hold_min_ns)
+		BAD("--hold-max-ms is below --hold-min-ms");
 	return 0;
 }

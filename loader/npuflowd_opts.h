@@ -17,6 +17,9 @@
 #define NPUFLOWD_RB_MIN		4096
 #define NPUFLOWD_RB_MAX		(256u << 20)
 #define NPUFLOWD_LOCK_DEFAULT	"/run/npuflowd.lock"
+#define NPUFLOWD_CTL_DEFAULT	"/run/npuflowd.sock"
+#define NPUFLOWD_CT_RCVBUF_DEFAULT	(8u << 20)
+#define NPUFLOWD_KEEPALIVE_NS_DEFAULT	(1000ull * 1000000)
 
 enum npuflowd_mode { NPUFLOWD_MODE_NATIVE, NPUFLOWD_MODE_SKB };
 enum npuflowd_log { NPUFLOWD_LOG_ERR, NPUFLOWD_LOG_WARN, NPUFLOWD_LOG_INFO, NPUFLOWD_LOG_DEBUG };
@@ -37,6 +40,17 @@ struct npuflowd_opts {
 	int no_dispatcher;		/* legacy single-program attach, on purpose */
 	char pin_dir[256];
 	char lock_file[256];
+	/* the flow maker */
+	int flowmaker;			/* 0: classifier only (--no-flowmaker) */
+	uint64_t threshold_bytes;	/* 0 = not used */
+	int threshold_any;		/* frames OR bytes (default: every threshold set) */
+	uint64_t hold_min_ns, hold_max_ns, hold_quiet_ns;
+	uint64_t retry_ns;
+	uint64_t keepalive_ns;
+	uint32_t connections;		/* connections map / policy table entries */
+	uint32_t ct_rcvbuf;		/* conntrack event socket receive buffer, bytes */
+	int tc_skip_sw;			/* 1: skip_sw (hardware only), 0: no flag (software too) */
+	char ctl_socket[108];
 };
 
 /* Defaults (see npuflowd --help). */

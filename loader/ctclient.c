@@ -1,0 +1,300 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ctclient.c - conntrack over libnetfilter_conntrack (see ctclient.h).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <linux/netfilter/nf_conntrack_common.h>
+#include <linux/netfilter/nf_conntrack_tcp.h>
+#include <libnetfilter_conntrack/libnetfilter_conntrack.h>
+#include "ctclient.h"
+#include "flowmaker.h"
+
+static void from_ct(const struct nf_conntrack *ct, struct ct_info *ci)
+{
+	uint8_t l3 = nfct_get_attr_u8(ct, ATTR_L3PROTO), l4 = nfct_get_attr_u8(ct, ATTR_L4PROTO);
+
+	memset(ci, 0, sizeof(*ci));
+	ci->orig.family = ci->reply.family = l3 == AF_INET6 ? 10 : 2;
+	ci->orig.proto = ci->reply.proto = l4;
+	if (l3 == AF_INET6) {
+		memcpy(ci->orig.saddr, nfct_get_attr(ct, ATTR_ORIG_IPV6_SRC), 16);
+		memcpy(ci->orig.daddr, nfct_get_attr(ct, ATTR_ORIG_IPV6_DST), 16);
+		memcpy(ci->reply.saddr, nfct_get_attr(ct, ATTR_REPL_IPV6_SRC), 16);
+		memcpy(ci->reply.daddr, nfct_get_attr(ct, ATTR_REPL_IPV6_DST), 16);
+	} else {
+		uint32_t a;
+
+		a = nfct_get_attr_u32(ct, ATTR_ORIG_IPV4_SRC);
+		memcpy(ci->orig.saddr, &a, 4);
+		a = nfct_get_attr_u32(ct, ATTR_ORIG_IPV4_DST);
+		memcpy(ci->orig.daddr, &a, 4);
+		a = nfct_get_attr_u32(ct, ATTR_REPL_IPV4_SRC);
+		memcpy(ci->reply.saddr, &a, 4);
+		a = nfct_get_attr_u32(ct, ATTR_REPL_IPV4_DST);
+		memcpy(ci->reply.daddr, &a, 4);
+	}
+	if (l4 == IPPROTO_TCP || l4 == IPPROTO_UDP || l4 == IPPROTO_SCTP ||
+	    l4 == IPPROTO_UDPLITE || l4 == IPPROTO_DCCP) {
+		ci->orig.sport = nfct_get_attr_u16(ct, ATTR_ORIG_PORT_SRC);
+		ci->orig.dport = nfct_get_attr_u16(ct, ATTR_ORIG_PORT_DST);
+		ci->reply.sport = nfct_get_attr_u16(ct, ATTR_REPL_PORT_SRC);
+		ci->reply.dport = nfct_get_attr_u16(ct, ATTR_REPL_PORT_DST);
+	}
+	ci->id = nfct_get_attr_u32(ct, ATTR_ID);
+	ci->status = nfct_get_attr_u32(ct, ATTR_STATUS);
+	ci->timeout = nfct_get_attr_u32(ct, ATTR_TIMEOUT);
+	ci->mark = nfct_get_attr_u32(ct, ATTR_MARK);
+	if (nfct_attr_is_set(ct, ATTR_ZONE) > 0)
+		ci->zone = nfct_get_attr_u16(ct, ATTR_ZONE);
+	if (nfct_attr_is_set(ct, ATTR_HELPER_NAME) > 0) {
+		const char *h = nfct_get_attr(ct, ATTR_HELPER_NAME);
+
+		ci->has_helper = h && h[0];
+	}
+	if (l4 == IPPROTO_TCP && nfct_attr_is_set(ct, ATTR_TCP_STATE) > 0) {
+		ci->has_tcp = 1;
+		ci->tcp_state = nfct_get_attr_u8(ct, ATTR_TCP_STATE);
+		ci->tcp_flags[0] = nfct_get_attr_u8(ct, ATTR_TCP_FLAGS_ORIG);
+		ci->tcp_flags[1] = nfct_get_attr_u8(ct, ATTR_TCP_FLAGS_REPL);
+	}
+}
+
+/* An nf_conntrack with @t as its original (or reply) tuple. */
+static struct nf_conntrack *to_ct(const struct npuflow_key *t, int as_reply, uint32_t zone)
+{
+	struct nf_conntrack *ct = nfct_new();
+	int v6 = t->family == 10;
+
+	if (!ct)
+		return NULL;
+	nfct_set_attr_u8(ct, ATTR_L3PROTO, v6 ? AF_INET6 : AF_INET);
+	nfct_set_attr_u8(ct, ATTR_L4PROTO, t->proto);
+	if (v6) {
+		nfct_set_attr(ct, as_reply ? ATTR_REPL_IPV6_SRC : ATTR_ORIG_IPV6_SRC, t->saddr);
+		nfct_set_attr(ct, as_reply ? ATTR_REPL_IPV6_DST : ATTR_ORIG_IPV6_DST, t->daddr);
+	} else {
+		uint32_t a;
+
+		memcpy(&a, t->saddr, 4);
+		nfct_set_attr_u32(ct, as_reply ? ATTR_REPL_IPV4_SRC : ATTR_ORIG_IPV4_SRC, a);
+		memcpy(&a, t->daddr, 4);
+		nfct_set_attr_u32(ct, as_reply ? ATTR_REPL_IPV4_DST : ATTR_ORIG_IPV4_DST, a);
+	}
+	if (as_reply)
+		nfct_set_attr_u8(ct, ATTR_REPL_L4PROTO, t->proto);
+	else
+		nfct_set_attr_u8(ct, ATTR_ORIG_L4PROTO, t->proto);
+	nfct_set_attr_u16(ct, as_reply ? ATTR_REPL_PORT_SRC : ATTR_ORIG_PORT_SRC, t->sport);
+	nfct_set_attr_u16(ct, as_reply ? ATTR_REPL_PORT_DST : ATTR_ORIG_PORT_DST, t->dport);
+	if (zone)
+		nfct_set_attr_u16(ct, ATTR_ZONE, zone);
+	return ct;
+}
+
+struct get_ctx {
+	struct ct_info *out;
+	int got;
+	ctc_cb cb;
+	void *ctx;
+};
+
+static int get_cb(enum nf_conntrack_msg_type type, struct nf_conntrack *ct, void *data)
+{
+	struct get_ctx *g = data;
+	struct ct_info ci;
+
+	(void)type;
+	if (g->cb) {
+		from_ct(ct, &ci);
+		g->cb(g->ctx, &ci);
+		return NFCT_CB_CONTINUE;
+	}
+	from_ct(ct, g->out);
+	g->got = 1;
+	return NFCT_CB_CONTINUE;
+}
+
+static int ev_cb(enum nf_conntrack_msg_type type, struct nf_conntrack *ct, void *data)
+{
+	struct ctc *c = data;
+	struct ct_info ci;
+
+	if (type == NFCT_T_DESTROY) {
+		c->destroys++;
+		from_ct(ct, &ci);
+		if (c->on_destroy)
+			c->on_destroy(c->ctx, &ci);
+	}
+	return NFCT_CB_CONTINUE;
+}
+
+int ctc_open(struct ctc *c, unsigned int rcvbuf, ctc_cb on_destroy, void *ctx)
+{
+	memset(c, 0, sizeof(*c));
+	c->ev_fd = -1;
+	c->q = nfct_open(CONNTRACK, 0);
+	if (!c->q)
+		return -errno;
+	if (!rcvbuf)
+		return 0;
+	c->ev = nfct_open(CONNTRACK, NF_NETLINK_CONNTRACK_DESTROY);
+	if (!c->ev) {
+		int e = -errno;
+
+		ctc_close(c);
+		return e;
+	}
+	c->on_destroy = on_destroy;
+	c->ctx = ctx;
+	c->rcvbuf = nfnl_rcvbufsiz(nfct_nfnlh(c->ev), rcvbuf);
+	c->ev_fd = nfct_fd(c->ev);
+	fcntl(c->ev_fd, F_SETFL, fcntl(c->ev_fd, F_GETFL) | O_NONBLOCK);
+	nfct_callback_register(c->ev, NFCT_T_DESTROY, ev_cb, c);
+	return 0;
+}
+
+void ctc_close(struct ctc *c)
+{
+	if (c->ev)
+		nfct_close(c->ev);
+	if (c->q)
+		nfct_close(c->q);
+	c->ev = c->q = NULL;
+	c->ev_fd = -1;
+}
+
+int ctc_get(struct ctc *c, const struct npuflow_key *t, int as_reply, uint32_t zone,
+	    struct ct_info *out)
+{
+	struct nf_conntrack *ct = to_ct(t, as_reply, zone);
+	struct get_ctx g = { .out = out };
+	int rc;
+
+	if (!ct)
+		return -ENOMEM;
+	nfct_callback_register(c->q, NFCT_T_ALL, get_cb, &g);
+	rc = nfct_query(c->q, NFCT_Q_GET, ct);
+	rc = rc < 0 ? -errno : 0;
+	nfct_callback_unregister(c->q);
+	nfct_destroy(ct);
+	if (!rc && !g.got)
+		rc = -ENOENT;
+	return rc;
+}
+
+static int same_tuple(const struct npuflow_key *a, const struct npuflow_key *b)
+{
+	return a->family == b->family && a->proto == b->proto && a->sport == b->sport &&
+	       a->dport == b->dport && !memcmp(a->saddr, b->saddr, 16) &&
+	       !memcmp(a->daddr, b->daddr, 16);
+}
+
+int ctc_find(struct ctc *c, const struct npuflow_key *t, uint32_t zone, struct ct_info *out,
+	     int *dir)
+{
+	int rc = ctc_get(c, t, 0, zone, out);
+
+	if (!rc && same_tuple(&out->orig, t)) {
+		*dir = 0;
+		return 0;
+	}
+	rc = ctc_get(c, t, 1, zone, out);
+	if (!rc && same_tuple(&out->reply, t)) {
+		*dir = 1;
+		return 0;
+	}
+	return rc ? rc : -ENOENT;
+}
+
+static int update(struct ctc *c, struct nf_conntrack *ct)
+{
+	int rc;
+
+	nfct_callback_unregister(c->q);
+	rc = nfct_query(c->q, NFCT_Q_UPDATE, ct);
+	rc = rc < 0 ? -errno : 0;
+	nfct_destroy(ct);
+	return rc;
+}
+
+int ctc_set_timeout(struct ctc *c, const struct npuflow_key *orig, uint32_t zone,
+		    uint32_t secs)
+{
+	struct nf_conntrack *ct = to_ct(orig, 0, zone);
+
+	if (!ct)
+		return -ENOMEM;
+	nfct_set_attr_u32(ct, ATTR_TIMEOUT, secs);
+	return update(c, ct);
+}
+
+int ctc_be_liberal(struct ctc *c, const struct npuflow_key *orig, uint32_t zone)
+{
+	struct nf_conntrack *ct;
+
+	if (orig->proto != IPPROTO_TCP)
+		return 0;
+	ct = to_ct(orig, 0, zone);
+	if (!ct)
+		return -ENOMEM;
+	nfct_set_attr_u8(ct, ATTR_TCP_FLAGS_ORIG, IP_CT_TCP_FLAG_BE_LIBERAL);
+	nfct_set_attr_u8(ct, ATTR_TCP_MASK_ORIG, IP_CT_TCP_FLAG_BE_LIBERAL);
+	nfct_set_attr_u8(ct, ATTR_TCP_FLAGS_REPL, IP_CT_TCP_FLAG_BE_LIBERAL);
+	nfct_set_attr_u8(ct, ATTR_TCP_MASK_REPL, IP_CT_TCP_FLAG_BE_LIBERAL);
+	return update(c, ct);
+}
+
+int ctc_events(struct ctc *c)
+{
+	int rc;
+
+	if (!c->ev)
+		return 0;
+	rc = nfct_catch(c->ev);
+	if (rc < 0 && errno == ENOBUFS) {
+		c->overruns++;
+		return -ENOBUFS;
+	}
+	return 0;
+}
+
+int ctc_dump(struct ctc *c, ctc_cb cb, void *ctx)
+{
+	struct get_ctx g = { .cb = cb, .ctx = ctx };
+	uint32_t fam;
+	int rc = 0;
+
+	for (fam = 0; fam < 2 && !rc; fam++) {
+		uint32_t f = fam ? AF_INET6 : AF_INET;
+
+		nfct_callback_register(c->q, NFCT_T_ALL, get_cb, &g);
+		rc = nfct_query(c->q, NFCT_Q_DUMP, &f);
+		rc = rc < 0 ? -errno : 0;
+		nfct_callback_unregister(c->q);
+	}
+	return rc;
+}
+
+uint32_t ctc_fm_flags(const struct ct_info *ci)
+{
+	uint32_t f = FM_CT_FOUND;
+
+	if (ci->status & IPS_ASSURED)
+		f |= FM_CT_ASSURED;
+	if (ci->orig.proto == IPPROTO_TCP ? ci->has_tcp &&
+	    ci->tcp_state == TCP_CONNTRACK_ESTABLISHED : !!(ci->status & IPS_ASSURED))
+		f |= FM_CT_ESTABLISHED;
+	if (ci->has_helper || (ci->status & IPS_HELPER))
+		f |= FM_CT_HELPER;
+	if (ci->status & IPS_SEQ_ADJUST)
+		f |= FM_CT_SEQADJ;
+	if (ci->status & IPS_DYING)
+		f |= FM_CT_DYING;
+	if (ci->status & IPS_NAT_MASK)
+		f |= FM_CT_NAT;
+	return f;
+}

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ctclient.h - npuflowd's conntrack client (libnetfilter_conntrack): look a
+ * connection up by either direction's tuple, refresh its timeout, relax its
+ * TCP window tracking (be-liberal) before a release, follow DESTROY events
+ * on a socket with a large receive buffer, dump for a resync.
+ */
+#ifndef _CTCLIENT_H
+#define _CTCLIENT_H
+
+#include <stdint.h>
+#include "../bpf/npuflow.h"
+
+struct nfct_handle;
+
+struct ct_info {
+	struct npuflow_key orig;	/* original tuple (ifindex 0) */
+	struct npuflow_key reply;	/* reply tuple: the reply direction as it arrives */
+	uint32_t id;
+	uint32_t status;		/* IPS_* */
+	uint32_t zone;
+	uint32_t timeout;		/* seconds left */
+	uint32_t mark;
+	uint8_t tcp_state;		/* TCP_CONNTRACK_* (TCP only) */
+	uint8_t tcp_flags[2];		/* IP_CT_TCP_FLAG_* per direction */
+	uint8_t has_helper;
+	uint8_t has_tcp;
+};
+
+typedef void (*ctc_cb)(void *ctx, const struct ct_info *ci);
+
+struct ctc {
+	struct nfct_handle *q;		/* queries */
+	struct nfct_handle *ev;		/* DESTROY events (NULL if not subscribed) */
+	int ev_fd;
+	ctc_cb on_destroy;
+	void *ctx;
+	unsigned int rcvbuf;		/* granted receive buffer, bytes */
+	uint64_t destroys, overruns;
+};
+
+/* @rcvbuf 0: no event subscription.  0 or -errno. */
+int ctc_open(struct ctc *c, unsigned int rcvbuf, ctc_cb on_destroy, void *ctx);
+void ctc_close(struct ctc *c);
+/* Look up the entry whose original (@as_reply 0) or reply (1) tuple is @t. */
+int ctc_get(struct ctc *c, const struct npuflow_key *t, int as_reply, uint32_t zone,
+	    struct ct_info *out);
+/* Either direction: tries original then reply; *dir = which matched. */
+int ctc_find(struct ctc *c, const struct npuflow_key *t, uint32_t zone, struct ct_info *out,
+	     int *dir);
+int ctc_set_timeout(struct ctc *c, const struct npuflow_key *orig, uint32_t zone,
+		    uint32_t secs);
+/* Both directions' IP_CT_TCP_FLAG_BE_LIBERAL set (TCP; others: 0, nothing done). */
+int ctc_be_liberal(struct ctc *c, const struct npuflow_key *orig, uint32_t zone);
+/* Read pending events: calls on_destroy for each; -ENOBUFS if events were
+ * lost (the caller resyncs by dump), 0 otherwise. */
+int ctc_events(struct ctc *c);
+/* Every entry (both families). */
+int ctc_dump(struct ctc *c, ctc_cb cb, void *ctx);
+/* Fill FM_CT_* facts from an entry. */
+uint32_t ctc_fm_flags(const struct ct_info *ci);
+
+#endif

@@ -1,0 +1,955 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fmd.c - the flow maker inside npuflowd (see fmd.h).  Single-threaded: the
+ * main loop calls in here for ring-buffer events, conntrack events, control
+ * requests and timers; the policy core decides, this file does.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <linux/if_ether.h>
+#include <linux/pkt_cls.h>
+#include <linux/rtnetlink.h>
+#include <bpf/bpf.h>
+#include "fmd.h"
+#include "tcflower.h"
+
+#define L_ERR	0
+#define L_WARN	1
+#define L_INFO	2
+#define L_DBG	3
+
+#define TICK_NS	(50ull * 1000000)
+
+uint64_t fmd_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static uint32_t read_sysctl(const char *path, uint32_t dflt)
+{
+	FILE *f = fopen(path, "r");
+	unsigned int v;
+
+	if (!f)
+		return dflt;
+	if (fscanf(f, "%u", &v) != 1)
+		v = dflt;
+	fclose(f);
+	return v;
+}
+
+static void read_timeouts(struct fmd *d)
+{
+	d->tcp_timeout = read_sysctl("/proc/sys/net/netfilter/nf_conntrack_tcp_timeout_established",
+				     432000);
+	d->udp_timeout = read_sysctl("/proc/sys/net/netfilter/nf_conntrack_udp_timeout_stream",
+				     120);
+}
+
+static int port_of(const struct fmd *d, uint32_t ifindex)
+{
+	int i;
+
+	for (i = 0; i < d->nports; i++)
+		if (d->ports[i].ifindex == ifindex)
+			return i;
+	return -1;
+}
+
+static const char *ifn(uint32_t ifindex, char *buf)
+{
+	if (!if_indextoname(ifindex, buf))
+		snprintf(buf, IF_NAMESIZE, "if%u", ifindex);
+	return buf;
+}
+
+static void fmt_key(const struct npuflow_key *k, char *buf, size_t len)
+{
+	char s[48], t[48];
+	int af = k->family == 10 ? AF_INET6 : AF_INET;
+
+	inet_ntop(af, k->saddr, s, sizeof(s));
+	inet_ntop(af, k->daddr, t, sizeof(t));
+	snprintf(buf, len, "if%u %s %s:%u > %s:%u", k->ifindex,
+		 k->proto == 6 ? "tcp" : k->proto == 17 ? "udp" : "proto", s, ntohs(k->sport),
+		 t, ntohs(k->dport));
+}
+
+/* --- pinned map mirror --------------------------------------------------- */
+
+static void sync_id(struct fmd *d, uint32_t id)
+{
+	struct fm_entry *e = &d->fm.e[id];
+
+	if (id >= d->fm.cfg.max_conns)
+		return;
+	if (e->rec.state == NPUFLOW_CS_FREE)
+		bpf_map_delete_elem(d->conn_fd, &id);
+	else if (bpf_map_update_elem(d->conn_fd, &id, &e->rec, BPF_ANY))
+		d->log(L_WARN, "connections map: update %u: %s", id, strerror(errno));
+	e->dirty = 0;
+}
+
+static void write_stats(struct fmd *d, uint64_t now)
+{
+	struct npuflow_fmstats st;
+	uint32_t zero = 0;
+
+	memset(&st, 0, sizeof(st));
+	memcpy(st.stat, d->fm.stat, sizeof(st.stat));
+	memcpy(st.refused, d->fm.refused, sizeof(st.refused));
+	fm_count_states(&d->fm, st.state);
+	st.start_ns = d->start_ns;
+	st.updated_ns = now;
+	bpf_map_update_elem(d->stats_fd, &zero, &st, BPF_ANY);
+}
+
+/* Let the classifier raise a new threshold event for @k. */
+static void rearm_key(struct fmd *d, const struct npuflow_key *k)
+{
+	bpf_map_delete_elem(d->cand_fd, k);
+}
+
+static void rearm(struct fmd *d, const struct fm_entry *e)
+{
+	int i;
+
+	for (i = 0; i < (e->nkeys ? e->nkeys : 1); i++)
+		if (e->rec.key[i].ifindex)
+			rearm_key(d, &e->rec.key[i]);
+}
+
+/* --- hardware: tc flower ------------------------------------------------- */
+
+static int ensure_clsact(struct fmd *d, uint32_t ifindex)
+{
+	int p = port_of(d, ifindex), rc;
+	size_t n;
+
+	if (p >= 0 && d->ports[p].clsact)
+		return 0;
+	n = tcfl_build_qdisc(d->tc.buf, d->tc.buflen, ifindex, nls_seq(&d->tc));
+	rc = nls_talk(&d->tc, d->tc.buf, n, NULL, NULL);
+	if (rc == -EEXIST)
+		rc = 0;
+	if (rc) {
+		char b[IF_NAMESIZE];
+
+		d->log(L_WARN, "%s: cannot add clsact qdisc: %s%s%s", ifn(ifindex, b),
+		       strerror(-rc), d->tc.ext_ack[0] ? ": " : "", d->tc.ext_ack);
+	} else if (p >= 0) {
+		d->ports[p].clsact = 1;
+	}
+	return rc;
+}
+
+static int hw_del_dir(struct fmd *d, const struct npuflow_conn *c, int dir)
+{
+	char buf[512] __attribute__((aligned(8)));
+	size_t n;
+	int rc;
+
+	if (!c->hw_handle[dir] || !c->key[dir].ifindex)
+		return 0;
+	n = tcfl_build_del(buf, sizeof(buf), c->key[dir].ifindex, c->tc_prio,
+			   c->key[dir].family == 10 ? ETH_P_IPV6 : ETH_P_IP, c->hw_handle[dir],
+			   nls_seq(&d->tc));
+	rc = nls_talk(&d->tc, buf, n, NULL, NULL);
+	if (rc == -ENOENT || rc == -EINVAL)	/* not there (EINVAL: no such tp) */
+		rc = 0;
+	else if (!rc)
+		d->fm.stat[NPUFLOW_FM_HW_DELETES]++;
+	return rc;
+}
+
+static void hw_delete(struct fmd *d, struct fm_entry *e)
+{
+	int dir, rc;
+
+	for (dir = 0; dir < 2; dir++) {
+		rc = hw_del_dir(d, &e->rec, dir);
+		if (rc)
+			d->log(L_WARN, "connection %u: cannot delete direction %d: %s",
+			       (unsigned int)(e - d->fm.e), dir, strerror(-rc));
+	}
+	e->rec.flags &= ~(NPUFLOW_CONN_F_HW0 | NPUFLOW_CONN_F_HW1);
+	e->dirty = 1;
+}
+
+static int hw_write_dir(struct fmd *d, struct fm_entry *e, int dir)
+{
+	struct tcfl_rule r;
+	size_t n;
+	int rc;
+
+	tcfl_rule_from_conn(&e->rec, dir, d->tc_flags, &r);
+	rc = ensure_clsact(d, r.ifindex);
+	if (rc)
+		return rc;
+	n = tcfl_build_add(d->tc.buf, d->tc.buflen, &r, nls_seq(&d->tc));
+	if (!n)
+		return -EINVAL;
+	rc = nls_talk(&d->tc, d->tc.buf, n, NULL, NULL);
+	if (rc == -EEXIST) {
+		/* a leftover with our handle: replace it */
+		hw_del_dir(d, &e->rec, dir);
+		n = tcfl_build_add(d->tc.buf, d->tc.buflen, &r, nls_seq(&d->tc));
+		rc = nls_talk(&d->tc, d->tc.buf, n, NULL, NULL);
+	}
+	if (!rc) {
+		d->fm.stat[NPUFLOW_FM_HW_WRITES]++;
+		if (d->o->log_level >= L_DBG) {
+			char line[1024], a[IF_NAMESIZE], b[IF_NAMESIZE];
+
+			tcfl_fmt(&r, ifn(r.ifindex, a), ifn(r.out_ifindex, b), line, sizeof(line));
+			d->log(L_DBG, "%s", line);
+		}
+	} else {
+		d->log(rc == -ENOSPC ? L_INFO : L_WARN,
+		       "connection %u direction %d: rule refused: %s%s%s",
+		       (unsigned int)(e - d->fm.e), dir, strerror(-rc),
+		       d->tc.ext_ack[0] ? ": " : "", d->tc.ext_ack);
+	}
+	return rc;
+}
+
+static int hw_write(struct fmd *d, struct fm_entry *e)
+{
+	int rc = hw_write_dir(d, e, 0);
+
+	if (rc)
+		return rc;
+	rc = hw_write_dir(d, e, 1);
+	if (rc)
+		hw_del_dir(d, &e->rec, 0);	/* both or none */
+	return rc;
+}
+
+/* --- making a connection ------------------------------------------------- */
+
+/* Egress facts of one direction arriving on @key->ifindex. */
+static uint32_t egress(struct fmd *d, const struct npuflow_key *k, uint32_t *oif,
+		       uint8_t dmac[6], uint8_t smac[6])
+{
+	int af = k->family == 10 ? AF_INET6 : AF_INET, pi, po, rc;
+	struct nls_route r;
+	struct nls_link l;
+
+	*oif = 0;
+	if (k->vlan_outer || k->vlan_inner)
+		return FM_EG_VLAN;
+	rc = nls_route_get(&d->rt, af, k->saddr, k->daddr, k->ifindex, &r);
+	if (rc || !r.oif)
+		return FM_EG_NO_ROUTE;
+	if (r.type == RTN_LOCAL || r.type == RTN_BROADCAST || r.type == RTN_MULTICAST)
+		return FM_EG_LOCAL;
+	if (r.type != RTN_UNICAST)
+		return FM_EG_NO_ROUTE;
+	*oif = r.oif;
+	pi = port_of(d, k->ifindex);
+	po = port_of(d, r.oif);
+	if (po < 0 || pi < 0)
+		return FM_EG_FOREIGN;
+	if (d->ports[pi].switch_id_len != d->ports[po].switch_id_len ||
+	    memcmp(d->ports[pi].switch_id, d->ports[po].switch_id, d->ports[po].switch_id_len))
+		return FM_EG_FOREIGN;
+	if (nls_shaped(&d->tc, r.oif) > 0)
+		return FM_EG_SHAPED;
+	if (nls_link_get(&d->rt, r.oif, &l))
+		return FM_EG_NO_ROUTE;
+	memcpy(smac, l.mac, 6);
+	if (nls_neigh_get(&d->rt, af, r.oif, r.nexthop, dmac))
+		return FM_EG_NO_NEIGH;
+	return 0;
+}
+
+static void do_write(struct fmd *d, uint32_t id, uint64_t now);
+
+static void do_lookup(struct fmd *d, uint32_t id, uint64_t now)
+{
+	struct fm_entry *e = fm_get(&d->fm, id);
+	struct npuflow_key cand;
+	struct fm_lookup l;
+	struct ct_info ci;
+	enum fm_action a;
+	int dir, o;
+
+	if (!e)
+		return;
+	cand = e->rec.key[0];
+	memset(&l, 0, sizeof(l));
+	if (!ctc_find(&d->ct, &cand, e->rec.zone, &ci, &dir)) {
+		l.ct_flags = ctc_fm_flags(&ci);
+		l.ct_id = ci.id;
+		l.zone = ci.zone;
+		l.key[0] = ci.orig;
+		l.key[1] = ci.reply;
+		o = !dir;
+		l.key[dir].ifindex = cand.ifindex;
+		l.eg_flags[dir] = egress(d, &l.key[dir], &l.out_ifindex[dir], l.dmac[dir],
+					 l.smac[dir]);
+		/* the other direction arrives where this one leaves */
+		l.key[o].ifindex = l.out_ifindex[dir] ? l.out_ifindex[dir] : cand.ifindex;
+		if (!l.eg_flags[dir])
+			l.eg_flags[o] = egress(d, &l.key[o], &l.out_ifindex[o], l.dmac[o],
+					       l.smac[o]);
+		l.routed = 1;
+	}
+	a = fm_lookup_done(&d->fm, id, &l, now);
+	if (a == FM_A_WRITE) {
+		do_write(d, id, now);
+		return;
+	}
+	if (a == FM_A_REFUSE && d->o->log_level >= L_DBG) {
+		char kb[160];
+
+		fmt_key(&cand, kb, sizeof(kb));
+		d->log(L_DBG, "%s: stays on the host: %s", kb, fm_reason_name(e->rec.reason));
+	}
+	sync_id(d, id);
+}
+
+static void do_write(struct fmd *d, uint32_t id, uint64_t now)
+{
+	struct fm_entry *e = fm_get(&d->fm, id);
+	enum fm_action a;
+	int rc;
+
+	if (!e)
+		return;
+	rc = hw_write(d, e);
+	a = fm_write_done(&d->fm, id, rc, now);
+	if (a == FM_A_REARM) {
+		char kb[160];
+
+		rearm(d, e);
+		fmt_key(&e->rec.key[0], kb, sizeof(kb));
+		d->log(L_INFO, "connection %u made%s: %s%s", id, e->rec.remakes ? " again" : "",
+		       kb, e->rec.flags & NPUFLOW_CONN_F_NAT ? " (NAT)" : "");
+	}
+	sync_id(d, id);
+}
+
+/* --- events -------------------------------------------------------------- */
+
+void fmd_event(struct fmd *d, const struct npuflow_event *ev, uint64_t now)
+{
+	enum fm_action a;
+	uint32_t id = 0;
+
+	if (ev->type == NPUFLOW_EV_REVIVE) {
+		fm_revive(&d->fm, &ev->key, now);
+		return;
+	}
+	if (ev->type != NPUFLOW_EV_THRESHOLD)
+		return;
+	a = fm_candidate(&d->fm, &ev->key, ev->frames, ev->bytes, ev->reason, ev->ts_ns, now,
+			 &id);
+	switch (a) {
+	case FM_A_LOOKUP:
+		do_lookup(d, id, now);
+		break;
+	case FM_A_HOLD: {
+		struct fm_entry *e = &d->fm.e[id];
+
+		hw_delete(d, e);
+		rearm(d, e);
+		d->log(L_INFO, "connection %u given back under a new identity: held %llu ms",
+		       id, (unsigned long long)(e->rec.wait_ns / 1000000));
+		sync_id(d, id);
+		break;
+	}
+	case FM_A_WATCH:
+		sync_id(d, id);
+		break;
+	default:
+		if (id < d->fm.cfg.max_conns && d->fm.e[id].dirty)
+			sync_id(d, id);
+		break;
+	}
+}
+
+static void takeout(struct fmd *d, uint32_t id, enum fm_action a)
+{
+	struct fm_entry *e = fm_get(&d->fm, id);
+
+	if (!e)
+		return;
+	if (a == FM_A_TAKEOUT) {
+		hw_delete(d, e);
+		d->log(L_INFO, "connection %u taken out (conntrack dropped it)", id);
+	}
+	fm_forget(&d->fm, id);
+	sync_id(d, id);
+}
+
+static void on_destroy(void *ctx, const struct ct_info *ci)
+{
+	struct fmd *d = ctx;
+	struct npuflow_key ctk;
+	enum fm_action a;
+	uint32_t id = 0;
+
+	fm_ct_key(&ctk, &ci->orig, ci->zone);
+	a = fm_destroy(&d->fm, &ctk, fmd_now(), &id);
+	if (a == FM_A_TAKEOUT || a == FM_A_FORGET)
+		takeout(d, id, a);
+}
+
+static void mark_cb(void *ctx, const struct ct_info *ci)
+{
+	struct fmd *d = ctx;
+	struct npuflow_key ctk;
+	struct fm_entry *e;
+
+	fm_ct_key(&ctk, &ci->orig, ci->zone);
+	e = fm_find(&d->fm, &ctk);
+	if (e)
+		d->mark[e - d->fm.e] = 1;
+}
+
+/* Everything whose conntrack entry is gone goes (after lost events). */
+static void resync(struct fmd *d)
+{
+	uint32_t id, n = 0;
+
+	memset(d->mark, 0, d->fm.cfg.max_conns);
+	if (ctc_dump(&d->ct, mark_cb, d)) {
+		d->log(L_WARN, "conntrack dump failed: %s", strerror(errno));
+		return;
+	}
+	for (id = 0; id < d->fm.cfg.max_conns; id++) {
+		struct fm_entry *e = &d->fm.e[id];
+
+		if (e->rec.state == NPUFLOW_CS_FREE || !e->has_ct || d->mark[id])
+			continue;
+		takeout(d, id, e->rec.flags & (NPUFLOW_CONN_F_HW0 | NPUFLOW_CONN_F_HW1) ?
+			FM_A_TAKEOUT : FM_A_FORGET);
+		n++;
+	}
+	d->fm.stat[NPUFLOW_FM_CT_RESYNC]++;
+	d->log(L_WARN, "conntrack events lost: resynced by dump, %u taken out", n);
+}
+
+void fmd_ct_input(struct fmd *d, uint64_t now)
+{
+	(void)now;
+	if (ctc_events(&d->ct) == -ENOBUFS)
+		resync(d);
+}
+
+/* --- keepalive: tc stats in, conntrack timeouts out ------------------------ */
+
+struct dump_ctx {
+	struct fmd *d;
+	uint64_t now;
+	struct orphan { uint32_t handle, prio_proto; } *orph;
+	uint32_t norphans, cap;
+	uint32_t *refresh;
+	uint32_t nrefresh, rcap;
+	uint8_t *present;	/* restore: bit per direction */
+	uint32_t ifindex;
+};
+
+static int push(uint32_t **arr, uint32_t *n, uint32_t *cap, uint32_t v)
+{
+	if (*n == *cap) {
+		uint32_t nc = *cap ? *cap * 2 : 64, *p = realloc(*arr, nc * sizeof(*p));
+
+		if (!p)
+			return -1;
+		*arr = p;
+		*cap = nc;
+	}
+	(*arr)[(*n)++] = v;
+	return 0;
+}
+
+static int dump_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct dump_ctx *c = data;
+	struct fmd *d = c->d;
+	struct tcfl_info in;
+	struct fm_entry *e;
+	uint32_t id;
+	int dir;
+
+	if (tcfl_parse(nlh, &in) || !in.handle ||
+	    (in.prio != NPUFLOW_TC_PRIO_IP && in.prio != NPUFLOW_TC_PRIO_IPV6))
+		return MNL_CB_OK;
+	tcfl_handle_split(in.handle, &id, &dir);
+	e = fm_get(&d->fm, id);
+	if (!e || !(e->rec.flags & (dir ? NPUFLOW_CONN_F_HW1 : NPUFLOW_CONN_F_HW0)) ||
+	    e->rec.hw_handle[dir] != in.handle || e->rec.key[dir].ifindex != in.ifindex ||
+	    e->rec.tc_prio != in.prio ||
+	    (c->present && (c->present[id] & (1 << dir)))) {
+		if (c->norphans == c->cap) {
+			uint32_t nc = c->cap ? c->cap * 2 : 64;
+			struct orphan *o = realloc(c->orph, nc * sizeof(*o));
+
+			if (!o)
+				return MNL_CB_OK;
+			c->orph = o;
+			c->cap = nc;
+		}
+		c->orph[c->norphans].handle = in.handle;
+		c->orph[c->norphans++].prio_proto = (uint32_t)in.prio << 16 | in.protocol;
+		return MNL_CB_OK;
+	}
+	if (c->present)
+		c->present[id] |= 1 << dir;
+	if (in.have_stats) {
+		uint64_t age = in.lastuse_ms * 1000000ull;
+
+		if (fm_hw_stats(&d->fm, id, dir, in.packets, in.bytes,
+				c->now > age ? c->now - age : 0, c->now))
+			push(&c->refresh, &c->nrefresh, &c->rcap, id);
+	}
+	return MNL_CB_OK;
+}
+
+static void dump_port(struct fmd *d, struct dump_ctx *c, uint32_t ifindex)
+{
+	char buf[512] __attribute__((aligned(8)));
+	size_t n = tcfl_build_dump(buf, sizeof(buf), ifindex, nls_seq(&d->tc));
+	uint32_t i;
+	int rc;
+
+	c->norphans = 0;
+	c->ifindex = ifindex;
+	rc = nls_talk(&d->tc, buf, n, dump_cb, c);
+	if (rc && rc != -EINVAL && rc != -ENOENT)
+		d->log(L_DBG, "if%u: filter dump: %s", ifindex, strerror(-rc));
+	for (i = 0; i < c->norphans; i++) {
+		struct npuflow_conn tmp;
+
+		memset(&tmp, 0, sizeof(tmp));
+		tmp.key[0].ifindex = ifindex;
+		tmp.key[0].family = (c->orph[i].prio_proto & 0xffff) == ETH_P_IPV6 ? 10 : 2;
+		tmp.tc_prio = c->orph[i].prio_proto >> 16;
+		tmp.hw_handle[0] = c->orph[i].handle;
+		if (!hw_del_dir(d, &tmp, 0)) {
+			d->fm.stat[NPUFLOW_FM_HW_ORPHANS]++;
+			d->log(L_WARN, "if%u: deleted orphan rule handle %u prio %u", ifindex,
+			       c->orph[i].handle, tmp.tc_prio);
+		}
+	}
+}
+
+static void keepalive(struct fmd *d, uint64_t now)
+{
+	struct dump_ctx c = { .d = d, .now = now };
+	uint32_t i;
+	int p;
+
+	read_timeouts(d);
+	for (p = 0; p < d->nports; p++)
+		dump_port(d, &c, d->ports[p].ifindex);
+	for (i = 0; i < c.nrefresh; i++) {
+		struct fm_entry *e = fm_get(&d->fm, c.refresh[i]);
+		uint32_t t;
+
+		if (!e || e->rec.state != NPUFLOW_CS_MADE)
+			continue;
+		t = e->rec.key[0].proto == 6 ? d->tcp_timeout : d->udp_timeout;
+		if (!ctc_set_timeout(&d->ct, &e->rec.key[0], e->rec.zone, t))
+			d->fm.stat[NPUFLOW_FM_CT_REFRESH]++;
+		e->dirty = 1;
+	}
+	for (i = 0; i < d->fm.cfg.max_conns; i++)
+		if (d->fm.e[i].dirty && d->fm.e[i].rec.state == NPUFLOW_CS_MADE)
+			sync_id(d, i);
+	free(c.orph);
+	free(c.refresh);
+}
+
+/* --- timers ---------------------------------------------------------------- */
+
+static void tick_cb(void *ctx, enum fm_action a, uint32_t id)
+{
+	struct fmd *d = ctx;
+	struct fm_entry *e = &d->fm.e[id];
+
+	switch (a) {
+	case FM_A_REARM: {
+		struct npuflow_cand v;
+
+		/* refused or watched, and the wait is over: if the candidate kept
+		 * moving, look again now (the classifier raised its one event
+		 * already); the entry itself is forgotten by the core */
+		if (e->nkeys && !bpf_map_lookup_elem(d->cand_fd, &e->rec.key[0], &v) &&
+		    v.frames > e->rec.cand_frames && d->npending < d->fm.cfg.max_conns) {
+			d->recheck[d->npending] = e->rec.key[0];
+			d->pending_a[d->npending] = FM_A_REARM;
+			d->pending[d->npending++] = id;
+		}
+		return;
+	}
+	case FM_A_WATCH: {
+		struct npuflow_cand v;
+
+		/* re-read the candidate: it may have reached the byte threshold */
+		if (!bpf_map_lookup_elem(d->cand_fd, &e->rec.key[0], &v) &&
+		    v.bytes != e->rec.cand_bytes) {
+			if (d->npending < d->fm.cfg.max_conns) {
+				d->pending_a[d->npending] = FM_A_WATCH;
+				d->pending[d->npending++] = id;
+			}
+		}
+		return;
+	}
+	default:
+		break;
+	}
+	if (d->npending < d->fm.cfg.max_conns) {
+		d->pending_a[d->npending] = a;
+		d->pending[d->npending++] = id;
+	}
+}
+
+void fmd_tick(struct fmd *d, uint64_t now)
+{
+	uint32_t i;
+
+	if (now < d->next_tick_ns)
+		return;
+	d->next_tick_ns = now + TICK_NS;
+	d->npending = 0;
+	fm_tick(&d->fm, now, tick_cb, d);
+	for (i = 0; i < d->npending; i++) {
+		uint32_t id = d->pending[i];
+		struct fm_entry *e = &d->fm.e[id];
+
+		switch (d->pending_a[i]) {
+		case FM_A_REARM: {
+			struct npuflow_cand v;
+			uint32_t nid;
+
+			if (!bpf_map_lookup_elem(d->cand_fd, &d->recheck[i], &v) &&
+			    fm_candidate(&d->fm, &d->recheck[i], v.frames, v.bytes, v.reason,
+					 v.last_ns, now, &nid) == FM_A_LOOKUP)
+				do_lookup(d, nid, now);
+			sync_id(d, id);
+			break;
+		}
+		case FM_A_LOOKUP:
+			do_lookup(d, id, now);
+			break;
+		case FM_A_WATCH: {
+			struct npuflow_cand v;
+			uint32_t nid;
+
+			if (e->rec.state == NPUFLOW_CS_PENDING &&
+			    !bpf_map_lookup_elem(d->cand_fd, &e->rec.key[0], &v) &&
+			    fm_candidate(&d->fm, &e->rec.key[0], v.frames, v.bytes, v.reason,
+					 v.last_ns, now, &nid) == FM_A_LOOKUP)
+				do_lookup(d, nid, now);
+			else
+				sync_id(d, id);
+			break;
+		}
+		default:
+			sync_id(d, id);
+			break;
+		}
+	}
+	if (now >= d->next_keepalive_ns) {
+		d->next_keepalive_ns = now + d->o->keepalive_ns;
+		keepalive(d, now);
+	}
+	write_stats(d, now);
+}
+
+/* --- release ---------------------------------------------------------------- */
+
+static int release_one(struct fmd *d, uint32_t id, uint64_t now)
+{
+	struct fm_entry *e = fm_get(&d->fm, id);
+	int rc;
+
+	if (!e || fm_release(&d->fm, id, now) != FM_A_RELEASE)
+		return 0;
+	/* the firewall first: relaxed window tracking, then the hardware entries */
+	rc = ctc_be_liberal(&d->ct, &e->rec.key[0], e->rec.zone);
+	if (rc)
+		d->log(L_WARN, "connection %u: be-liberal failed: %s", id, strerror(-rc));
+	hw_delete(d, e);
+	d->log(L_INFO, "connection %u released to the host", id);
+	sync_id(d, id);
+	return 1;
+}
+
+int fmd_release(struct fmd *d, uint32_t id, uint64_t now)
+{
+	uint32_t i;
+	int n = 0;
+
+	if (id != UINT32_MAX)
+		return release_one(d, id, now);
+	for (i = 0; i < d->fm.cfg.max_conns; i++)
+		n += release_one(d, i, now);
+	return n;
+}
+
+void fmd_ctl(struct fmd *d, const char *req, char *out, size_t len, uint64_t now)
+{
+	unsigned long id;
+	char *end;
+
+	if (!strncmp(req, "release ", 8)) {
+		const char *arg = req + 8;
+
+		if (!strcmp(arg, "all")) {
+			snprintf(out, len, "released %d\n", fmd_release(d, UINT32_MAX, now));
+			return;
+		}
+		id = strtoul(arg, &end, 10);
+		if (end == arg || *end || id >= d->fm.cfg.max_conns) {
+			snprintf(out, len, "error: no connection '%s'\n", arg);
+			return;
+		}
+		if (!fm_get(&d->fm, id)) {
+			snprintf(out, len, "error: no connection %lu\n", id);
+			return;
+		}
+		snprintf(out, len, "released %d\n", fmd_release(d, id, now));
+		return;
+	}
+	if (!strcmp(req, "ping")) {
+		snprintf(out, len, "pong\n");
+		return;
+	}
+	snprintf(out, len, "error: unknown request\n");
+}
+
+/* --- restart ------------------------------------------------------------------ */
+
+int fmd_restore(struct fmd *d, uint64_t now)
+{
+	struct dump_ctx c = { .d = d, .now = now };
+	struct npuflow_conn rec;
+	uint32_t key, next, *ids = NULL, nids = 0, cap = 0, i, kept = 0, gone = 0, fixed = 0;
+	int p, more;
+
+	/* 1. the pinned records */
+	more = !bpf_map_get_next_key(d->conn_fd, NULL, &next);
+	while (more) {
+		key = next;
+		more = !bpf_map_get_next_key(d->conn_fd, &key, &next);
+		push(&ids, &nids, &cap, key);
+	}
+	for (i = 0; i < nids; i++) {
+		if (bpf_map_lookup_elem(d->conn_fd, &ids[i], &rec))
+			continue;
+		if (fm_restore(&d->fm, ids[i], &rec)) {
+			/* transient or bad: its rules (if any) go, the record goes */
+			if (rec.flags & NPUFLOW_CONN_F_HW0)
+				hw_del_dir(d, &rec, 0);
+			if (rec.flags & NPUFLOW_CONN_F_HW1)
+				hw_del_dir(d, &rec, 1);
+			bpf_map_delete_elem(d->conn_fd, &ids[i]);
+			continue;
+		}
+	}
+	free(ids);
+	/* 2. conntrack: entries that went while we were down */
+	for (i = 0; i < d->fm.cfg.max_conns; i++) {
+		struct fm_entry *e = &d->fm.e[i];
+		struct ct_info ci;
+
+		if (e->rec.state == NPUFLOW_CS_FREE)
+			continue;
+		if (ctc_get(&d->ct, &e->rec.key[0], 0, e->rec.zone, &ci) == -ENOENT) {
+			takeout(d, i, e->rec.flags & (NPUFLOW_CONN_F_HW0 | NPUFLOW_CONN_F_HW1) ?
+				FM_A_TAKEOUT : FM_A_FORGET);
+			gone++;
+		}
+	}
+	/* 3. the hardware: every rule of ours belongs to a connection, once */
+	c.present = calloc(d->fm.cfg.max_conns, 1);
+	if (!c.present)
+		return -1;
+	for (p = 0; p < d->nports; p++)
+		dump_port(d, &c, d->ports[p].ifindex);
+	for (i = 0; i < d->fm.cfg.max_conns; i++) {
+		struct fm_entry *e = &d->fm.e[i];
+		int dir, bad = 0;
+
+		if (e->rec.state == NPUFLOW_CS_FREE)
+			continue;
+		kept++;
+		for (dir = 0; dir < 2; dir++) {
+			uint16_t f = dir ? NPUFLOW_CONN_F_HW1 : NPUFLOW_CONN_F_HW0;
+
+			if (!(e->rec.flags & f) || (c.present[i] & (1 << dir)))
+				continue;
+			/* recorded in hardware but missing: write it again */
+			if (hw_write_dir(d, e, dir))
+				bad = 1;
+			else
+				fixed++;
+		}
+		if (bad) {
+			hw_delete(d, e);
+			fm_forget(&d->fm, i);
+			kept--;
+		}
+		sync_id(d, i);
+	}
+	free(c.present);
+	free(c.orph);
+	free(c.refresh);
+	d->log(L_INFO, "restored %u connection(s) (%u gone from conntrack, %u rule(s) "
+	       "rewritten, %llu orphan rule(s) deleted)", kept, gone, fixed,
+	       (unsigned long long)d->fm.stat[NPUFLOW_FM_HW_ORPHANS]);
+	write_stats(d, now);
+	return 0;
+}
+
+/* --- setup ---------------------------------------------------------------------- */
+
+int fmd_init(struct fmd *d, const struct npuflowd_opts *o, const int *ifindex,
+	     int conn_fd, int stats_fd, int cand_fd, fmd_log_fn log)
+{
+	struct fm_cfg cfg;
+	int i, rc;
+
+	memset(d, 0, sizeof(*d));
+	d->o = o;
+	d->log = log;
+	d->conn_fd = conn_fd;
+	d->stats_fd = stats_fd;
+	d->cand_fd = cand_fd;
+	d->ctl_fd = -1;
+	d->ct.ev_fd = -1;
+	d->tc_flags = o->tc_skip_sw ? TCA_CLS_FLAGS_SKIP_SW : 0;
+	d->start_ns = fmd_now();
+	fm_cfg_init(&cfg);
+	cfg.thr_frames = o->threshold;
+	cfg.thr_bytes = o->threshold_bytes;
+	cfg.thr_all = !o->threshold_any;
+	cfg.hold_min_ns = o->hold_min_ns;
+	cfg.hold_max_ns = o->hold_max_ns;
+	cfg.hold_quiet_ns = o->hold_quiet_ns;
+	cfg.retry_ns = o->retry_ns;
+	cfg.max_conns = o->connections;
+	if (fm_init(&d->fm, &cfg))
+		return -ENOMEM;
+	d->mark = calloc(cfg.max_conns, 1);
+	d->pending = calloc(cfg.max_conns, sizeof(*d->pending));
+	d->pending_a = calloc(cfg.max_conns, sizeof(*d->pending_a));
+	d->recheck = calloc(cfg.max_conns, sizeof(*d->recheck));
+	if (!d->mark || !d->pending || !d->pending_a || !d->recheck)
+		return -ENOMEM;
+	if (nls_open(&d->rt) || nls_open(&d->tc)) {
+		log(L_ERR, "cannot open rtnetlink: %s", strerror(errno));
+		return -errno;
+	}
+	rc = ctc_open(&d->ct, o->ct_rcvbuf, on_destroy, d);
+	if (rc) {
+		log(L_ERR, "cannot open conntrack netlink: %s", strerror(-rc));
+		return rc;
+	}
+	if (d->ct.rcvbuf < o->ct_rcvbuf)
+		log(L_WARN, "conntrack event buffer %u bytes, asked %u", d->ct.rcvbuf,
+		    o->ct_rcvbuf);
+	d->nports = o->nports;
+	for (i = 0; i < o->nports; i++) {
+		struct nls_link l;
+
+		d->ports[i].ifindex = ifindex[i];
+		snprintf(d->ports[i].name, sizeof(d->ports[i].name), "%s", o->ports[i]);
+		if (!nls_link_get(&d->rt, ifindex[i], &l)) {
+			memcpy(d->ports[i].switch_id, l.switch_id, sizeof(l.switch_id));
+			d->ports[i].switch_id_len = l.switch_id_len;
+		}
+	}
+	read_timeouts(d);
+	d->next_keepalive_ns = d->start_ns + o->keepalive_ns;
+	return 0;
+}
+
+void fmd_fini(struct fmd *d)
+{
+	ctc_close(&d->ct);
+	nls_close(&d->rt);
+	nls_close(&d->tc);
+	fm_free(&d->fm);
+	free(d->mark);
+	free(d->pending);
+	free(d->pending_a);
+	free(d->recheck);
+}
+
+/* --flush: every rule of ours on every interface of this namespace. */
+struct flush_ctx {
+	struct nlsock *s;
+	struct { uint32_t ifindex, handle, pp; } *r;
+	uint32_t n, cap;
+};
+
+static int flush_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct flush_ctx *c = data;
+	struct tcfl_info in;
+
+	if (tcfl_parse(nlh, &in) || !in.handle ||
+	    (in.prio != NPUFLOW_TC_PRIO_IP && in.prio != NPUFLOW_TC_PRIO_IPV6))
+		return MNL_CB_OK;
+	if (c->n == c->cap) {
+		uint32_t nc = c->cap ? c->cap * 2 : 64;
+		void *p = realloc(c->r, nc * sizeof(*c->r));
+
+		if (!p)
+			return MNL_CB_OK;
+		c->r = p;
+		c->cap = nc;
+	}
+	c->r[c->n].ifindex = in.ifindex;
+	c->r[c->n].handle = in.handle;
+	c->r[c->n++].pp = (uint32_t)in.prio << 16 | in.protocol;
+	return MNL_CB_OK;
+}
+
+int fmd_flush_rules(fmd_log_fn log)
+{
+	struct if_nameindex *ifs = if_nameindex(), *i;
+	struct flush_ctx c = { 0 };
+	struct nlsock s;
+	char buf[512] __attribute__((aligned(8)));
+	uint32_t k, n = 0;
+
+	if (nls_open(&s)) {
+		if (ifs)
+			if_freenameindex(ifs);
+		return -1;
+	}
+	c.s = &s;
+	for (i = ifs; i && i->if_index; i++) {
+		size_t len = tcfl_build_dump(buf, sizeof(buf), i->if_index, nls_seq(&s));
+
+		nls_talk(&s, buf, len, flush_cb, &c);
+	}
+	for (k = 0; k < c.n; k++) {
+		size_t len = tcfl_build_del(buf, sizeof(buf), c.r[k].ifindex, c.r[k].pp >> 16,
+					    c.r[k].pp & 0xffff, c.r[k].handle, nls_seq(&s));
+
+		if (!nls_talk(&s, buf, len, NULL, NULL))
+			n++;
+	}
+	if (n)
+		log(L_INFO, "removed %u flow rule(s)", n);
+	free(c.r);
+	nls_close(&s);
+	if (ifs)
+		if_freenameindex(ifs);
+	return 0;
+}

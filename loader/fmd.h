@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * fmd.h - the flow maker inside npuflowd: carries out the policy core's
+ * decisions (flowmaker.c) with conntrack (ctclient.c), rtnetlink lookups and
+ * tc flower rules (nlsock.c, tcflower.c), and mirrors every connection into
+ * the pinned `connections` map and the counters into `fmstats`.
+ */
+#ifndef _FMD_H
+#define _FMD_H
+
+#include <stdint.h>
+#include "ctclient.h"
+#include "flowmaker.h"
+#include "nlsock.h"
+#include "npuflowd_opts.h"
+
+typedef void (*fmd_log_fn)(int level, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+struct fmd_port {
+	uint32_t ifindex;
+	char name[16];
+	uint8_t switch_id[32];
+	int switch_id_len;
+	int clsact;			/* clsact qdisc present (ours or found) */
+};
+
+struct fmd {
+	struct fm fm;
+	struct ctc ct;
+	struct nlsock rt;		/* routes, neighbours, links */
+	struct nlsock tc;		/* qdiscs and filters */
+	const struct npuflowd_opts *o;
+	struct fmd_port ports[NPUFLOWD_MAX_PORTS];
+	int nports;
+	int conn_fd, stats_fd, cand_fd;
+	uint32_t tc_flags;
+	fmd_log_fn log;
+	uint64_t start_ns, next_tick_ns, next_keepalive_ns;
+	uint32_t tcp_timeout, udp_timeout;	/* conntrack's established/stream timeouts, s */
+	uint8_t *mark;			/* resync scratch, one per id */
+	uint32_t *pending;		/* ids the timer made due */
+	enum fm_action *pending_a;
+	struct npuflow_key *recheck;	/* keys to look at again after the tick */
+	uint32_t npending;
+	int ctl_fd;
+};
+
+int fmd_init(struct fmd *d, const struct npuflowd_opts *o, const int *ifindex,
+	     int conn_fd, int stats_fd, int cand_fd, fmd_log_fn log);
+void fmd_fini(struct fmd *d);
+/* Rebuild the view after a restart: pinned map, conntrack, tc dump. */
+int fmd_restore(struct fmd *d, uint64_t now);
+/* A ring-buffer event. */
+void fmd_event(struct fmd *d, const struct npuflow_event *ev, uint64_t now);
+/* Conntrack events readable. */
+void fmd_ct_input(struct fmd *d, uint64_t now);
+/* Timers (holds, retries, keepalive, stats mirror); call often. */
+void fmd_tick(struct fmd *d, uint64_t now);
+/* Release one (id) or all (id == UINT32_MAX): how many were released. */
+int fmd_release(struct fmd *d, uint32_t id, uint64_t now);
+/* A control-socket request ("release ID", "release all", "status"):
+ * reply text into @out. */
+void fmd_ctl(struct fmd *d, const char *req, char *out, size_t len, uint64_t now);
+/* The fd to poll for conntrack events (-1 if none). */
+static inline int fmd_ct_fd(const struct fmd *d)
+{
+	return d->ct.ev_fd;
+}
+
+uint64_t fmd_now(void);
+/* --flush: delete every npuflowd rule (our prios) on every interface. */
+int fmd_flush_rules(fmd_log_fn log);
+
+#endif
