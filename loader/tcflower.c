@@ -138,6 +138,10 @@ size_t tcfl_build_add(void *buf, size_t len, const struct tcfl_rule *r, uint32_t
 		mnl_attr_put_u16(nlh, TCA_FLOWER_KEY_TCP_SRC_MASK, 0xffff);
 		mnl_attr_put_u16(nlh, TCA_FLOWER_KEY_TCP_DST, m->dport);
 		mnl_attr_put_u16(nlh, TCA_FLOWER_KEY_TCP_DST_MASK, 0xffff);
+		/* as nf_flow_table: FIN and RST go to the host (the firewall sees
+		 * the close); the fast path punts them itself */
+		mnl_attr_put_u16(nlh, TCA_FLOWER_KEY_TCP_FLAGS, 0);
+		mnl_attr_put_u16(nlh, TCA_FLOWER_KEY_TCP_FLAGS_MASK, htons(0x0005));
 	} else {
 		mnl_attr_put_u16(nlh, TCA_FLOWER_KEY_UDP_SRC, m->sport);
 		mnl_attr_put_u16(nlh, TCA_FLOWER_KEY_UDP_SRC_MASK, 0xffff);
@@ -426,13 +430,14 @@ int tcfl_fmt(const struct tcfl_rule *r, const char *in, const char *out, char *b
 	inet_ntop(af, r->out.saddr, osa, sizeof(osa));
 	inet_ntop(af, r->out.daddr, oda, sizeof(oda));
 	n = snprintf(buf, len, "tc filter add dev %s ingress protocol %s prio %u handle %u "
-		     "flower%s ip_proto %s src_ip %s dst_ip %s src_port %u dst_port %u "
+		     "flower%s ip_proto %s src_ip %s dst_ip %s src_port %u dst_port %u %s"
 		     "action pedit ex munge eth dst set %02x:%02x:%02x:%02x:%02x:%02x "
 		     "munge eth src set %02x:%02x:%02x:%02x:%02x:%02x",
 		     in, v6 ? "ipv6" : "ip", r->prio, r->handle,
 		     r->flags & TCA_CLS_FLAGS_SKIP_SW ? " skip_sw" :
 		     r->flags & TCA_CLS_FLAGS_SKIP_HW ? " skip_hw" : "", l4, sa, da,
 		     ntohs(r->match.sport), ntohs(r->match.dport),
+		     r->match.proto == 6 ? "tcp_flags 0x0/0x5 " : "",
 		     r->dmac[0], r->dmac[1], r->dmac[2], r->dmac[3], r->dmac[4], r->dmac[5],
 		     r->smac[0], r->smac[1], r->smac[2], r->smac[3], r->smac[4], r->smac[5]);
 	if (strcmp(sa, osa))

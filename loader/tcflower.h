@@ -6,7 +6,7 @@
  * bytes are unit-tested.  A rule is what
  *
  *   tc filter add dev IN ingress protocol ip prio P handle H flower skip_sw \
- *      ip_proto tcp src_ip A dst_ip B src_port X dst_port Y \
+ *      ip_proto tcp src_ip A dst_ip B src_port X dst_port Y tcp_flags 0/0x5 \
  *      action pedit ex munge eth dst set M1 munge eth src set M2 \
  *                      [munge ip src set A'] [munge ip dst set B'] \
  *                      [munge tcp sport set X'] [munge tcp dport set Y'] \

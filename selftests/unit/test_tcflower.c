@@ -164,6 +164,24 @@ static void test_routed_v4(void **st)
 	assert_int_equal(in.protocol, ETH_P_IP);
 	assert_memory_equal(&in.match, &c.key[0], sizeof(in.match));
 	assert_int_equal(in.out_ifindex, 8);
+	{
+		const struct nlattr *a, *b;
+		int seen = 0;
+
+		mnl_attr_for_each(a, nlh, sizeof(struct tcmsg))
+			if (mnl_attr_get_type(a) == TCA_OPTIONS)
+				mnl_attr_for_each_nested(b, a) {
+					if (mnl_attr_get_type(b) == TCA_FLOWER_KEY_TCP_FLAGS) {
+						assert_int_equal(mnl_attr_get_u16(b), 0);
+						seen |= 1;
+					}
+					if (mnl_attr_get_type(b) == TCA_FLOWER_KEY_TCP_FLAGS_MASK) {
+						assert_int_equal(mnl_attr_get_u16(b), htons(5));
+						seen |= 2;
+					}
+				}
+		assert_int_equal(seen, 3);	/* FIN and RST stay with the host */
+	}
 	assert_int_equal(in.nactions, 3);
 	assert_string_equal(in.actions[0], "pedit");
 	assert_string_equal(in.actions[1], "csum");
@@ -207,7 +225,8 @@ static void test_nat_v4_both_directions(void **st)
 	tcfl_fmt(&r, "p3", "p8", line, sizeof(line));
 	assert_string_equal(line,
 		"tc filter add dev p3 ingress protocol ip prio 50416 handle 1 flower ip_proto tcp "
-		"src_ip 10.0.1.2 dst_ip 10.0.2.2 src_port 40000 dst_port 5201 action pedit ex "
+		"src_ip 10.0.1.2 dst_ip 10.0.2.2 src_port 40000 dst_port 5201 tcp_flags 0x0/0x5 "
+		"action pedit ex "
 		"munge eth dst set 02:00:00:00:08:02 munge eth src set 02:00:00:00:08:01 "
 		"munge ip src set 198.51.100.1 munge tcp sport set 61000 pipe action csum ip tcp "
 		"pipe action mirred egress redirect dev p8");

@@ -5,9 +5,18 @@
  *
  *   npuctl [--pin-dir DIR] candidates [--json] [--limit N]
  *   npuctl [--pin-dir DIR] stats [--json] [--all]
+ *   npuctl [--pin-dir DIR] status [--json]
+ *   npuctl [--pin-dir DIR] flows [--json]
+ *   npuctl [--ctl-socket PATH] release ID|--all
  */
+#include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <net/if.h>
+#include <signal.h>
+#include <sys/file.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,8 +25,12 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "../../loader/npuflow_fmt.h"
+#include "../../loader/flowmaker.h"
+#include "../../loader/npuflowd_opts.h"
 
 static const char *pin_dir = NPUFLOW_PIN_DIR;
+static const char *ctl_socket = NPUFLOWD_CTL_DEFAULT;
+static const char *lock_file = NPUFLOWD_LOCK_DEFAULT;
 
 static void usage(FILE *f)
 {
@@ -32,9 +45,21 @@ static void usage(FILE *f)
 "      connection index, idle time\n"
 "  stats [--json] [--all]\n"
 "      per-port frames and bytes per punt reason and the classifier's parse\n"
-"      counters, summed over CPUs (--all: also empty slots)\n"
+"      counters, summed over CPUs (--all: also empty slots); then the flow\n"
+"      maker's counters (text only)\n"
+"  status [--json]\n"
+"      npuflowd running or not, connections per state, the flow maker's\n"
+"      counters and its refusals by reason\n"
+"  flows [--json]\n"
+"      the connections: id, state, both directions (ingress, tuple as it\n"
+"      arrives, so NAT shows), egress, hardware packets and bytes per\n"
+"      direction, age, idle time, give-backs, remakes, revives, reason\n"
+"  release ID|--all\n"
+"      hand connections back to the host: npuflowd sets conntrack's\n"
+"      be-liberal flags first, then removes the rules\n"
 "\n"
-"maps are read from %s (npuflowd pins them)\n", pin_dir);
+"options: --pin-dir DIR (maps, default %s), --ctl-socket PATH (default %s)\n",
+		pin_dir, ctl_socket);
 }
 
 static int open_pinned(const char *name)
@@ -151,6 +176,8 @@ static int cmd_candidates(int argc, char **argv)
 	return 0;
 }
 
+static void print_fmstats(const struct npuflow_fmstats *st);
+
 static int cmd_stats(int argc, char **argv)
 {
 	int ncpu = libbpf_num_possible_cpus(), json = 0, all = 0, fd, i, first = 1;
@@ -234,7 +261,290 @@ static int cmd_stats(int argc, char **argv)
 		printf("no frames counted\n");
 	free(pc);
 	close(fd);
+	if (!json) {
+		struct npuflow_fmstats st;
+		__u32 zero = 0;
+		char path[512];
+		int sfd;
+
+		snprintf(path, sizeof(path), "%s/fmstats", pin_dir);
+		sfd = bpf_obj_get(path);
+		if (sfd >= 0) {
+			if (!bpf_map_lookup_elem(sfd, &zero, &st)) {
+				printf("\n");
+				print_fmstats(&st);
+			}
+			close(sfd);
+		}
+	}
 	return 0;
+}
+
+static unsigned long long mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/* The running npuflowd's pid from its lock, 0 if none runs. */
+static int daemon_pid(void)
+{
+	char buf[32] = "";
+	int fd = open(lock_file, O_RDONLY | O_CLOEXEC), pid = 0;
+	ssize_t n;
+
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n > 0)
+		pid = atoi(buf);
+	if (pid > 0 && kill(pid, 0) && errno == ESRCH)
+		pid = 0;
+	/* the lock is held while it runs */
+	fd = open(lock_file, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		if (!flock(fd, LOCK_EX | LOCK_NB)) {
+			pid = 0;
+			flock(fd, LOCK_UN);
+		}
+		close(fd);
+	}
+	return pid;
+}
+
+static void fmt_tuple(const struct npuflow_key *k, char *buf, size_t len)
+{
+	char s[48], d[48];
+	int af = k->family == 10 ? AF_INET6 : AF_INET;
+
+	inet_ntop(af, k->saddr, s, sizeof(s));
+	inet_ntop(af, k->daddr, d, sizeof(d));
+	if (af == AF_INET6)
+		snprintf(buf, len, "[%s]:%u > [%s]:%u", s, ntohs(k->sport), d, ntohs(k->dport));
+	else
+		snprintf(buf, len, "%s:%u > %s:%u", s, ntohs(k->sport), d, ntohs(k->dport));
+}
+
+static int cmd_flows(int argc, char **argv)
+{
+	unsigned long long now = mono_ns();
+	struct npuflow_conn c;
+	__u32 key, *prev = NULL;
+	int json = 0, fd, i, n = 0;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--json") || !strcmp(argv[i], "-j"))
+			json = 1;
+		else {
+			usage(stderr);
+			return 2;
+		}
+	}
+	fd = open_pinned("connections");
+	if (fd < 0)
+		return 1;
+	if (json)
+		printf("[");
+	else
+		printf("%-6s %-9s %-5s %-10s %-48s %-10s %12s %14s %8s %8s %s\n", "id", "state",
+		       "proto", "in", "tuple as it arrives", "out", "packets", "bytes", "age_s",
+		       "idle_s", "gb/remade/revived reason");
+	while (!bpf_map_get_next_key(fd, prev, &key)) {
+		static __u32 keep;
+		int dir;
+
+		keep = key;
+		prev = &keep;
+		if (bpf_map_lookup_elem(fd, &key, &c))
+			continue;
+		if (json) {
+			printf("%s\n  {\"id\":%u,\"state\":\"%s\",\"reason\":\"%s\",\"proto\":%u,"
+			       "\"family\":%u,\"ct_id\":%u,\"zone\":%u,\"nat\":%s,\"routed\":%s,"
+			       "\"age_ns\":%llu,\"idle_ns\":%llu,\"givebacks\":%u,\"remakes\":%u,"
+			       "\"revives\":%u,\"holds\":%u,\"wait_ns\":%llu,\"dirs\":[",
+			       n ? "," : "", key, fm_state_name(c.state), fm_reason_name(c.reason),
+			       c.key[0].proto, c.key[0].family == 10 ? 6 : 4, c.ct_id, c.zone,
+			       c.flags & NPUFLOW_CONN_F_NAT ? "true" : "false",
+			       c.flags & NPUFLOW_CONN_F_ROUTED ? "true" : "false",
+			       c.made_ns && now > c.made_ns ? now - c.made_ns : 0,
+			       c.last_used_ns && now > c.last_used_ns ? now - c.last_used_ns : 0,
+			       c.givebacks, c.remakes, c.revives, c.holds,
+			       (unsigned long long)c.wait_ns);
+			for (dir = 0; dir < 2; dir++) {
+				char ifa[IF_NAMESIZE], ifb[IF_NAMESIZE], s[48], d[48];
+				int af = c.key[dir].family == 10 ? AF_INET6 : AF_INET;
+
+				inet_ntop(af, c.key[dir].saddr, s, sizeof(s));
+				inet_ntop(af, c.key[dir].daddr, d, sizeof(d));
+				printf("%s{\"in\":", dir ? "," : "");
+				json_str(ifname_of(c.key[dir].ifindex, ifa));
+				printf(",\"out\":");
+				json_str(c.out_ifindex[dir] ? ifname_of(c.out_ifindex[dir], ifb) : "");
+				printf(",\"src\":\"%s\",\"sport\":%u,\"dst\":\"%s\",\"dport\":%u,"
+				       "\"handle\":%u,\"in_hw\":%s,\"packets\":%llu,\"bytes\":%llu}",
+				       s, ntohs(c.key[dir].sport), d, ntohs(c.key[dir].dport),
+				       c.hw_handle[dir],
+				       c.flags & (dir ? NPUFLOW_CONN_F_HW1 : NPUFLOW_CONN_F_HW0) ?
+				       "true" : "false",
+				       (unsigned long long)c.packets[dir],
+				       (unsigned long long)c.bytes[dir]);
+			}
+			printf("]}");
+		} else {
+			for (dir = 0; dir < 2; dir++) {
+				char ifa[IF_NAMESIZE], ifb[IF_NAMESIZE], t[128], p[8];
+
+				fmt_tuple(&c.key[dir], t, sizeof(t));
+				if (!dir)
+					printf("%-6u %-9s %-5s ", key, fm_state_name(c.state),
+					       npuflow_proto_name(c.key[0].proto, p, sizeof(p)));
+				else
+					printf("%-6s %-9s %-5s ", "", "", "");
+				printf("%-10s %-48s %-10s %12llu %14llu", ifname_of(c.key[dir].ifindex, ifa),
+				       t, c.out_ifindex[dir] ? ifname_of(c.out_ifindex[dir], ifb) : "-",
+				       (unsigned long long)c.packets[dir],
+				       (unsigned long long)c.bytes[dir]);
+				if (!dir)
+					printf(" %8.1f %8.1f %u/%u/%u %s%s\n",
+					       c.made_ns && now > c.made_ns ? (now - c.made_ns) / 1e9 : 0,
+					       c.last_used_ns && now > c.last_used_ns ?
+					       (now - c.last_used_ns) / 1e9 : 0,
+					       c.givebacks, c.remakes, c.revives,
+					       c.reason ? fm_reason_name(c.reason) : "-",
+					       c.flags & NPUFLOW_CONN_F_NAT ? " nat" : "");
+				else
+					printf("\n");
+			}
+		}
+		n++;
+	}
+	if (json)
+		printf("%s]\n", n ? "\n" : "");
+	else if (!n)
+		printf("no connections\n");
+	close(fd);
+	return 0;
+}
+
+static int read_fmstats(struct npuflow_fmstats *st)
+{
+	__u32 zero = 0;
+	int fd = open_pinned("fmstats"), rc;
+
+	if (fd < 0)
+		return -1;
+	rc = bpf_map_lookup_elem(fd, &zero, st);
+	close(fd);
+	return rc;
+}
+
+static void print_fmstats(const struct npuflow_fmstats *st)
+{
+	unsigned int i;
+
+	printf("flow maker\n  %-20s %14s\n", "counter", "count");
+	for (i = 0; i < NPUFLOW_FM_MAX; i++)
+		printf("  %-20s %14llu\n", fm_stat_name(i), (unsigned long long)st->stat[i]);
+	printf("  %-20s %14s\n", "refused: reason", "count");
+	for (i = 1; i < NPUFLOW_FR_SLOTS; i++)
+		if (st->refused[i])
+			printf("  %-20s %14llu\n", fm_reason_name(i),
+			       (unsigned long long)st->refused[i]);
+}
+
+static int cmd_status(int argc, char **argv)
+{
+	struct npuflow_fmstats st;
+	int json = 0, pid = daemon_pid(), i;
+	unsigned long long now = mono_ns();
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--json") || !strcmp(argv[i], "-j"))
+			json = 1;
+		else {
+			usage(stderr);
+			return 2;
+		}
+	}
+	memset(&st, 0, sizeof(st));
+	if (read_fmstats(&st))
+		return 1;
+	if (json) {
+		printf("{\"running\":%s,\"pid\":%d,\"uptime_ns\":%llu,\"updated_ns_ago\":%llu,"
+		       "\"states\":{", pid ? "true" : "false", pid,
+		       st.start_ns && now > st.start_ns ? now - st.start_ns : 0,
+		       st.updated_ns && now > st.updated_ns ? now - st.updated_ns : 0);
+		for (i = 1; i < NPUFLOW_CS_MAX; i++)
+			printf("%s\"%s\":%llu", i > 1 ? "," : "", fm_state_name(i),
+			       (unsigned long long)st.state[i]);
+		printf("},\"counters\":{");
+		for (i = 0; i < NPUFLOW_FM_MAX; i++)
+			printf("%s\"%s\":%llu", i ? "," : "", fm_stat_name(i),
+			       (unsigned long long)st.stat[i]);
+		printf("},\"refused\":{");
+		for (i = 1; i < NPUFLOW_FR_SLOTS; i++)
+			printf("%s\"%s\":%llu", i > 1 ? "," : "", fm_reason_name(i),
+			       (unsigned long long)st.refused[i]);
+		printf("}}\n");
+		return 0;
+	}
+	if (pid)
+		printf("npuflowd running (pid %d), up %.0f s\n", pid,
+		       st.start_ns ? (now - st.start_ns) / 1e9 : 0.0);
+	else
+		printf("npuflowd not running (rules stay in hardware; maps in %s)\n", pin_dir);
+	printf("connections:");
+	for (i = 1; i < NPUFLOW_CS_MAX; i++)
+		printf(" %s %llu", fm_state_name(i), (unsigned long long)st.state[i]);
+	printf("\n");
+	print_fmstats(&st);
+	return 0;
+}
+
+static int cmd_release(int argc, char **argv)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char req[64], rep[256];
+	ssize_t n;
+	int fd;
+
+	if (argc != 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "--all") || !strcmp(argv[1], "all")) {
+		snprintf(req, sizeof(req), "release all");
+	} else {
+		char *end;
+		unsigned long id = strtoul(argv[1], &end, 10);
+
+		if (end == argv[1] || *end) {
+			fprintf(stderr, "npuctl: release: '%s' is not a connection id\n", argv[1]);
+			return 2;
+		}
+		snprintf(req, sizeof(req), "release %lu", id);
+	}
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", ctl_socket);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		fprintf(stderr, "npuctl: cannot reach npuflowd at %s: %s\n", ctl_socket,
+			strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return 1;
+	}
+	if (send(fd, req, strlen(req), 0) < 0 || (n = recv(fd, rep, sizeof(rep) - 1, 0)) <= 0) {
+		fprintf(stderr, "npuctl: no answer from npuflowd: %s\n", strerror(errno));
+		close(fd);
+		return 1;
+	}
+	close(fd);
+	rep[n] = '\0';
+	fputs(rep, stdout);
+	return strncmp(rep, "error", 5) ? 0 : 1;
 }
 
 int main(int argc, char **argv)
@@ -245,6 +555,12 @@ int main(int argc, char **argv)
 	while (i < argc && argv[i][0] == '-') {
 		if (!strcmp(argv[i], "--pin-dir") && i + 1 < argc) {
 			pin_dir = argv[i + 1];
+			i += 2;
+		} else if (!strcmp(argv[i], "--ctl-socket") && i + 1 < argc) {
+			ctl_socket = argv[i + 1];
+			i += 2;
+		} else if (!strcmp(argv[i], "--lock-file") && i + 1 < argc) {
+			lock_file = argv[i + 1];
 			i += 2;
 		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			usage(stdout);
@@ -262,6 +578,12 @@ int main(int argc, char **argv)
 		return cmd_candidates(argc - i, argv + i);
 	if (!strcmp(argv[i], "stats"))
 		return cmd_stats(argc - i, argv + i);
+	if (!strcmp(argv[i], "status"))
+		return cmd_status(argc - i, argv + i);
+	if (!strcmp(argv[i], "flows"))
+		return cmd_flows(argc - i, argv + i);
+	if (!strcmp(argv[i], "release"))
+		return cmd_release(argc - i, argv + i);
 	if (!strcmp(argv[i], "help")) {
 		usage(stdout);
 		return 0;
