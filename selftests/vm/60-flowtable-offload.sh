@@ -49,7 +49,8 @@ stream() {
 	local name=$1 addr=$2; shift 2
 	local h0 h1 w0 w1 share
 	ip netns exec far iperf3 -s -D -1 >/dev/null 2>&1; sleep 0.5
-	ip netns exec pc iperf3 -c "$addr" -t $SECS -J "$@" > /tmp/ft-$name.json 2>&1 &
+	local out=/tmp/ft-stream-$RANDOM.json
+	ip netns exec pc iperf3 -c "$addr" -t $SECS -J "$@" > "$out" 2>&1 &
 	local pid=$!
 	sleep 5
 	h0=$(host_frames); w0=$(wire_frames)
@@ -57,7 +58,7 @@ stream() {
 	h1=$(host_frames); w1=$(wire_frames)
 	wait $pid
 	local bps
-	bps=$(jq -r '.end.sum_received.bits_per_second // 0 | floor' /tmp/ft-$name.json)
+	bps=$(jq -r '.end.sum_received.bits_per_second // 0 | floor' "$out")
 	# share in units of 0.01 %
 	share=$(( (h1 - h0) * 10000 / (w1 - w0 + 1) ))
 	diag "$name: ${bps} bit/s; seconds 5-15: stream frames $((w1 - w0)), host frames $((h1 - h0)) (${share} / 10000)"
