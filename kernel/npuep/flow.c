@@ -104,15 +104,38 @@ static void npuep_ft_unlock(struct npuep_ft *ft)
 /* ------------------------------------------------------------------ */
 /* Commands.                                                           */
 
-static int npuep_ft_cmd(struct npuep_ft *ft, u16 op, const void *req, u16 len,
-			void *resp, u16 resp_len)
+/*
+ * Every flow command goes through here: on @ring, posted (not waited for)
+ * when @posted and no response is wanted.  Under ft->lock.
+ */
+static int npuep_ft_cmd_ring(struct npuep_ft *ft, u32 ring, bool posted,
+			     u16 op, const void *req, u16 len, void *resp,
+			     u16 resp_len)
 {
-	int err = npuep_cmd_exec(ft->ndev, op, req, len, resp, resp_len);
+	int err;
 
-	ft->st.cmd_waited++;
+	if (posted && !resp) {
+		err = npuep_cmd_post(ft->ndev, ring, op, req, len);
+		ft->st.cmd_posted++;
+	} else {
+		err = npuep_cmd_exec_ring(ft->ndev, ring, op, req, len, resp,
+					  resp_len);
+		ft->st.cmd_waited++;
+	}
 	if (err)
 		ft->st.cmd_failed++;
 	return err;
+}
+
+/* A flow command as the devlink params flow_cmd_ring/flow_cmd_posted say. */
+static int npuep_ft_cmd(struct npuep_ft *ft, u16 op, const void *req, u16 len,
+			void *resp, u16 resp_len)
+{
+	struct npuep_dlx *dlx = &ft->ndev->dlx;
+
+	return npuep_ft_cmd_ring(ft, READ_ONCE(dlx->flow_cmd_ring),
+				 READ_ONCE(dlx->flow_cmd_posted), op, req, len,
+				 resp, resp_len);
 }
 
 static void npuep_conn_fill(struct npuep_conn *c,
@@ -230,12 +253,13 @@ static int npuep_flow_parse(struct npuep_port *port, struct flow_rule *rule,
 	if (flow_rule_match_key(rule, FLOW_DISSECTOR_KEY_META)) {
 		struct flow_match_meta m;
 
+		/* A flowtable offers every rule to every device's callback:
+		 * another port's rule is not ours to count or refuse.
+		 */
 		flow_rule_match_meta(rule, &m);
 		if (m.mask->ingress_ifindex &&
-		    m.key->ingress_ifindex != port->netdev->ifindex) {
-			NL_SET_ERR_MSG_MOD(extack, "ingress device is not this port");
-			return -EOPNOTSUPP;
-		}
+		    m.key->ingress_ifindex != port->netdev->ifindex)
+			return -ENODEV;
 	}
 	if (!flow_rule_match_key(rule, FLOW_DISSECTOR_KEY_CONTROL) ||
 	    !flow_rule_match_key(rule, FLOW_DISSECTOR_KEY_BASIC) ||
@@ -554,6 +578,8 @@ static int npuep_flow_replace(struct npuep_ft *ft, struct npuep_port *port,
 	int err;
 
 	err = npuep_flow_parse(port, rule, owner == NPUEP_OWNER_FT, &spec, extack);
+	if (err == -ENODEV)
+		return -EOPNOTSUPP;	/* another port's rule */
 	if (err) {
 		ft->st.unsupported++;
 		return err;
@@ -911,8 +937,9 @@ static void npuep_ft_revive_work(struct work_struct *work)
 		if (c) {
 			/* Same index and revision, no microflow: revive in place. */
 			npuep_conn_fill(c, &cmd, false);
-			if (!npuep_ft_cmd(ft, NPU_CMD_CONN_CREATE, &cmd, sizeof(cmd),
-					  NULL, 0))
+			if (!npuep_ft_cmd_ring(ft, NPUEP_CMD_RING_HIGH, true,
+					       NPU_CMD_CONN_CREATE, &cmd,
+					       sizeof(cmd), NULL, 0))
 				ft->st.revived++;
 		}
 		npuep_ft_unlock(ft);
@@ -950,7 +977,7 @@ void npuep_flow_revive(struct npuep_dev *ndev, u32 conn)
 static const char * const npuep_flow_stat_names[] = {
 	"fp_conns", "fp_flows", "fp_flows_added", "fp_flows_deleted",
 	"fp_paired", "fp_enospc", "fp_unsupported", "fp_revived",
-	"fp_cmd_waited", "fp_cmd_failed", "fp_stats_reads",
+	"fp_cmd_waited", "fp_cmd_posted", "fp_cmd_failed", "fp_stats_reads",
 	"fp_lock_held_max_us", "hw_fp_conns", "hw_fp_mflows",
 	"hw_fwd_frames", "hw_fwd_bytes",
 };
@@ -1019,6 +1046,7 @@ void npuep_flow_get_stats(struct npuep_port *port, u64 **data)
 	*d++ = st.unsupported;
 	*d++ = st.revived;
 	*d++ = st.cmd_waited;
+	*d++ = st.cmd_posted;
 	*d++ = st.cmd_failed;
 	*d++ = st.stats_reads;
 	*d++ = div_u64(st.lock_held_max_ns, NSEC_PER_USEC);
@@ -1147,4 +1175,90 @@ void npuep_flow_fini(struct npuep_dev *ndev)
 	kvfree(ft->by_idx);
 	mutex_destroy(&ft->lock);
 	kfree(ft);
+}
+
+/**
+ * npuep_flow_replay() - reset the coprocessor's fast path and re-program it
+ * @ndev: the coprocessor
+ *
+ * Firmware recovery: NPU_CMD_FT_CONFIG (empties the tables and clears a
+ * fault) with the current sizes, then every connection of the shadow table
+ * is created again with its microflows, under a new revision, waited for on
+ * the normal ring.
+ *
+ * Return: the number of connections re-sent, or a negative errno.
+ */
+int npuep_flow_replay(struct npuep_dev *ndev)
+{
+	struct npuep_ft *ft = ndev->ft;
+	struct npu_cmd_ft_config cfg = {};
+	struct npuep_conn *c;
+	int err, n = 0;
+	u32 i;
+
+	if (!ft)
+		return -ENODEV;
+	npuep_ft_lock(ft);
+	cfg.conns = cpu_to_le32(ft->conn_max);
+	cfg.mflows = cpu_to_le32(ft->mflow_max);
+	cfg.fastpath = READ_ONCE(ndev->dlx.fastpath);
+	err = npuep_ft_cmd_ring(ft, NPUEP_CMD_RING_NORMAL, false,
+				NPU_CMD_FT_CONFIG, &cfg, sizeof(cfg), NULL, 0);
+	for (i = 0; !err && i < ft->conn_max; i++) {
+		c = npuep_conn_at(ft, i);
+		if (!c)
+			continue;
+		c->pkts[0] = 0;
+		c->pkts[1] = 0;
+		c->bytes[0] = 0;
+		c->bytes[1] = 0;
+		if (c->flow[0])
+			npuep_flow_rep_reset(c->flow[0]);
+		if (c->flow[1])
+			npuep_flow_rep_reset(c->flow[1]);
+		err = npuep_conn_write(ft, c);
+		if (!err)
+			n++;
+	}
+	npuep_ft_unlock(ft);
+	return err ?: n;
+}
+
+/**
+ * npuep_flow_snapshot() - the shadow table as an array of npu_conn_stat
+ * @ndev: the coprocessor
+ * @out: @n entries, zeroed; entry i describes connection index i
+ * @n: entries in @out
+ *
+ * Counters are those of the last batched statistics read.
+ *
+ * Return: connections in use.
+ */
+u32 npuep_flow_snapshot(struct npuep_dev *ndev, struct npu_conn_stat *out,
+			u32 n)
+{
+	struct npuep_ft *ft = ndev->ft;
+	struct npuep_conn *c;
+	u32 i, used = 0;
+
+	if (!ft)
+		return 0;
+	npuep_ft_lock(ft);
+	for (i = 0; i < n && i < ft->conn_max; i++) {
+		c = npuep_conn_at(ft, i);
+		if (!c)
+			continue;
+		out[i].conn = cpu_to_le32(i);
+		out[i].rev = cpu_to_le16(c->rev);
+		out[i].state = c->state;
+		out[i].packets[0] = cpu_to_le64(c->pkts[0]);
+		out[i].packets[1] = cpu_to_le64(c->pkts[1]);
+		out[i].bytes[0] = cpu_to_le64(c->bytes[0]);
+		out[i].bytes[1] = cpu_to_le64(c->bytes[1]);
+		out[i].idle_ms = cpu_to_le32(jiffies_to_msecs(jiffies -
+							      c->lastused));
+		used++;
+	}
+	npuep_ft_unlock(ft);
+	return used;
 }
