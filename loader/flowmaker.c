@@ -620,8 +620,9 @@ int fm_restore(struct fm *fm, uint32_t id, const struct npuflow_conn *rec)
 
 	if (id >= fm->cfg.max_conns || fm->e[id].rec.state != NPUFLOW_CS_FREE ||
 	    rec->state == NPUFLOW_CS_FREE || rec->state >= NPUFLOW_CS_MAX ||
-	    rec->state == NPUFLOW_CS_PENDING || rec->state == NPUFLOW_CS_LOOKUP)
-		return -1;
+	    rec->state == NPUFLOW_CS_PENDING || rec->state == NPUFLOW_CS_LOOKUP ||
+	    rec->state == NPUFLOW_CS_REFUSED)
+		return -1;	/* transient: looked up afresh at the next crossing */
 	e = &fm->e[id];
 	memset(e, 0, sizeof(*e));
 	e->rec = *rec;

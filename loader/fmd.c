@@ -236,8 +236,8 @@ static int hw_write(struct fmd *d, struct fm_entry *e)
 /* --- making a connection ------------------------------------------------- */
 
 /* Egress facts of one direction arriving on @key->ifindex. */
-static uint32_t egress(struct fmd *d, const struct npuflow_key *k, uint32_t *oif,
-		       uint8_t dmac[6], uint8_t smac[6])
+static uint32_t egress(struct fmd *d, const struct npuflow_key *k, const uint8_t *out_daddr,
+		       uint32_t *oif, uint8_t dmac[6], uint8_t smac[6])
 {
 	int af = k->family == 10 ? AF_INET6 : AF_INET, pi, po, rc;
 	struct nls_route r;
@@ -246,7 +246,9 @@ static uint32_t egress(struct fmd *d, const struct npuflow_key *k, uint32_t *oif
 	*oif = 0;
 	if (k->vlan_outer || k->vlan_inner)
 		return FM_EG_VLAN;
-	rc = nls_route_get(&d->rt, af, k->saddr, k->daddr, k->ifindex, &r);
+	/* as the stack routes it: after the destination translation (conntrack
+	 * un-NATs a reply in PREROUTING), before the source one (POSTROUTING) */
+	rc = nls_route_get(&d->rt, af, k->saddr, out_daddr, k->ifindex, &r);
 	if (rc || !r.oif)
 		return FM_EG_NO_ROUTE;
 	if (r.type == RTN_LOCAL || r.type == RTN_BROADCAST || r.type == RTN_MULTICAST)
@@ -294,13 +296,14 @@ static void do_lookup(struct fmd *d, uint32_t id, uint64_t now)
 		l.key[1] = ci.reply;
 		o = !dir;
 		l.key[dir].ifindex = cand.ifindex;
-		l.eg_flags[dir] = egress(d, &l.key[dir], &l.out_ifindex[dir], l.dmac[dir],
-					 l.smac[dir]);
+		/* a direction leaves towards the other's source */
+		l.eg_flags[dir] = egress(d, &l.key[dir], l.key[o].saddr, &l.out_ifindex[dir],
+					 l.dmac[dir], l.smac[dir]);
 		/* the other direction arrives where this one leaves */
 		l.key[o].ifindex = l.out_ifindex[dir] ? l.out_ifindex[dir] : cand.ifindex;
 		if (!l.eg_flags[dir])
-			l.eg_flags[o] = egress(d, &l.key[o], &l.out_ifindex[o], l.dmac[o],
-					       l.smac[o]);
+			l.eg_flags[o] = egress(d, &l.key[o], l.key[dir].saddr, &l.out_ifindex[o],
+					       l.dmac[o], l.smac[o]);
 		l.routed = 1;
 	}
 	a = fm_lookup_done(&d->fm, id, &l, now);
@@ -739,6 +742,16 @@ int fmd_restore(struct fmd *d, uint64_t now)
 	uint32_t key, next, *ids = NULL, nids = 0, cap = 0, i, kept = 0, gone = 0, fixed = 0;
 	int p, more;
 
+	/* 0. the counters go on from where they were */
+	{
+		struct npuflow_fmstats st;
+		uint32_t zero = 0;
+
+		if (!bpf_map_lookup_elem(d->stats_fd, &zero, &st)) {
+			memcpy(d->fm.stat, st.stat, sizeof(d->fm.stat));
+			memcpy(d->fm.refused, st.refused, sizeof(d->fm.refused));
+		}
+	}
 	/* 1. the pinned records */
 	more = !bpf_map_get_next_key(d->conn_fd, NULL, &next);
 	while (more) {

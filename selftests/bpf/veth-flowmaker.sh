@@ -1,0 +1,328 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The flow maker end to end on veth: netns npfm-a and npfm-b talk through a
+# router netns npfm-r with nftables conntrack (IPv4 masqueraded out of rb,
+# IPv6 routed); npuflowd runs in npfm-r on ra and rb with --tc-skip-sw 0,
+# so its flower rules run in software.
+#
+# With cls_flower/act_pedit/act_csum (the VM's 6.12 kernel; run there by
+# selftests/vm/60-flowmaker-veth.sh): a TCP stream over the threshold gets
+# both directions' rules (exact contents, from tc -j), counters read back,
+# `conntrack -D` takes them out, `npuctl release` sets be-liberal and removes
+# them with the stream going on through the host (nft's invalid counter 0),
+# an IPv6 stream is made both ways, a restart keeps every rule once, --flush
+# removes them.  Without them (this build machine's kernel has no flower):
+# the same connection is looked up (both tuples, NAT, egress, next hops), the
+# rule write is refused and counted (hw_error), conntrack -D drops the entry,
+# and the conntrack client sets be-liberal on a live connection.  TAP.
+#
+# Usage: veth-flowmaker.sh [BUILD_DIR]     (root; cleans up after itself)
+set -u
+BUILD=${1:-$(cd "$(dirname "$0")/../.." && pwd)/build}
+BIN=$BUILD/bin
+FMTOOL=$BUILD/selftests-bpf/fmtool
+PIN=/sys/fs/bpf/npfm
+LOCK=/run/npfm.lock
+CTL=/run/npfm.sock
+LOG=$(mktemp /tmp/npfm-npuflowd.XXXXXX)
+A=npfm-a B=npfm-b R=npfm-r
+# nsenter, not ip netns exec: that remounts /sys and hides /sys/fs/bpf
+NR="nsenter --net=/run/netns/$R"
+T=0 FAILS=0 DPID= PIDS=()
+
+ok() { T=$((T + 1)); echo "ok $T - $1"; }
+nok() { T=$((T + 1)); FAILS=$((FAILS + 1)); echo "not ok $T - $1"; [ -n "${2:-}" ] && echo "# $2"; }
+check() { local d=$1; shift; if "$@"; then ok "$d"; else nok "$d"; fi; }
+skip() { T=$((T + 1)); echo "ok $T - $1 # SKIP ${2:-}"; }
+
+stop_daemon() {
+	[ -n "$DPID" ] || return 0
+	kill -TERM "$DPID" 2>/dev/null
+	wait "$DPID" 2>/dev/null
+	DRC=$?
+	DPID=
+}
+
+cleanup() {
+	stop_daemon
+	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
+	# what we started in our namespaces (socat's forked children too), by pid
+	for ns in $A $B $R; do
+		for p in $(ip netns pids $ns 2>/dev/null); do kill "$p" 2>/dev/null; done
+	done
+	ip netns del $A 2>/dev/null
+	ip netns del $B 2>/dev/null
+	ip netns del $R 2>/dev/null
+	rm -rf "$PIN" "$LOCK" "$CTL" "$LOG" "$LOG".*
+}
+trap cleanup EXIT
+
+echo "TAP version 13"
+if [ "$(id -u)" != 0 ]; then
+	echo "1..0 # SKIP needs root"
+	exit 4
+fi
+for t in conntrack nft jq socat; do
+	command -v $t >/dev/null || { echo "1..0 # SKIP $t missing"; exit 4; }
+done
+for ns in $A $B $R; do ip netns del $ns 2>/dev/null; done
+rm -rf "$PIN"
+
+# --- topology -------------------------------------------------------------------
+set -e
+ip netns add $A; ip netns add $B; ip netns add $R
+for ns in $A $B $R; do
+	ip netns exec $ns sysctl -qw net.ipv6.conf.all.accept_dad=0 net.ipv6.conf.default.accept_dad=0
+	ip -n $ns link set lo up
+done
+ip link add ra netns $R type veth peer name a0 netns $A
+ip link add rb netns $R type veth peer name b0 netns $B
+ip -n $A addr add 10.212.1.2/24 dev a0
+ip -n $A addr add fd00:212:1::2/64 dev a0 nodad
+ip -n $B addr add 10.212.2.2/24 dev b0
+ip -n $B addr add fd00:212:2::2/64 dev b0 nodad
+ip -n $R addr add 10.212.1.1/24 dev ra
+ip -n $R addr add fd00:212:1::1/64 dev ra nodad
+ip -n $R addr add 10.212.2.1/24 dev rb
+ip -n $R addr add fd00:212:2::1/64 dev rb nodad
+for l in "$A a0" "$B b0" "$R ra" "$R rb"; do set -- $l; ip -n $1 link set $2 up; done
+ip -n $A route add default via 10.212.1.1
+ip -n $A -6 route add default via fd00:212:1::1
+ip -n $B route add default via 10.212.2.1
+ip -n $B -6 route add default via fd00:212:2::1
+$NR sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1
+$NR nft -f - <<'EOF'
+table inet fw {
+	counter ct_invalid { }
+	chain filter_fwd {
+		type filter hook forward priority 0; policy accept;
+		ct state invalid counter name "ct_invalid" drop
+		ct state established,related accept
+	}
+}
+table ip nat {
+	chain post {
+		type nat hook postrouting priority 100;
+		oifname "rb" masquerade
+	}
+}
+EOF
+set +e
+for i in 1 2 3 4 5; do
+	ip netns exec $A ping -c1 -W1 10.212.2.2 >/dev/null &&
+		ip netns exec $A ping -6 -c1 -W1 fd00:212:2::2 >/dev/null && break
+	sleep 0.5
+done
+# flower in this kernel?  (cls_flower, act_pedit, act_csum, act_mirred)
+FLOWER=0
+if $NR tc qdisc add dev ra clsact 2>/dev/null &&
+   $NR tc filter add dev ra ingress protocol ip prio 9 flower skip_hw ip_proto tcp \
+	action pedit ex munge ip ttl add 255 pipe action csum ip tcp pipe \
+	action mirred egress redirect dev rb 2>/dev/null; then
+	FLOWER=1
+fi
+$NR tc qdisc del dev ra clsact 2>/dev/null
+echo "# software flower: $([ $FLOWER = 1 ] && echo yes || echo 'no (cls_flower/act_pedit/act_csum missing): rule writes are refused')"
+echo "1..30"
+
+# --- helpers --------------------------------------------------------------------------
+start_daemon() {
+	$NR "$BIN/npuflowd" -f -l debug -t 8 --tc-skip-sw 0 --keepalive-ms 200 --retry-ms 200 \
+		--hold-min-ms 200 --pin-dir "$PIN" --lock-file "$LOCK" --ctl-socket "$CTL" \
+		ra rb >>"$LOG" 2>&1 &
+	DPID=$!
+	for i in $(seq 50); do
+		[ -S "$CTL" ] && return 0
+		kill -0 "$DPID" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+npuctl() { $NR "$BIN/npuctl" --pin-dir "$PIN" --ctl-socket "$CTL" --lock-file "$LOCK" "$@"; }
+flows() { npuctl flows --json; }
+status() { npuctl status --json; }
+# wait_for SECONDS JQ-FILTER-ON-FLOWS
+wait_flow() {
+	local n=$(( $1 * 10 )) f=$2 i
+	for i in $(seq $n); do
+		[ "$(flows | jq -r "$f" 2>/dev/null)" = true ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+# a TCP sender at about 100 frames/s while $1 exists; pauses while $1.pause exists
+sender() {
+	local flag=$1 dst=$2 port=$3
+	touch "$flag"
+	( while [ -e "$flag" ]; do
+		if [ -e "$flag.pause" ]; then sleep 0.05; continue; fi
+		head -c 1400 /dev/zero; sleep 0.01
+	  done | ip netns exec $A socat -u - TCP:$dst:$port,connect-timeout=3 ) &
+	PIDS+=($!)
+}
+receiver() {
+	ip netns exec $B socat -u TCP6-LISTEN:$1,reuseaddr,fork,ipv6only=0 OPEN:/dev/null &
+	PIDS+=($!)
+}
+invalid() { $NR nft -j list counter inet fw ct_invalid | jq '.nftables[1].counter.packets'; }
+rules() { $NR tc -j filter show dev "$1" ingress 2>/dev/null | jq -c "[.[] | select(.options != null)]"; }
+ninvalid() { $NR nft -j list counter inet fw ct_invalid | jq '.nftables[1].counter.packets'; }
+rules() { rules "$1" | jq length; }
+
+receiver 5201
+receiver 5202
+receiver 5203
+sleep 0.3
+check "npuflowd starts with the flow maker" start_daemon
+
+# --- 1. a TCP stream over the threshold (IPv4, masqueraded) --------------------
+sender "$LOG.s1" 10.212.2.2 5201
+if [ $FLOWER = 1 ]; then
+	check "TCP stream: connection made" wait_flow 10 \
+		'[.[] | select(.dirs[0].dport == 5201 and .state == "made")] | length == 1'
+else
+	check "TCP stream: looked up, rule write refused (no flower here): hw_error" wait_flow 10 \
+		'[.[] | select(.dirs[0].dport == 5201 and .state == "refused" and .reason == "hw_error")] | length == 1'
+fi
+F=$(flows | jq -c '[.[] | select(.dirs[0].dport == 5201)][0]')
+echo "# $F"
+SPORT=$(echo "$F" | jq -r '.dirs[0].sport')
+NATPORT=$(echo "$F" | jq -r '.dirs[1].dport')
+ID=$(echo "$F" | jq -r '.id')
+CTID=$(echo "$F" | jq -r '.ct_id')
+check "both tuples: original ra 10.212.1.2:$SPORT > 10.212.2.2:5201 out rb" \
+	[ "$(echo "$F" | jq -r '[.dirs[0].in, .dirs[0].src, .dirs[0].dst, .dirs[0].out] | join(" ")')" = "ra 10.212.1.2 10.212.2.2 rb" ]
+check "reply as it arrives on rb: 10.212.2.2:5201 > 10.212.2.1:$NATPORT (masquerade) out ra" \
+	[ "$(echo "$F" | jq -r '[.dirs[1].in, .dirs[1].src, .dirs[1].sport, .dirs[1].dst, .dirs[1].out, .nat, .routed] | join(" ")')" = "rb 10.212.2.2 5201 10.212.2.1 ra true true" ]
+check "conntrack entry: established, assured, NAT" \
+	sh -c "$NR $FMTOOL ct-show tcp 10.212.1.2 $SPORT 10.212.2.2 5201 | grep -q 'tcp_state 3 .*assured 1 .*nat 1'"
+check "route/neighbour client: rb, on-link next hop with b0's MAC" \
+	sh -c "$NR $FMTOOL route ra 10.212.1.2 10.212.2.2 | grep -q \"oif rb type 1 gw - nexthop 10.212.2.2 neigh $(ip -n $B -j link show b0 | jq -r '.[0].address')\""
+check "npuflowd logged nothing at error level" sh -c "! grep -q 'error:' '$LOG'"
+
+if [ $FLOWER = 1 ]; then
+	RA=$(rules ra) RB=$(rules rb)
+	echo "# ra: $RA"
+	echo "# rb: $RB"
+	H0=$(echo "$F" | jq -r '.dirs[0].handle') H1=$(echo "$F" | jq -r '.dirs[1].handle')
+	MB0=$(ip -n $B -j link show b0 | jq -r '.[0].address')
+	MA0=$(ip -n $A -j link show a0 | jq -r '.[0].address')
+	MRB=$(ip -n $R -j link show rb | jq -r '.[0].address')
+	MRA=$(ip -n $R -j link show ra | jq -r '.[0].address')
+	check "one rule on each port, handles $H0/$H1, prio 50416" \
+		[ "$(echo "$RA" | jq -r '[length, .[0].options.handle, .[0].pref] | join(" ")') $(echo "$RB" | jq -r '[length, .[0].options.handle, .[0].pref] | join(" ")')" = "1 $H0 50416 1 $H1 50416" ]
+	check "ra rule matches tcp 10.212.1.2:$SPORT > 10.212.2.2:5201" \
+		[ "$(echo "$RA" | jq -r '.[0].options.keys | [.ip_proto, .src_ip, .dst_ip, .src_port, .dst_port] | join(" ")')" = "tcp 10.212.1.2 10.212.2.2 $SPORT 5201" ]
+	check "ra rule actions: pedit, csum, mirred to rb" \
+		[ "$(echo "$RA" | jq -r '[.[0].options.actions[].kind] | join(" ")') $(echo "$RA" | jq -r '.[0].options.actions[2].to_dev')" = "pedit csum mirred rb" ]
+	# pedit: eth dst = b0, eth src = rb, ip src = 10.212.2.1, tcp sport = NAT port, ttl add 255
+	PK=$(echo "$RA" | jq -c '[.[0].options.actions[0].keys[] | {htype, offset, cmd, val, mask}]')
+	echo "# ra pedit keys: $PK"
+	check "ra pedit: 3 eth keys, ip src, tcp sport, ttl add" \
+		[ "$(echo "$PK" | jq -r '[.[].htype] | join(",")')" = "eth,eth,eth,ipv4,tcp,ipv4" ]
+	check "rb rule matches the reply tcp 10.212.2.2:5201 > 10.212.2.1:$NATPORT, to ra" \
+		[ "$(echo "$RB" | jq -r '.[0].options.keys | [.ip_proto, .src_ip, .dst_ip, .src_port, .dst_port] | join(" ")') $(echo "$RB" | jq -r '.[0].options.actions[2].to_dev')" = "tcp 10.212.2.2 10.212.2.1 5201 $NATPORT ra" ]
+	sleep 1
+	check "keepalive: counters of both directions read back" \
+		wait_flow 5 "[.[] | select(.id == $ID and .dirs[0].packets > 50 and .dirs[1].packets > 10)] | length == 1"
+	check "the host's conntrack saw none of the stream meanwhile (rules forward it)" \
+		sh -c "[ \$($NR nft -j list counter inet fw ct_invalid | jq '.nftables[1].counter.packets') = 0 ]"
+	# --- 2. takeout on DESTROY -------------------------------------------------------
+	touch "$LOG.s1.pause"; sleep 0.2
+	$NR conntrack -D -p tcp --orig-src 10.212.1.2 --sport "$SPORT" >/dev/null 2>&1
+	sleep 0.5
+	check "conntrack -D: both rules taken out" \
+		[ "$(nrules ra) $(nrules rb)" = "0 0" ]
+	check "conntrack -D: connection forgotten, taken_out 1" \
+		[ "$(flows | jq "[.[] | select(.id == $ID)] | length") $(status | jq .counters.taken_out)" = "0 1" ]
+	rm -f "$LOG.s1"
+	# --- 3. release ---------------------------------------------------------------------
+	sender "$LOG.s2" 10.212.2.2 5202
+	check "second stream made" wait_flow 10 \
+		'[.[] | select(.dirs[0].dport == 5202 and .state == "made")] | length == 1'
+	F2=$(flows | jq -c '[.[] | select(.dirs[0].dport == 5202)][0]')
+	ID2=$(echo "$F2" | jq -r .id) SP2=$(echo "$F2" | jq -r '.dirs[0].sport')
+	check "before the release: be_liberal 0" \
+		sh -c "$NR $FMTOOL ct-show tcp 10.212.1.2 $SP2 10.212.2.2 5202 | grep -q 'be_liberal 0'"
+	INV0=$(invalid)
+	check "npuctl release $ID2" [ "$(npuctl release "$ID2")" = "released 1" ]
+	check "after the release: be-liberal set on both directions" \
+		sh -c "$NR $FMTOOL ct-show tcp 10.212.1.2 $SP2 10.212.2.2 5202 | grep -q 'be_liberal 1'"
+	check "after the release: rules removed, state released" \
+		[ "$(nrules ra) $(nrules rb) $(flows | jq -r ".[] | select(.id == $ID2) | .state")" = "0 0 released" ]
+	B0=$($NR nft -j list ruleset | jq '[.nftables[] | select(.rule.chain == "filter_fwd") ] | length')
+	sleep 1.5
+	released_ok() {
+		[ "$(invalid)" = "$INV0" ] &&
+			$NR conntrack -L -p tcp --dport 5202 2>/dev/null | grep -q ESTABLISHED
+	}
+	check "the stream goes on through the host, no invalid-state drop ($INV0 before)" released_ok
+	rm -f "$LOG.s2"
+	# --- 4. IPv6, routed ------------------------------------------------------------------
+	sender "$LOG.s3" fd00:212:2::2 5203
+	check "IPv6 stream made both ways (prio 50417)" wait_flow 10 \
+		'[.[] | select(.dirs[0].dport == 5203 and .state == "made" and .nat == false)] | length == 1'
+	check "IPv6 rules: one per port, hoplimit add 255" \
+		[ "$(rules ra | jq -r '[.[] | select(.pref == 50417)] | length') $(rules rb | jq -r '[.[] | select(.pref == 50417)] | length') $(rules ra | jq -r '[.[0].options.actions[0].keys[] | select(.htype == "ipv6")] | length')" = "1 1 1" ]
+	# --- 5. restart: rules stay, once ------------------------------------------------------
+	stop_daemon
+	check "stopped: rules stay (2)" [ "$(($(nrules ra) + $(nrules rb)))" = 2 ]
+	start_daemon
+	sleep 1
+	check "restarted: connection restored, same rules, no orphan" \
+		[ "$(status | jq '.counters.restored, .counters.hw_orphans' | tr '\n' ' ')$(($(nrules ra) + $(nrules rb)))" = "2 0 2" ]
+	rm -f "$LOG.s3"
+else
+	for d in "one rule per port" "ra match" "ra actions" "ra pedit" "rb match/actions" \
+		"keepalive counters" "no invalid"; do skip "$d" "no software flower in this kernel"; done
+	# --- 2. DESTROY reaches the flow maker --------------------------------------------------
+	touch "$LOG.s1.pause"; sleep 0.2
+	$NR conntrack -D -p tcp --orig-src 10.212.1.2 --sport "$SPORT" >/dev/null 2>&1
+	sleep 0.5
+	check "conntrack -D: the refused connection is forgotten" \
+		[ "$(flows | jq "[.[] | select(.ct_id == $CTID)] | length")" = 0 ]
+	skip "takeout counter" "nothing was in hardware"
+	# --- 3. be-liberal through the client on a live connection ----------------------------------
+	rm -f "$LOG.s1"
+	sender "$LOG.s2" 10.212.2.2 5202
+	sleep 1
+	SP2=$($NR conntrack -L -p tcp --dport 5202 2>/dev/null | sed -n 's/.*sport=\([0-9]*\) dport=5202.*/\1/p' | head -1)
+	check "live connection: be_liberal 0" \
+		sh -c "$NR $FMTOOL ct-show tcp 10.212.1.2 $SP2 10.212.2.2 5202 | grep -q 'be_liberal 0'"
+	INV0=$(invalid)
+	check "conntrack client sets be-liberal" \
+		sh -c "$NR $FMTOOL ct-liberal tcp 10.212.1.2 $SP2 10.212.2.2 5202 >/dev/null"
+	check "both directions be-liberal" \
+		sh -c "$NR $FMTOOL ct-show tcp 10.212.1.2 $SP2 10.212.2.2 5202 | grep -q 'be_liberal 1'"
+	skip "release rules" "nothing in hardware"
+	sleep 0.5
+	check "the stream goes on, no invalid-state drop ($INV0 before)" [ "$(invalid)" = "$INV0" ]
+	rm -f "$LOG.s2"
+	for d in "IPv6 made" "IPv6 rules" "restart keeps rules"; do skip "$d" "no software flower"; done
+	stop_daemon
+	start_daemon
+	sleep 0.5
+	check "restart: refused entries are not restored, no orphan" \
+		[ "$(status | jq '.counters.restored, .counters.hw_orphans' | tr '\n' ' ')" = "0 0 " ]
+fi
+
+# --- counters, bpftool, flush --------------------------------------------------------
+S=$(status)
+echo "# status: $(echo "$S" | jq -c '{counters, refused}')"
+echo "# invalid-state drops: $($NR nft -j list counter inet fw ct_invalid | jq -c '.nftables[1].counter')"
+check "npuctl status: running, lookups counted" \
+	[ "$(echo "$S" | jq -r '.running, (.counters.lookups > 0)' | tr '\n' ' ')" = "true true " ]
+check "bpftool dumps the connections map with BTF field names" \
+	sh -c "bpftool map dump pinned $PIN/connections 2>/dev/null | grep -q '\"last_giveback_ns\"' || [ \"\$(bpftool -j map dump pinned $PIN/connections | jq length)\" = 0 ]"
+check "npuctl release of an unknown id fails" sh -c "! npuctl release 65000 >/dev/null 2>&1"
+stop_daemon
+check "SIGTERM: exit 0" [ "$DRC" = 0 ]
+$NR "$BIN/npuflowd" --flush --pin-dir "$PIN" --lock-file "$LOCK" >/dev/null 2>&1
+check "--flush: no rule of ours left, pins gone" \
+	[ "$(rules ra | jq '[.[] | select(.pref >= 50416)] | length')$(rules rb | jq '[.[] | select(.pref >= 50416)] | length')$(ls $PIN 2>/dev/null | wc -l)" = "000" ]
+if [ "$FAILS" != 0 ]; then
+	echo "# npuflowd log (last 40 lines):"
+	tail -40 "$LOG" | sed 's/^/#   /'
+fi
+echo "# flow maker: $((T - FAILS)) passed, $FAILS failed"
+[ "$FAILS" = 0 ]
