@@ -124,6 +124,13 @@
 #define NPU_REG_FT_MFLOWS	0x0034
 /* RW: 1 = the fast path forwards; 0 = it punts NPU_PUNT_FASTPATH_OFF. */
 #define NPU_REG_FASTPATH	0x0038
+/*
+ * RO: NPU_FW_STATUS_*.  FAULT: the firmware's fast path has failed (it
+ * forwards nothing and answers fast-path commands NPU_ST_FW_FAULT) until
+ * the host resets it with NPU_CMD_FT_CONFIG.
+ */
+#define NPU_REG_FW_STATUS	0x003c
+#define NPU_FW_STATUS_FAULT	BIT(0)
 
 #define NPU_LINK_UP		BIT(0)
 #define NPU_LINK_SPEED_SHIFT	16
@@ -299,6 +306,7 @@ enum npu_cmd_status {
 	NPU_ST_NO_SPACE		= 3,
 	NPU_ST_BUSY		= 4,
 	NPU_ST_NOT_FOUND	= 5,
+	NPU_ST_FW_FAULT		= 6,	/* see NPU_REG_FW_STATUS */
 };
 
 struct npu_cmd_fw_info {

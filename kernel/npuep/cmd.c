@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * npuep command channel: ring 0 of the coprocessor's command rings.
+ * npuep command channel: the normal (0) and high-priority (1) command rings.
  *
- * One command is in flight at a time (cmd_lock).  The slot is written, the
- * doorbell rung, and the caller sleeps until the device sets NPU_CMD_F_DONE
- * in the slot; the command vector (vector 0) wakes it.  The wait is sliced so
+ * Per ring, one waited command is in flight at a time (the ring's lock);
+ * posted commands (NPU_CMD_F_POSTED) are not waited for.  The slot is
+ * written, the doorbell rung, and a waiting caller sleeps until the device
+ * sets NPU_CMD_F_DONE in the slot; the command vector (vector 0) wakes it.  The wait is sliced so
  * that a lost interrupt costs a few milliseconds, not the command, and it is
  * bounded: a device that never answers gives -ETIMEDOUT, never a hang.
  */
@@ -23,7 +24,7 @@ static irqreturn_t npuep_cmd_irq(int irq, void *data)
 
 	events = npuep_rd32(ndev, NPU_REG_EVENTS);
 	if (events & NPU_EVT_CMD_DONE)
-		complete(&ndev->cmd_done);
+		wake_up_all(&ndev->dlx.cmd_wq);
 	if ((events & NPU_EVT_LINK) && !READ_ONCE(ndev->removing))
 		schedule_work(&ndev->link_work);
 	npuep_wr32(ndev, NPU_REG_CMD_IRQ_UNMASK, 1);
@@ -50,79 +51,135 @@ static int npuep_cmd_status_to_errno(u16 status)
 	}
 }
 
+static void npuep_cmd_fill(struct npuep_cmdq *q, struct npu_cmd *slot,
+			   u16 opcode, u16 flags, const void *req, u16 req_len)
+{
+	memset(slot, 0, sizeof(*slot));
+	slot->opcode = cpu_to_le16(opcode);
+	slot->seq = cpu_to_le16(++q->seq);
+	slot->flags = cpu_to_le16(flags);
+	slot->len = cpu_to_le16(req_len);
+	if (req_len)
+		memcpy(slot->data, req, req_len);
+}
+
+/*
+ * Take the slot at the ring's tail, cmdq lock held.  A ring full of posted
+ * commands (they raise no event) is waited for until the device has moved
+ * its head on; the slot taken was executed (DONE) since the device's head
+ * went past it, and a posted command it held is checked for its status.
+ */
+static int npuep_cmdq_slot(struct npuep_dev *ndev, u32 ring,
+			   struct npu_cmd **slotp)
+{
+	struct npuep_cmdq *q = &ndev->dlx.cmdq[ring];
+	unsigned long deadline = 0;
+	struct npu_cmd *slot;
+	u32 head, next;
+	bool done;
+
+	for (;;) {
+		if (ndev->cmd_dead)
+			return -ENODEV;
+		next = (q->tail + 1) % NPU_CMD_RING_SIZE;
+		head = npuep_rd32(ndev, NPU_REG_CMDQ(ring) + NPU_CMDQ_HEAD);
+		if (head >= NPU_CMD_RING_SIZE)
+			return -EIO;
+		if (next != head)
+			break;
+		if (!deadline)
+			deadline = jiffies + msecs_to_jiffies(NPUEP_CMD_TIMEOUT_MS);
+		if (time_after(jiffies, deadline)) {
+			dev_err_ratelimited(ndev->dev,
+					    "command ring %u stuck (head %u tail %u)\n",
+					    ring, head, q->tail);
+			return -EBUSY;
+		}
+		usleep_range(20, 100);
+	}
+	slot = &q->ring[q->tail];
+	if (q->posted_slots & BIT(q->tail)) {
+		q->posted_slots &= ~BIT(q->tail);
+		/* DONE is written last: read the status after it. */
+		done = le16_to_cpu(READ_ONCE(slot->flags)) & NPU_CMD_F_DONE;
+		dma_rmb();
+		if (!done || le16_to_cpu(slot->status) != NPU_ST_OK)
+			q->posted_failed++;
+	}
+	*slotp = slot;
+	return 0;
+}
+
+static void npuep_cmdq_ring_doorbell(struct npuep_dev *ndev, u32 ring)
+{
+	struct npuep_cmdq *q = &ndev->dlx.cmdq[ring];
+
+	/* Slot contents before the doorbell. */
+	dma_wmb();
+	q->tail = (q->tail + 1) % NPU_CMD_RING_SIZE;
+	npuep_wr32(ndev, NPU_REG_CMDQ(ring) + NPU_CMDQ_TAIL, q->tail);
+}
+
+static bool npuep_cmd_slot_done(struct npu_cmd *slot)
+{
+	return le16_to_cpu(READ_ONCE(slot->flags)) & NPU_CMD_F_DONE;
+}
+
 /**
- * npuep_cmd_exec() - run one command on the normal command ring and wait
+ * npuep_cmd_exec_ring() - run one command on a command ring and wait
  * @ndev: the coprocessor
+ * @ring: enum npuep_cmd_ring
  * @opcode: enum npu_cmd_opcode
  * @req: request payload, @req_len bytes (at most NPU_CMD_DATA_LEN)
  * @req_len: request length
  * @resp: buffer for the response payload or NULL
  * @resp_len: size of @resp; a shorter response is zero padded
  *
- * Sleeps; must not be called in atomic context.
+ * Sleeps; must not be called in atomic context.  A timeout is reported to
+ * the "cmd" health reporter (from a work item: the caller may hold the
+ * devlink instance lock).
  *
  * Return: 0, a negative errno from the device's status, -ETIMEDOUT when the
  * device did not complete the command in NPUEP_CMD_TIMEOUT_MS, or -EIO when
  * it completed it inconsistently.
  */
-int npuep_cmd_exec(struct npuep_dev *ndev, u16 opcode, const void *req,
-		   u16 req_len, void *resp, u16 resp_len)
+int npuep_cmd_exec_ring(struct npuep_dev *ndev, u32 ring, u16 opcode,
+			const void *req, u16 req_len, void *resp, u16 resp_len)
 {
+	struct npuep_cmdq *q;
 	unsigned long deadline;
 	struct npu_cmd *slot;
-	u32 head, next;
-	u16 seq, flags;
+	u16 seq;
 	int err;
 
-	if (req_len > NPU_CMD_DATA_LEN)
+	if (req_len > NPU_CMD_DATA_LEN || ring >= NPU_CMD_RINGS)
 		return -EINVAL;
+	q = &ndev->dlx.cmdq[ring];
 
-	mutex_lock(&ndev->cmd_lock);
-	if (ndev->cmd_dead) {
-		err = -ENODEV;
+	mutex_lock(&q->lock);
+	err = npuep_cmdq_slot(ndev, ring, &slot);
+	if (err)
 		goto out;
-	}
-
-	next = (ndev->cmd_tail + 1) % NPU_CMD_RING_SIZE;
-	head = npuep_rd32(ndev, NPU_REG_CMDQ(0) + NPU_CMDQ_HEAD);
-	if (head >= NPU_CMD_RING_SIZE || next == head) {
-		dev_err(ndev->dev, "command ring stuck (head %u tail %u)\n",
-			head, ndev->cmd_tail);
-		err = -EBUSY;
-		goto out;
-	}
-
-	slot = &ndev->cmd_ring[ndev->cmd_tail];
-	seq = ++ndev->cmd_seq;
-	memset(slot, 0, sizeof(*slot));
-	slot->opcode = cpu_to_le16(opcode);
-	slot->seq = cpu_to_le16(seq);
-	slot->len = cpu_to_le16(req_len);
-	if (req_len)
-		memcpy(slot->data, req, req_len);
-
-	reinit_completion(&ndev->cmd_done);
-	/* Slot contents before the doorbell. */
-	dma_wmb();
-	ndev->cmd_tail = next;
-	npuep_wr32(ndev, NPU_REG_CMDQ(0) + NPU_CMDQ_TAIL, next);
+	npuep_cmd_fill(q, slot, opcode, 0, req, req_len);
+	seq = q->seq;
+	npuep_cmdq_ring_doorbell(ndev, ring);
 
 	deadline = jiffies + msecs_to_jiffies(NPUEP_CMD_TIMEOUT_MS);
-	for (;;) {
-		flags = le16_to_cpu(READ_ONCE(slot->flags));
-		if (flags & NPU_CMD_F_DONE)
-			break;
+	while (!npuep_cmd_slot_done(slot)) {
 		if (time_after(jiffies, deadline)) {
 			dev_err(ndev->dev,
-				"command %u seq %u timed out after %u ms (slot %u flags %#x head %u)\n",
-				opcode, seq, NPUEP_CMD_TIMEOUT_MS,
-				(u32)(slot - ndev->cmd_ring), flags,
-				npuep_rd32(ndev, NPU_REG_CMDQ(0) + NPU_CMDQ_HEAD));
+				"command %u seq %u on ring %u timed out after %u ms (slot %u flags %#x head %u)\n",
+				opcode, seq, ring, NPUEP_CMD_TIMEOUT_MS,
+				(u32)(slot - q->ring),
+				le16_to_cpu(READ_ONCE(slot->flags)),
+				npuep_rd32(ndev, NPU_REG_CMDQ(ring) + NPU_CMDQ_HEAD));
+			q->timeouts++;
+			npuep_health_cmd_timeout(ndev, ring, opcode);
 			err = -ETIMEDOUT;
 			goto out;
 		}
-		wait_for_completion_timeout(&ndev->cmd_done,
-					    msecs_to_jiffies(NPUEP_CMD_SLICE_MS));
+		wait_event_timeout(ndev->dlx.cmd_wq, npuep_cmd_slot_done(slot),
+				   msecs_to_jiffies(NPUEP_CMD_SLICE_MS));
 	}
 	/* DONE is written last: read the rest after it. */
 	dma_rmb();
@@ -146,7 +203,117 @@ int npuep_cmd_exec(struct npuep_dev *ndev, u16 opcode, const void *req,
 		memset(resp + len, 0, resp_len - len);
 	}
 out:
-	mutex_unlock(&ndev->cmd_lock);
+	mutex_unlock(&q->lock);
+	return err;
+}
+
+/**
+ * npuep_cmd_exec() - run one command on the normal command ring and wait
+ * @ndev: the coprocessor
+ * @opcode: enum npu_cmd_opcode
+ * @req: request payload
+ * @req_len: request length
+ * @resp: buffer for the response payload or NULL
+ * @resp_len: size of @resp
+ *
+ * Return: see npuep_cmd_exec_ring().
+ */
+int npuep_cmd_exec(struct npuep_dev *ndev, u16 opcode, const void *req,
+		   u16 req_len, void *resp, u16 resp_len)
+{
+	return npuep_cmd_exec_ring(ndev, NPUEP_CMD_RING_NORMAL, opcode, req,
+				   req_len, resp, resp_len);
+}
+
+/**
+ * npuep_cmd_post() - post one command without waiting for it
+ * @ndev: the coprocessor
+ * @ring: enum npuep_cmd_ring
+ * @opcode: enum npu_cmd_opcode
+ * @req: request payload
+ * @req_len: request length
+ *
+ * The device executes it in ring order and raises no completion event;
+ * its status is checked when its slot is reused (cmdq posted_failed).
+ * Sleeps while the ring is full.
+ *
+ * Return: 0 once the command is in the ring, or a negative errno.
+ */
+int npuep_cmd_post(struct npuep_dev *ndev, u32 ring, u16 opcode,
+		   const void *req, u16 req_len)
+{
+	struct npuep_cmdq *q;
+	struct npu_cmd *slot;
+	int err;
+
+	if (req_len > NPU_CMD_DATA_LEN || ring >= NPU_CMD_RINGS)
+		return -EINVAL;
+	q = &ndev->dlx.cmdq[ring];
+	mutex_lock(&q->lock);
+	err = npuep_cmdq_slot(ndev, ring, &slot);
+	if (!err) {
+		npuep_cmd_fill(q, slot, opcode, NPU_CMD_F_POSTED, req, req_len);
+		q->posted_slots |= BIT(q->tail);
+		q->posted++;
+		npuep_cmdq_ring_doorbell(ndev, ring);
+	}
+	mutex_unlock(&q->lock);
+	return err;
+}
+
+/**
+ * npuep_cmd_ring_state() - a command ring's state, for diagnose and dump
+ * @ndev: the coprocessor
+ * @ring: enum npuep_cmd_ring
+ * @head: device's head
+ * @tail: host's tail
+ * @seq: last sequence number
+ */
+void npuep_cmd_ring_state(struct npuep_dev *ndev, u32 ring, u32 *head,
+			  u32 *tail, u16 *seq)
+{
+	struct npuep_cmdq *q = &ndev->dlx.cmdq[ring];
+
+	*head = npuep_rd32(ndev, NPU_REG_CMDQ(ring) + NPU_CMDQ_HEAD);
+	*tail = READ_ONCE(q->tail);
+	*seq = READ_ONCE(q->seq);
+}
+
+static void npuep_cmdq_program(struct npuep_dev *ndev, u32 ring)
+{
+	struct npuep_cmdq *q = &ndev->dlx.cmdq[ring];
+	u32 base = NPU_REG_CMDQ(ring);
+
+	npuep_wr32(ndev, base + NPU_CMDQ_SIZE, 0);
+	memset(q->ring, 0, NPU_CMD_RING_SIZE * sizeof(struct npu_cmd));
+	npuep_wr32(ndev, base + NPU_CMDQ_BASE, lower_32_bits(q->dma));
+	npuep_wr32(ndev, base + NPU_CMDQ_BASE_HI, upper_32_bits(q->dma));
+	npuep_wr32(ndev, base + NPU_CMDQ_SIZE, NPU_CMD_RING_SIZE);
+	q->tail = npuep_rd32(ndev, base + NPU_CMDQ_HEAD) % NPU_CMD_RING_SIZE;
+	q->posted_slots = 0;
+}
+
+/**
+ * npuep_cmd_ring_reset() - reset a command ring (health recovery)
+ * @ndev: the coprocessor
+ * @ring: enum npuep_cmd_ring
+ *
+ * Disables and re-programs the ring: the device restarts at slot 0 and
+ * forgets what it had not executed.
+ *
+ * Return: 0, or -ENODEV when the device is gone.
+ */
+int npuep_cmd_ring_reset(struct npuep_dev *ndev, u32 ring)
+{
+	struct npuep_cmdq *q = &ndev->dlx.cmdq[ring];
+	int err = 0;
+
+	mutex_lock(&q->lock);
+	if (ndev->cmd_dead)
+		err = -ENODEV;
+	else
+		npuep_cmdq_program(ndev, ring);
+	mutex_unlock(&q->lock);
 	return err;
 }
 
@@ -192,9 +359,28 @@ int npuep_cmd_coalesce(struct npuep_port *port, u16 queue, u32 usecs,
 			      NULL, 0);
 }
 
+static void npuep_cmdq_free(struct npuep_dev *ndev)
+{
+	size_t size = NPU_CMD_RING_SIZE * sizeof(struct npu_cmd);
+	u32 r;
+
+	for (r = 0; r < NPU_CMD_RINGS; r++) {
+		struct npuep_cmdq *q = &ndev->dlx.cmdq[r];
+
+		npuep_wr32(ndev, NPU_REG_CMDQ(r) + NPU_CMDQ_SIZE, 0);
+		if (q->ring)
+			dma_free_coherent(ndev->hw->dma_dev, size, q->ring,
+					  q->dma);
+		q->ring = NULL;
+	}
+}
+
 /**
- * npuep_cmd_init() - set up command ring 0 and the command vector
+ * npuep_cmd_init() - set up the command rings and the command vector
  * @ndev: the coprocessor
+ *
+ * Ring 0 (normal) and ring 1 (high priority: the device serves it first),
+ * each with its own slots, sequence and lock.
  *
  * Return: 0 or a negative errno.
  */
@@ -202,24 +388,22 @@ int npuep_cmd_init(struct npuep_dev *ndev)
 {
 	struct npu_hw *hw = ndev->hw;
 	size_t size = NPU_CMD_RING_SIZE * sizeof(struct npu_cmd);
-	u32 base = NPU_REG_CMDQ(0);
 	int irq, err;
+	u32 r;
 
-	mutex_init(&ndev->cmd_lock);
-	init_completion(&ndev->cmd_done);
+	init_waitqueue_head(&ndev->dlx.cmd_wq);
+	for (r = 0; r < NPU_CMD_RINGS; r++) {
+		struct npuep_cmdq *q = &ndev->dlx.cmdq[r];
 
-	ndev->cmd_ring = dma_alloc_coherent(hw->dma_dev, size,
-					    &ndev->cmd_ring_dma, GFP_KERNEL);
-	if (!ndev->cmd_ring)
-		return -ENOMEM;
-
-	npuep_wr32(ndev, base + NPU_CMDQ_SIZE, 0);
-	npuep_wr32(ndev, base + NPU_CMDQ_BASE, lower_32_bits(ndev->cmd_ring_dma));
-	npuep_wr32(ndev, base + NPU_CMDQ_BASE_HI,
-		   upper_32_bits(ndev->cmd_ring_dma));
-	npuep_wr32(ndev, base + NPU_CMDQ_SIZE, NPU_CMD_RING_SIZE);
-	ndev->cmd_tail = npuep_rd32(ndev, base + NPU_CMDQ_HEAD) %
-			 NPU_CMD_RING_SIZE;
+		mutex_init(&q->lock);
+		q->ring = dma_alloc_coherent(hw->dma_dev, size, &q->dma,
+					     GFP_KERNEL);
+		if (!q->ring) {
+			err = -ENOMEM;
+			goto err_free;
+		}
+		npuep_cmdq_program(ndev, r);
+	}
 
 	irq = hw->ops->irq(hw, NPU_VEC_CMD);
 	if (irq < 0) {
@@ -238,10 +422,7 @@ int npuep_cmd_init(struct npuep_dev *ndev)
 	return 0;
 
 err_free:
-	npuep_wr32(ndev, base + NPU_CMDQ_SIZE, 0);
-	dma_free_coherent(hw->dma_dev, size, ndev->cmd_ring,
-			  ndev->cmd_ring_dma);
-	ndev->cmd_ring = NULL;
+	npuep_cmdq_free(ndev);
 	return err;
 }
 
@@ -257,21 +438,20 @@ void npuep_link_events_stop(struct npuep_dev *ndev)
 }
 
 /**
- * npuep_cmd_fini() - tear down command ring 0 and the command vector
+ * npuep_cmd_fini() - tear down the command rings and the command vector
  * @ndev: the coprocessor
  */
 void npuep_cmd_fini(struct npuep_dev *ndev)
 {
-	size_t size = NPU_CMD_RING_SIZE * sizeof(struct npu_cmd);
+	u32 r;
 
-	mutex_lock(&ndev->cmd_lock);
-	ndev->cmd_dead = true;
-	mutex_unlock(&ndev->cmd_lock);
+	for (r = 0; r < NPU_CMD_RINGS; r++) {
+		mutex_lock(&ndev->dlx.cmdq[r].lock);
+		WRITE_ONCE(ndev->cmd_dead, true);
+		mutex_unlock(&ndev->dlx.cmdq[r].lock);
+	}
 
-	npuep_wr32(ndev, NPU_REG_CMDQ(0) + NPU_CMDQ_SIZE, 0);
 	free_irq(ndev->cmd_irq, ndev);
 	cancel_work_sync(&ndev->link_work);
-	dma_free_coherent(ndev->hw->dma_dev, size, ndev->cmd_ring,
-			  ndev->cmd_ring_dma);
-	ndev->cmd_ring = NULL;
+	npuep_cmdq_free(ndev);
 }

@@ -151,6 +151,8 @@ static int npuep_rx_clean(struct npuep_qp *qp, int limit)
 		/* A given-back connection: revive it in place, now. */
 		if (unlikely(reason == NPU_PUNT_NOT_ACTIVE))
 			npuep_flow_revive(port->ndev, le32_to_cpu(desc->conn));
+		if (reason)
+			npuep_trap_report(port, skb, reason);
 		napi_gro_receive(&qp->napi, skb);
 	}
 

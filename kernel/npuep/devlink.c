@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * npuep devlink: instance, ports, info, parameters and reload.
+ * npuep devlink: instance, ports, info, parameters, resources and reload.
  */
 #include <linux/rtnetlink.h>
 
@@ -12,6 +12,16 @@ enum npuep_devlink_param_id {
 	NPUEP_DL_PARAM_ID_BASE = DEVLINK_PARAM_GENERIC_ID_MAX,
 	NPUEP_DL_PARAM_ID_POLL_INTERVAL,
 	NPUEP_DL_PARAM_ID_RX_DOORBELLS,
+	NPUEP_DL_PARAM_ID_FASTPATH,
+	NPUEP_DL_PARAM_ID_REVIVE,
+	NPUEP_DL_PARAM_ID_FLOW_CMD_RING,
+	NPUEP_DL_PARAM_ID_FLOW_CMD_POSTED,
+};
+
+enum npuep_dl_resource_id {
+	NPUEP_RES_FASTPATH = 1,
+	NPUEP_RES_CONNS,
+	NPUEP_RES_MFLOWS,
 };
 
 static int npuep_dl_info_get(struct devlink *devlink,
@@ -42,7 +52,40 @@ static int npuep_dl_reload_down(struct devlink *devlink, bool netns_change,
 		return -EOPNOTSUPP;
 	}
 	npuep_port_close_all(ndev);
+	/* A DRIVER_REINIT reload leaves no trap registered. */
+	npuep_traps_unregister(ndev);
 	return 0;
+}
+
+/*
+ * Apply the flow-table sizes of the devlink resources: a new shadow table
+ * and NPU_CMD_FT_CONFIG with the new sizes; connections in the fast path
+ * go back to the host.  Instance lock held.
+ */
+static int npuep_dl_resize(struct npuep_dev *ndev,
+			   struct netlink_ext_ack *extack)
+{
+	u64 conns, mflows;
+	int err;
+
+	if (devl_resource_size_get(ndev->devlink, NPUEP_RES_CONNS, &conns) ||
+	    devl_resource_size_get(ndev->devlink, NPUEP_RES_MFLOWS, &mflows))
+		return 0;
+	if (ndev->ft && ndev->ft->conn_max == conns &&
+	    ndev->ft->mflow_max == mflows)
+		return 0;
+	npuep_flow_fini(ndev);
+	err = npuep_flow_init(ndev, conns, mflows);
+	if (err) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "flow table resize failed, back to the defaults");
+		if (npuep_flow_init(ndev, NPU_FT_CONNS_DEFAULT,
+				    NPU_FT_MFLOWS_DEFAULT))
+			return err;
+	}
+	npuep_devlink_fastpath_apply(ndev);
+	npuep_region_create(ndev);
+	return err;
 }
 
 static int npuep_dl_reload_up(struct devlink *devlink,
@@ -56,6 +99,14 @@ static int npuep_dl_reload_up(struct devlink *devlink,
 	int err;
 
 	*actions_performed = BIT(DEVLINK_RELOAD_ACTION_DRIVER_REINIT);
+	err = npuep_traps_register(ndev);
+	if (err) {
+		NL_SET_ERR_MSG_MOD(extack, "failed to register the traps");
+		return err;
+	}
+	err = npuep_dl_resize(ndev, extack);
+	if (err)
+		return err;
 	err = devl_param_driverinit_value_get(devlink,
 					      NPUEP_DL_PARAM_ID_RX_DOORBELLS,
 					      &val);
@@ -72,6 +123,9 @@ static const struct devlink_ops npuep_devlink_ops = {
 	.reload_down = npuep_dl_reload_down,
 	.reload_up = npuep_dl_reload_up,
 	.info_get = npuep_dl_info_get,
+	.trap_init = npuep_trap_init,
+	.trap_fini = npuep_trap_fini,
+	.trap_action_set = npuep_trap_action_set,
 };
 
 static int npuep_dl_poll_interval_get(struct devlink *devlink, u32 id,
@@ -107,7 +161,132 @@ static int npuep_dl_poll_interval_validate(struct devlink *devlink, u32 id,
 	return 0;
 }
 
+/**
+ * npuep_devlink_fastpath_apply() - push the fast-path params to the device
+ * @ndev: the coprocessor (after a flow-table reset or re-creation)
+ */
+void npuep_devlink_fastpath_apply(struct npuep_dev *ndev)
+{
+	npuep_wr32(ndev, NPU_REG_FASTPATH, READ_ONCE(ndev->dlx.fastpath));
+	if (ndev->ft)
+		WRITE_ONCE(ndev->ft->revive, READ_ONCE(ndev->dlx.revive));
+}
+
+static int npuep_dl_bool_get(struct devlink *devlink, u32 id,
+			     struct devlink_param_gset_ctx *ctx)
+{
+	struct npuep_dev *ndev = devlink_priv(devlink);
+
+	switch (id) {
+	case NPUEP_DL_PARAM_ID_FASTPATH:
+		ctx->val.vbool = !!npuep_rd32(ndev, NPU_REG_FASTPATH);
+		break;
+	case NPUEP_DL_PARAM_ID_REVIVE:
+		ctx->val.vbool = ndev->ft ? READ_ONCE(ndev->ft->revive) :
+					    READ_ONCE(ndev->dlx.revive);
+		break;
+	case NPUEP_DL_PARAM_ID_FLOW_CMD_POSTED:
+		ctx->val.vbool = READ_ONCE(ndev->dlx.flow_cmd_posted);
+		break;
+	default:
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
+static int npuep_dl_bool_set(struct devlink *devlink, u32 id,
+			     struct devlink_param_gset_ctx *ctx,
+			     struct netlink_ext_ack *extack)
+{
+	struct npuep_dev *ndev = devlink_priv(devlink);
+
+	switch (id) {
+	case NPUEP_DL_PARAM_ID_FASTPATH:
+		WRITE_ONCE(ndev->dlx.fastpath, ctx->val.vbool);
+		npuep_devlink_fastpath_apply(ndev);
+		break;
+	case NPUEP_DL_PARAM_ID_REVIVE:
+		WRITE_ONCE(ndev->dlx.revive, ctx->val.vbool);
+		npuep_devlink_fastpath_apply(ndev);
+		break;
+	case NPUEP_DL_PARAM_ID_FLOW_CMD_POSTED:
+		WRITE_ONCE(ndev->dlx.flow_cmd_posted, ctx->val.vbool);
+		break;
+	default:
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
+static const char * const npuep_cmd_ring_names[NPU_CMD_RINGS] = {
+	[NPUEP_CMD_RING_NORMAL] = "normal",
+	[NPUEP_CMD_RING_HIGH] = "high",
+};
+
+static int npuep_dl_cmd_ring_get(struct devlink *devlink, u32 id,
+				 struct devlink_param_gset_ctx *ctx)
+{
+	struct npuep_dev *ndev = devlink_priv(devlink);
+
+	strscpy(ctx->val.vstr,
+		npuep_cmd_ring_names[READ_ONCE(ndev->dlx.flow_cmd_ring)],
+		sizeof(ctx->val.vstr));
+	return 0;
+}
+
+static int npuep_dl_cmd_ring_parse(const char *s)
+{
+	int r;
+
+	for (r = 0; r < NPU_CMD_RINGS; r++)
+		if (!strcmp(s, npuep_cmd_ring_names[r]))
+			return r;
+	return -EINVAL;
+}
+
+static int npuep_dl_cmd_ring_set(struct devlink *devlink, u32 id,
+				 struct devlink_param_gset_ctx *ctx,
+				 struct netlink_ext_ack *extack)
+{
+	struct npuep_dev *ndev = devlink_priv(devlink);
+	int r = npuep_dl_cmd_ring_parse(ctx->val.vstr);
+
+	if (r < 0)
+		return r;
+	WRITE_ONCE(ndev->dlx.flow_cmd_ring, r);
+	return 0;
+}
+
+static int npuep_dl_cmd_ring_validate(struct devlink *devlink, u32 id,
+				      union devlink_param_value val,
+				      struct netlink_ext_ack *extack)
+{
+	if (npuep_dl_cmd_ring_parse(val.vstr) < 0) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "flow_cmd_ring is \"normal\" or \"high\"");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static const struct devlink_param npuep_devlink_params[] = {
+	DEVLINK_PARAM_DRIVER(NPUEP_DL_PARAM_ID_FASTPATH,
+			     "fastpath", DEVLINK_PARAM_TYPE_BOOL,
+			     BIT(DEVLINK_PARAM_CMODE_RUNTIME),
+			     npuep_dl_bool_get, npuep_dl_bool_set, NULL),
+	DEVLINK_PARAM_DRIVER(NPUEP_DL_PARAM_ID_REVIVE,
+			     "revive", DEVLINK_PARAM_TYPE_BOOL,
+			     BIT(DEVLINK_PARAM_CMODE_RUNTIME),
+			     npuep_dl_bool_get, npuep_dl_bool_set, NULL),
+	DEVLINK_PARAM_DRIVER(NPUEP_DL_PARAM_ID_FLOW_CMD_RING,
+			     "flow_cmd_ring", DEVLINK_PARAM_TYPE_STRING,
+			     BIT(DEVLINK_PARAM_CMODE_RUNTIME),
+			     npuep_dl_cmd_ring_get, npuep_dl_cmd_ring_set,
+			     npuep_dl_cmd_ring_validate),
+	DEVLINK_PARAM_DRIVER(NPUEP_DL_PARAM_ID_FLOW_CMD_POSTED,
+			     "flow_cmd_posted", DEVLINK_PARAM_TYPE_BOOL,
+			     BIT(DEVLINK_PARAM_CMODE_RUNTIME),
+			     npuep_dl_bool_get, npuep_dl_bool_set, NULL),
 	DEVLINK_PARAM_DRIVER(NPUEP_DL_PARAM_ID_POLL_INTERVAL,
 			     "poll_interval_us", DEVLINK_PARAM_TYPE_U32,
 			     BIT(DEVLINK_PARAM_CMODE_RUNTIME),
@@ -150,7 +329,69 @@ int npuep_devlink_params_register(struct npuep_dev *ndev)
 	devl_param_driverinit_value_set(ndev->devlink,
 					NPUEP_DL_PARAM_ID_RX_DOORBELLS, val);
 	ndev->rx_doorbells = true;
+	ndev->dlx.fastpath = true;
+	ndev->dlx.revive = true;
 	return 0;
+}
+
+static u64 npuep_dl_conns_occ(void *priv)
+{
+	struct npuep_dev *ndev = priv;
+
+	return ndev->ft ? READ_ONCE(ndev->ft->nconns) : 0;
+}
+
+static u64 npuep_dl_mflows_occ(void *priv)
+{
+	struct npuep_dev *ndev = priv;
+
+	return ndev->ft ? READ_ONCE(ndev->ft->nflows) : 0;
+}
+
+/**
+ * npuep_devlink_resources_register() - the flow-table size resources
+ * @ndev: the coprocessor; instance lock held; ndev->ft set up
+ *
+ * /fastpath/connections and /fastpath/microflows, sizes applied by
+ * "devlink dev reload", occupancy from the shadow table.
+ *
+ * Return: 0 or a negative errno.
+ */
+int npuep_devlink_resources_register(struct npuep_dev *ndev)
+{
+	struct devlink *devlink = ndev->devlink;
+	struct devlink_resource_size_params p;
+	int err;
+
+	devlink_resource_size_params_init(&p, 0, U64_MAX, 1,
+					  DEVLINK_RESOURCE_UNIT_ENTRY);
+	err = devl_resource_register(devlink, "fastpath", U64_MAX,
+				     NPUEP_RES_FASTPATH,
+				     DEVLINK_RESOURCE_ID_PARENT_TOP, &p);
+	if (err)
+		return err;
+	devlink_resource_size_params_init(&p, 1, NPU_FT_CONNS_MAX, 1,
+					  DEVLINK_RESOURCE_UNIT_ENTRY);
+	err = devl_resource_register(devlink, "connections",
+				     ndev->ft->conn_max, NPUEP_RES_CONNS,
+				     NPUEP_RES_FASTPATH, &p);
+	if (err)
+		goto err;
+	devlink_resource_size_params_init(&p, 1, NPU_FT_MFLOWS_MAX, 1,
+					  DEVLINK_RESOURCE_UNIT_ENTRY);
+	err = devl_resource_register(devlink, "microflows",
+				     ndev->ft->mflow_max, NPUEP_RES_MFLOWS,
+				     NPUEP_RES_FASTPATH, &p);
+	if (err)
+		goto err;
+	devl_resource_occ_get_register(devlink, NPUEP_RES_CONNS,
+				       npuep_dl_conns_occ, ndev);
+	devl_resource_occ_get_register(devlink, NPUEP_RES_MFLOWS,
+				       npuep_dl_mflows_occ, ndev);
+	return 0;
+err:
+	devl_resources_unregister(devlink);
+	return err;
 }
 
 /**

@@ -32,6 +32,7 @@ enum npuep_flow_owner {
  * @unsupported: refused: a match or action the fast path lacks
  * @revived: connections revived in place from the receive path
  * @cmd_waited: flow commands sent and waited for
+ * @cmd_posted: flow commands posted (not waited for)
  * @cmd_failed: flow commands that failed
  * @stats_reads: batched connection-statistics reads
  * @lock_held_max_ns: longest hold of the flow-table lock (seed 004)
@@ -44,6 +45,7 @@ struct npuep_ft_stats {
 	u64 unsupported;
 	u64 revived;
 	u64 cmd_waited;
+	u64 cmd_posted;
 	u64 cmd_failed;
 	u64 stats_reads;
 	u64 lock_held_max_ns;

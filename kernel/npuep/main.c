@@ -396,6 +396,9 @@ static int npuep_probe(struct auxiliary_device *adev,
 	err = npuep_devlink_params_register(ndev);
 	if (err)
 		goto err_dl_unregister;
+	err = npuep_dlx_register(ndev);
+	if (err)
+		goto err_params;
 	for (p = 0; p < ndev->nports; p++) {
 		err = npuep_port_create(ndev, p);
 		if (err) {
@@ -415,6 +418,11 @@ err_ports:
 	npuep_link_events_stop(ndev);
 	while (p--)
 		npuep_port_destroy(ndev->ports[p]);
+	devl_unlock(devlink);
+	npuep_health_stop(ndev);
+	devl_lock(devlink);
+	npuep_dlx_unregister(ndev);
+err_params:
 	npuep_devlink_params_unregister(ndev);
 err_dl_unregister:
 	devl_unregister(devlink);
@@ -434,6 +442,7 @@ static void npuep_remove(struct auxiliary_device *adev)
 	struct devlink *devlink = ndev->devlink;
 	unsigned int p;
 
+	npuep_health_stop(ndev);
 	devl_lock(devlink);
 	WRITE_ONCE(ndev->poll_interval_us, 0);
 	hrtimer_cancel(&ndev->poll_timer);
@@ -441,6 +450,7 @@ static void npuep_remove(struct auxiliary_device *adev)
 	for (p = ndev->nports; p--;)
 		if (ndev->ports[p])
 			npuep_port_destroy(ndev->ports[p]);
+	npuep_dlx_unregister(ndev);
 	npuep_devlink_params_unregister(ndev);
 	devl_unregister(devlink);
 	devl_unlock(devlink);

@@ -19,6 +19,7 @@
 
 #include "npu_hw.h"
 #include "flow.h"
+#include "dlx.h"
 
 #define NPUEP_DRV_NAME		"npuep"
 
@@ -157,6 +158,7 @@ struct npuep_port {
  */
 struct npuep_dev {
 	struct npuep_ft *ft;		/* flow offload (flow.c) */
+	struct npuep_dlx dlx;		/* command rings, devlink objects */
 	struct auxiliary_device *adev;
 	struct npu_hw *hw;
 	struct device *dev;

@@ -303,6 +303,7 @@ static u64 npusim_reg_read(struct npusim_dev *nd, u32 reg)
 	case NPU_REG_FT_CONNS:
 	case NPU_REG_FT_MFLOWS:
 	case NPU_REG_FASTPATH:
+	case NPU_REG_FW_STATUS:
 		return npusim_fp_read64(nd, reg);
 	}
 	if (reg >= NPU_REG_PORT_FP(0) && reg < NPU_REG_PORT_FP(NPU_MAX_PORTS))

@@ -41,6 +41,8 @@ struct npusim_fp {
 	struct npusim_ft ft;
 	struct npusim_fp_tables mem;
 	struct npusim_fp_port port[NPU_MAX_PORTS];
+	bool fw_fault;
+	u64 fw_faults;
 };
 
 static void npusim_fp_tables_free(struct npusim_fp_tables *t)
@@ -171,6 +173,30 @@ static int npusim_fp_stats_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(npusim_fp_stats);
 
+static int npusim_fp_fault_set(void *data, u64 val)
+{
+	struct npusim_dev *nd = data;
+
+	if (val > 1)
+		return -EINVAL;
+	spin_lock_bh(&nd->fp->lock);
+	if (val && !nd->fp->fw_fault)
+		nd->fp->fw_faults++;
+	nd->fp->fw_fault = val;
+	spin_unlock_bh(&nd->fp->lock);
+	return 0;
+}
+
+static int npusim_fp_fault_get(void *data, u64 *val)
+{
+	struct npusim_dev *nd = data;
+
+	*val = READ_ONCE(nd->fp->fw_fault);
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(npusim_fp_fault_fops, npusim_fp_fault_get,
+			 npusim_fp_fault_set, "%llu\n");
+
 /**
  * npusim_fp_init - set up the fast path with the default table sizes
  * @nd: model device
@@ -211,7 +237,11 @@ int npusim_fp_init(struct npusim_dev *nd)
  * fp_retrans_max (give back a TCP connection after this many retransmits
  * in one direction, 0 = never), fp_expire_ms (microflows of a given-back
  * connection expire after this), fp_giveback (write a connection index to
- * give it back now), fp_stats.
+ * give it back now), fp_stats, fw_fault (1 = the fast path's firmware
+ * fails: nothing is forwarded, frames punt NPU_PUNT_FASTPATH_OFF, fast-path
+ * commands other than NPU_CMD_FT_CONFIG answer NPU_ST_FW_FAULT, and
+ * NPU_REG_FW_STATUS reads NPU_FW_STATUS_FAULT until an NPU_CMD_FT_CONFIG
+ * resets it), fw_faults (faults injected).
  */
 void npusim_fp_debugfs(struct npusim_dev *nd)
 {
@@ -222,6 +252,9 @@ void npusim_fp_debugfs(struct npusim_dev *nd)
 	debugfs_create_file_unsafe("fp_giveback", 0200, nd->dbg, nd,
 				   &npusim_fp_giveback_fops);
 	debugfs_create_file("fp_stats", 0400, nd->dbg, nd, &npusim_fp_stats_fops);
+	debugfs_create_file_unsafe("fw_fault", 0600, nd->dbg, nd,
+				   &npusim_fp_fault_fops);
+	debugfs_create_u64("fw_faults", 0400, nd->dbg, &nd->fp->fw_faults);
 }
 
 /**
@@ -252,6 +285,8 @@ u64 npusim_fp_read64(struct npusim_dev *nd, u32 reg)
 
 	if (reg == NPU_REG_FASTPATH)
 		return READ_ONCE(fp->ft.fastpath);
+	if (reg == NPU_REG_FW_STATUS)
+		return READ_ONCE(fp->fw_fault) ? NPU_FW_STATUS_FAULT : 0;
 	if (reg == NPU_REG_FT_CONNS || reg == NPU_REG_FT_MFLOWS) {
 		spin_lock_bh(&fp->lock);
 		v = reg == NPU_REG_FT_CONNS ? fp->ft.used_conns : fp->ft.used_mflows;
@@ -344,6 +379,12 @@ bool npusim_fp_ingress(struct npusim_port *port, struct sk_buff *skb,
 	u8 reason;
 
 	*conn = NPU_CONN_NONE;
+	if (unlikely(READ_ONCE(fp->fw_fault)) &&
+	    (pkt->reason == NPU_PUNT_FLOW_MISS ||
+	     pkt->reason == NPU_PUNT_TCP_FLAGS)) {
+		pkt->reason = NPU_PUNT_FASTPATH_OFF;
+		goto punt;
+	}
 	if ((pkt->reason != NPU_PUNT_FLOW_MISS &&
 	     pkt->reason != NPU_PUNT_TCP_FLAGS) || !READ_ONCE(fp->ft.used_mflows))
 		goto punt;
@@ -405,6 +446,9 @@ int npusim_fp_cmd(struct npusim_dev *nd, struct npu_cmd *c, u16 len)
 	u64 now = ktime_get_ns();
 	u16 st;
 
+	if (READ_ONCE(fp->fw_fault) && op >= NPU_CMD_CONN_CREATE &&
+	    op < NPU_CMD_FT_CONFIG)
+		return NPU_ST_FW_FAULT;
 	switch (op) {
 	case NPU_CMD_CONN_CREATE:
 		if (len < sizeof(struct npu_cmd_conn_create))
@@ -473,6 +517,8 @@ int npusim_fp_cmd(struct npusim_dev *nd, struct npu_cmd *c, u16 len)
 			return NPU_ST_BAD_PARAM;
 		st = npusim_fp_resize(nd, conns, mflows, cfg->fastpath) ?
 		     NPU_ST_NO_SPACE : NPU_ST_OK;
+		if (st == NPU_ST_OK)
+			WRITE_ONCE(fp->fw_fault, false);	/* the reset */
 		break;
 	}
 	default:

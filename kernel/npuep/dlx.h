@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * npuep: state of the command rings and of the devlink objects beyond the
+ * basics (params of the fast path, resources, traps, health, region).
+ */
+#ifndef _NPUEP_DLX_H
+#define _NPUEP_DLX_H
+
+#include <linux/mutex.h>
+#include <linux/types.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+#include <net/devlink.h>
+
+#include "npu_hw.h"
+
+struct devlink_health_reporter;
+struct devlink_region;
+struct npuep_dev;
+
+enum npuep_cmd_ring {
+	NPUEP_CMD_RING_NORMAL = 0,
+	NPUEP_CMD_RING_HIGH = 1,
+};
+
+/**
+ * struct npuep_cmdq - one command ring
+ * @lock: one waited command at a time, slot writes
+ * @ring: the slots (coherent DMA)
+ * @dma: their bus address
+ * @tail: next slot the host fills
+ * @seq: last sequence number used
+ * @posted_slots: slots holding a posted command not yet checked
+ * @posted: posted commands
+ * @posted_failed: posted commands the device answered with an error
+ * @timeouts: waited commands that timed out
+ */
+struct npuep_cmdq {
+	struct mutex lock;	/* see above */
+	struct npu_cmd *ring;
+	dma_addr_t dma;
+	u32 tail;
+	u16 seq;
+	u32 posted_slots;
+	u64 posted;
+	u64 posted_failed;
+	u64 timeouts;
+};
+
+/**
+ * struct npuep_dlx - command rings and devlink objects of one coprocessor
+ * @cmdq: the normal and the high-priority command ring
+ * @cmd_wq: woken by the command vector
+ * @fastpath: devlink param "fastpath"
+ * @revive: devlink param "revive"
+ * @flow_cmd_ring: devlink param "flow_cmd_ring" (enum npuep_cmd_ring)
+ * @flow_cmd_posted: devlink param "flow_cmd_posted"
+ * @trap_ctx: devlink's context of the trap of each punt reason
+ * @cmd_reporter: health reporter "cmd"
+ * @fw_reporter: health reporter "fw"
+ * @region: region "flow-table"
+ * @region_entries: its size in struct npu_conn_stat
+ * @health_work: polls NPU_REG_FW_STATUS, reports command timeouts
+ * @stopping: no more health reports
+ * @cmd_timeout_pending: a command timeout to report
+ * @fw_faulted: a firmware fault was reported and not yet cleared
+ * @last_timeout: ring << 16 | opcode of the last command timeout
+ * @fw_recoveries: firmware recoveries done (connections replayed)
+ * @fw_replayed: connections re-sent by the last firmware recovery
+ */
+struct npuep_dlx {
+	struct npuep_cmdq cmdq[NPU_CMD_RINGS];
+	wait_queue_head_t cmd_wq;
+	bool fastpath;
+	bool revive;
+	u8 flow_cmd_ring;
+	bool flow_cmd_posted;
+	void *trap_ctx[NPU_PUNT_MAX];
+	struct devlink_health_reporter *cmd_reporter;
+	struct devlink_health_reporter *fw_reporter;
+	struct devlink_region *region;
+	u32 region_entries;
+	struct delayed_work health_work;
+	bool stopping;
+	bool cmd_timeout_pending;
+	bool fw_faulted;
+	u32 last_timeout;
+	u64 fw_recoveries;
+	u32 fw_replayed;
+};
+
+/* cmd.c */
+int npuep_cmd_exec_ring(struct npuep_dev *ndev, u32 ring, u16 opcode,
+			const void *req, u16 req_len, void *resp, u16 resp_len);
+int npuep_cmd_post(struct npuep_dev *ndev, u32 ring, u16 opcode,
+		   const void *req, u16 req_len);
+void npuep_cmd_ring_state(struct npuep_dev *ndev, u32 ring, u32 *head,
+			  u32 *tail, u16 *seq);
+int npuep_cmd_ring_reset(struct npuep_dev *ndev, u32 ring);
+
+/* health.c */
+int npuep_dlx_register(struct npuep_dev *ndev);
+void npuep_dlx_unregister(struct npuep_dev *ndev);
+int npuep_health_create(struct npuep_dev *ndev);
+void npuep_health_stop(struct npuep_dev *ndev);
+void npuep_health_destroy(struct npuep_dev *ndev);
+void npuep_health_cmd_timeout(struct npuep_dev *ndev, u32 ring, u16 opcode);
+int npuep_region_create(struct npuep_dev *ndev);
+void npuep_region_destroy(struct npuep_dev *ndev);
+
+/* trap.c */
+int npuep_traps_register(struct npuep_dev *ndev);
+void npuep_traps_unregister(struct npuep_dev *ndev);
+struct npuep_port;
+int npuep_trap_init(struct devlink *devlink, const struct devlink_trap *trap,
+		    void *trap_ctx);
+void npuep_trap_fini(struct devlink *devlink, const struct devlink_trap *trap,
+		     void *trap_ctx);
+int npuep_trap_action_set(struct devlink *devlink,
+			  const struct devlink_trap *trap,
+			  enum devlink_trap_action action,
+			  struct netlink_ext_ack *extack);
+void npuep_trap_report(struct npuep_port *port, struct sk_buff *skb, u8 reason);
+
+/* devlink.c */
+int npuep_devlink_resources_register(struct npuep_dev *ndev);
+void npuep_devlink_fastpath_apply(struct npuep_dev *ndev);
+
+/* flow.c */
+int npuep_flow_replay(struct npuep_dev *ndev);
+u32 npuep_flow_snapshot(struct npuep_dev *ndev, struct npu_conn_stat *out,
+			u32 n);
+
+#endif /* _NPUEP_DLX_H */

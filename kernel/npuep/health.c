@@ -1,0 +1,401 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * npuep devlink health reporters and the flow-table region.
+ *
+ * "cmd": the command channel.  A waited command that times out is
+ * reported (from health_work: the command's caller may hold the devlink
+ * instance lock, which devlink_health_report() takes to recover).
+ * Recovery resets both command rings.
+ *
+ * "fw": the coprocessor's fast-path firmware.  health_work reads
+ * NPU_REG_FW_STATUS; a fault is reported once.  Recovery resets the fast
+ * path (NPU_CMD_FT_CONFIG) and re-programs every connection of the
+ * driver's shadow table (npuep_flow_replay()).
+ *
+ * Region "flow-table": a snapshot of the shadow table, one struct
+ * npu_conn_stat per connection index (index, revision, state, packets and
+ * bytes per direction as last read from the coprocessor, idle ms).
+ */
+#include <linux/vmalloc.h>
+
+#include "npuep.h"
+
+#define NPUEP_HEALTH_POLL_MS	200
+#define NPUEP_REGION_SNAPSHOTS	8
+
+static void npuep_health_cmd_fmsg(struct npuep_dev *ndev,
+				  struct devlink_fmsg *fmsg)
+{
+	u32 r, head, tail;
+	u16 seq;
+
+	devlink_fmsg_arr_pair_nest_start(fmsg, "rings");
+	for (r = 0; r < NPU_CMD_RINGS; r++) {
+		struct npuep_cmdq *q = &ndev->dlx.cmdq[r];
+
+		npuep_cmd_ring_state(ndev, r, &head, &tail, &seq);
+		devlink_fmsg_obj_nest_start(fmsg);
+		devlink_fmsg_string_pair_put(fmsg, "ring",
+					     r == NPUEP_CMD_RING_HIGH ?
+					     "high" : "normal");
+		devlink_fmsg_u32_pair_put(fmsg, "head", head);
+		devlink_fmsg_u32_pair_put(fmsg, "tail", tail);
+		devlink_fmsg_u32_pair_put(fmsg, "seq", seq);
+		devlink_fmsg_u64_pair_put(fmsg, "posted", READ_ONCE(q->posted));
+		devlink_fmsg_u64_pair_put(fmsg, "posted_failed",
+					  READ_ONCE(q->posted_failed));
+		devlink_fmsg_u64_pair_put(fmsg, "timeouts",
+					  READ_ONCE(q->timeouts));
+		devlink_fmsg_obj_nest_end(fmsg);
+	}
+	devlink_fmsg_arr_pair_nest_end(fmsg);
+}
+
+static int npuep_health_cmd_diagnose(struct devlink_health_reporter *reporter,
+				     struct devlink_fmsg *fmsg,
+				     struct netlink_ext_ack *extack)
+{
+	npuep_health_cmd_fmsg(devlink_health_reporter_priv(reporter), fmsg);
+	return 0;
+}
+
+static int npuep_health_cmd_dump(struct devlink_health_reporter *reporter,
+				 struct devlink_fmsg *fmsg, void *priv_ctx,
+				 struct netlink_ext_ack *extack)
+{
+	struct npuep_dev *ndev = devlink_health_reporter_priv(reporter);
+	u32 last = READ_ONCE(ndev->dlx.last_timeout);
+	u32 r, i;
+
+	npuep_health_cmd_fmsg(ndev, fmsg);
+	devlink_fmsg_u32_pair_put(fmsg, "last_timeout_ring", last >> 16);
+	devlink_fmsg_u32_pair_put(fmsg, "last_timeout_opcode", last & 0xffff);
+	devlink_fmsg_arr_pair_nest_start(fmsg, "slots");
+	for (r = 0; r < NPU_CMD_RINGS; r++) {
+		struct npu_cmd *ring = ndev->dlx.cmdq[r].ring;
+
+		for (i = 0; ring && i < NPU_CMD_RING_SIZE; i++) {
+			if (!ring[i].seq)
+				continue;
+			devlink_fmsg_obj_nest_start(fmsg);
+			devlink_fmsg_u32_pair_put(fmsg, "ring", r);
+			devlink_fmsg_u32_pair_put(fmsg, "slot", i);
+			devlink_fmsg_u32_pair_put(fmsg, "opcode",
+						  le16_to_cpu(ring[i].opcode));
+			devlink_fmsg_u32_pair_put(fmsg, "seq",
+						  le16_to_cpu(ring[i].seq));
+			devlink_fmsg_u32_pair_put(fmsg, "flags",
+						  le16_to_cpu(READ_ONCE(ring[i].flags)));
+			devlink_fmsg_u32_pair_put(fmsg, "status",
+						  le16_to_cpu(ring[i].status));
+			devlink_fmsg_obj_nest_end(fmsg);
+		}
+	}
+	devlink_fmsg_arr_pair_nest_end(fmsg);
+	return 0;
+}
+
+static int npuep_health_cmd_recover(struct devlink_health_reporter *reporter,
+				    void *priv_ctx,
+				    struct netlink_ext_ack *extack)
+{
+	struct npuep_dev *ndev = devlink_health_reporter_priv(reporter);
+	u32 r;
+	int err;
+
+	for (r = 0; r < NPU_CMD_RINGS; r++) {
+		err = npuep_cmd_ring_reset(ndev, r);
+		if (err) {
+			NL_SET_ERR_MSG_MOD(extack, "command ring reset failed");
+			return err;
+		}
+	}
+	return 0;
+}
+
+static const struct devlink_health_reporter_ops npuep_health_cmd_ops = {
+	.name = "cmd",
+	.recover = npuep_health_cmd_recover,
+	.dump = npuep_health_cmd_dump,
+	.diagnose = npuep_health_cmd_diagnose,
+};
+
+static void npuep_health_fw_fmsg(struct npuep_dev *ndev,
+				 struct devlink_fmsg *fmsg)
+{
+	u32 st = npuep_rd32(ndev, NPU_REG_FW_STATUS);
+
+	devlink_fmsg_string_pair_put(fmsg, "fw_status",
+				     st & NPU_FW_STATUS_FAULT ? "fault" : "ok");
+	devlink_fmsg_u32_pair_put(fmsg, "hw_conns",
+				  npuep_rd32(ndev, NPU_REG_FT_CONNS));
+	devlink_fmsg_u32_pair_put(fmsg, "hw_mflows",
+				  npuep_rd32(ndev, NPU_REG_FT_MFLOWS));
+	devlink_fmsg_u32_pair_put(fmsg, "shadow_conns",
+				  ndev->ft ? READ_ONCE(ndev->ft->nconns) : 0);
+	devlink_fmsg_u32_pair_put(fmsg, "shadow_flows",
+				  ndev->ft ? READ_ONCE(ndev->ft->nflows) : 0);
+	devlink_fmsg_u64_pair_put(fmsg, "recoveries",
+				  READ_ONCE(ndev->dlx.fw_recoveries));
+	devlink_fmsg_u32_pair_put(fmsg, "replayed",
+				  READ_ONCE(ndev->dlx.fw_replayed));
+}
+
+static int npuep_health_fw_diagnose(struct devlink_health_reporter *reporter,
+				    struct devlink_fmsg *fmsg,
+				    struct netlink_ext_ack *extack)
+{
+	npuep_health_fw_fmsg(devlink_health_reporter_priv(reporter), fmsg);
+	return 0;
+}
+
+static int npuep_health_fw_dump(struct devlink_health_reporter *reporter,
+				struct devlink_fmsg *fmsg, void *priv_ctx,
+				struct netlink_ext_ack *extack)
+{
+	npuep_health_fw_fmsg(devlink_health_reporter_priv(reporter), fmsg);
+	return 0;
+}
+
+static int npuep_health_fw_recover(struct devlink_health_reporter *reporter,
+				   void *priv_ctx,
+				   struct netlink_ext_ack *extack)
+{
+	struct npuep_dev *ndev = devlink_health_reporter_priv(reporter);
+	int n;
+
+	n = npuep_flow_replay(ndev);
+	if (n < 0) {
+		NL_SET_ERR_MSG_MOD(extack, "fast path reset or replay failed");
+		return n;
+	}
+	npuep_devlink_fastpath_apply(ndev);
+	ndev->dlx.fw_faulted = false;
+	WRITE_ONCE(ndev->dlx.fw_replayed, n);
+	WRITE_ONCE(ndev->dlx.fw_recoveries, ndev->dlx.fw_recoveries + 1);
+	dev_info(ndev->dev, "fast path reset, %d connections re-programmed\n",
+		 n);
+	return 0;
+}
+
+static const struct devlink_health_reporter_ops npuep_health_fw_ops = {
+	.name = "fw",
+	.recover = npuep_health_fw_recover,
+	.dump = npuep_health_fw_dump,
+	.diagnose = npuep_health_fw_diagnose,
+};
+
+static void npuep_health_work(struct work_struct *work)
+{
+	struct npuep_dev *ndev = container_of(to_delayed_work(work),
+					      struct npuep_dev,
+					      dlx.health_work);
+	struct npuep_dlx *dlx = &ndev->dlx;
+	u32 st;
+
+	if (READ_ONCE(dlx->stopping))
+		return;
+	if (xchg(&dlx->cmd_timeout_pending, false))
+		devlink_health_report(dlx->cmd_reporter, "command timed out",
+				      NULL);
+	st = npuep_rd32(ndev, NPU_REG_FW_STATUS);
+	if (st & NPU_FW_STATUS_FAULT) {
+		if (!dlx->fw_faulted) {
+			dlx->fw_faulted = true;
+			dev_err(ndev->dev, "fast-path firmware fault\n");
+			devlink_health_report(dlx->fw_reporter,
+					      "fast-path firmware fault", NULL);
+		}
+	} else {
+		dlx->fw_faulted = false;
+	}
+	if (!READ_ONCE(dlx->stopping))
+		queue_delayed_work(system_wq, &dlx->health_work,
+				   msecs_to_jiffies(NPUEP_HEALTH_POLL_MS));
+}
+
+/**
+ * npuep_health_cmd_timeout() - a waited command timed out
+ * @ndev: the coprocessor
+ * @ring: its ring
+ * @opcode: its opcode
+ *
+ * Any sleeping context, possibly under the devlink instance lock.
+ */
+void npuep_health_cmd_timeout(struct npuep_dev *ndev, u32 ring, u16 opcode)
+{
+	struct npuep_dlx *dlx = &ndev->dlx;
+
+	WRITE_ONCE(dlx->last_timeout, ring << 16 | opcode);
+	WRITE_ONCE(dlx->cmd_timeout_pending, true);
+	if (dlx->cmd_reporter && !READ_ONCE(dlx->stopping))
+		mod_delayed_work(system_wq, &dlx->health_work, 0);
+}
+
+/**
+ * npuep_health_create() - create the reporters and start the status poll
+ * @ndev: the coprocessor; instance lock held
+ *
+ * Return: 0 or a negative errno.
+ */
+int npuep_health_create(struct npuep_dev *ndev)
+{
+	struct npuep_dlx *dlx = &ndev->dlx;
+	struct devlink_health_reporter *rep;
+
+	INIT_DELAYED_WORK(&dlx->health_work, npuep_health_work);
+	rep = devl_health_reporter_create(ndev->devlink, &npuep_health_cmd_ops,
+					  0, ndev);
+	if (IS_ERR(rep))
+		return PTR_ERR(rep);
+	dlx->cmd_reporter = rep;
+	rep = devl_health_reporter_create(ndev->devlink, &npuep_health_fw_ops,
+					  0, ndev);
+	if (IS_ERR(rep)) {
+		devl_health_reporter_destroy(dlx->cmd_reporter);
+		dlx->cmd_reporter = NULL;
+		return PTR_ERR(rep);
+	}
+	dlx->fw_reporter = rep;
+	queue_delayed_work(system_wq, &dlx->health_work,
+			   msecs_to_jiffies(NPUEP_HEALTH_POLL_MS));
+	return 0;
+}
+
+/**
+ * npuep_health_stop() - stop the status poll and pending reports
+ * @ndev: the coprocessor; NOT under the instance lock (the work takes it)
+ */
+void npuep_health_stop(struct npuep_dev *ndev)
+{
+	WRITE_ONCE(ndev->dlx.stopping, true);
+	if (ndev->dlx.cmd_reporter)
+		cancel_delayed_work_sync(&ndev->dlx.health_work);
+}
+
+/**
+ * npuep_health_destroy() - destroy the reporters
+ * @ndev: the coprocessor; instance lock held, npuep_health_stop() done
+ */
+void npuep_health_destroy(struct npuep_dev *ndev)
+{
+	struct npuep_dlx *dlx = &ndev->dlx;
+
+	if (dlx->fw_reporter)
+		devl_health_reporter_destroy(dlx->fw_reporter);
+	if (dlx->cmd_reporter)
+		devl_health_reporter_destroy(dlx->cmd_reporter);
+	dlx->fw_reporter = NULL;
+	dlx->cmd_reporter = NULL;
+}
+
+static void npuep_region_free(const void *data)
+{
+	kvfree(data);
+}
+
+static int npuep_region_snapshot(struct devlink *devlink,
+				 const struct devlink_region_ops *ops,
+				 struct netlink_ext_ack *extack, u8 **data)
+{
+	struct npuep_dev *ndev = devlink_priv(devlink);
+	u32 n = ndev->dlx.region_entries;
+	struct npu_conn_stat *buf;
+
+	buf = kvcalloc(n, sizeof(*buf), GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	npuep_flow_snapshot(ndev, buf, n);
+	*data = (u8 *)buf;
+	return 0;
+}
+
+static const struct devlink_region_ops npuep_region_ops = {
+	.name = "flow-table",
+	.destructor = npuep_region_free,
+	.snapshot = npuep_region_snapshot,
+};
+
+/**
+ * npuep_region_create() - (re)create the "flow-table" region
+ * @ndev: the coprocessor; instance lock held; sized by ndev->ft->conn_max
+ *
+ * Return: 0 or a negative errno.
+ */
+int npuep_region_create(struct npuep_dev *ndev)
+{
+	struct devlink_region *region;
+	u32 n = ndev->ft ? ndev->ft->conn_max : 0;
+
+	npuep_region_destroy(ndev);
+	if (!n)
+		return 0;
+	region = devl_region_create(ndev->devlink, &npuep_region_ops,
+				    NPUEP_REGION_SNAPSHOTS,
+				    (u64)n * sizeof(struct npu_conn_stat));
+	if (IS_ERR(region))
+		return PTR_ERR(region);
+	ndev->dlx.region = region;
+	ndev->dlx.region_entries = n;
+	return 0;
+}
+
+/**
+ * npuep_region_destroy() - destroy the region and its snapshots
+ * @ndev: the coprocessor; instance lock held
+ */
+void npuep_region_destroy(struct npuep_dev *ndev)
+{
+	if (ndev->dlx.region)
+		devl_region_destroy(ndev->dlx.region);
+	ndev->dlx.region = NULL;
+	ndev->dlx.region_entries = 0;
+}
+
+/**
+ * npuep_dlx_register() - resources, traps, health reporters and region
+ * @ndev: the coprocessor; instance lock held, params registered
+ *
+ * Return: 0 or a negative errno.
+ */
+int npuep_dlx_register(struct npuep_dev *ndev)
+{
+	int err;
+
+	err = npuep_devlink_resources_register(ndev);
+	if (err)
+		return err;
+	err = npuep_traps_register(ndev);
+	if (err)
+		goto err_res;
+	err = npuep_health_create(ndev);
+	if (err)
+		goto err_traps;
+	err = npuep_region_create(ndev);
+	if (err)
+		goto err_health;
+	return 0;
+
+err_health:
+	devl_unlock(ndev->devlink);
+	npuep_health_stop(ndev);
+	devl_lock(ndev->devlink);
+	npuep_health_destroy(ndev);
+err_traps:
+	npuep_traps_unregister(ndev);
+err_res:
+	devl_resources_unregister(ndev->devlink);
+	return err;
+}
+
+/**
+ * npuep_dlx_unregister() - the reverse of npuep_dlx_register()
+ * @ndev: the coprocessor; instance lock held, npuep_health_stop() done
+ */
+void npuep_dlx_unregister(struct npuep_dev *ndev)
+{
+	npuep_region_destroy(ndev);
+	npuep_health_destroy(ndev);
+	npuep_traps_unregister(ndev);
+	devl_resources_unregister(ndev->devlink);
+}
