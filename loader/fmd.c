@@ -403,6 +403,12 @@ static void on_destroy(void *ctx, const struct ct_info *ci)
 
 	fm_ct_key(&ctk, &ci->orig, ci->zone);
 	a = fm_destroy(&d->fm, &ctk, fmd_now(), &id);
+	if (d->o->log_level >= L_DBG) {
+		char kb[160];
+
+		fmt_key(&ci->orig, kb, sizeof(kb));
+		d->log(L_DBG, "conntrack destroy %u: %s: %s", ci->id, kb, fm_action_name(a));
+	}
 	if (a == FM_A_TAKEOUT || a == FM_A_FORGET)
 		takeout(d, id, a);
 }

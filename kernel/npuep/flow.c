@@ -1047,7 +1047,9 @@ void npuep_flow_get_stats(struct npuep_port *port, u64 **data)
 	*d++ = st.revived;
 	*d++ = st.cmd_waited;
 	*d++ = st.cmd_posted;
-	*d++ = st.cmd_failed;
+	/* posted commands the device failed, seen when their slot is reused */
+	*d++ = st.cmd_failed + READ_ONCE(ndev->dlx.cmdq[0].posted_failed) +
+	       READ_ONCE(ndev->dlx.cmdq[1].posted_failed);
 	*d++ = st.stats_reads;
 	*d++ = div_u64(st.lock_held_max_ns, NSEC_PER_USEC);
 	*d++ = npuep_rd32(ndev, NPU_REG_FT_CONNS);

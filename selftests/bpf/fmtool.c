@@ -6,10 +6,13 @@
  *   fmtool ct-show PROTO SRC SPORT DST DPORT   one line: id, state, status, flags, ...
  *   fmtool ct-liberal PROTO SRC SPORT DST DPORT
  *   fmtool route IIF SRC DST                   oif, gateway, next hop, neighbour MAC
+ *   fmtool ct-events SECONDS                   print DESTROY events as the daemon sees them
  */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <net/if.h>
+#include <poll.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +34,19 @@ static int tuple(char **a, struct npuflow_key *k)
 	k->sport = htons(atoi(a[2]));
 	k->dport = htons(atoi(a[4]));
 	return 0;
+}
+
+static void print_destroy(void *ctx, const struct ct_info *ci)
+{
+	char s[64], d[64];
+	int af = ci->orig.family == 10 ? AF_INET6 : AF_INET;
+
+	(void)ctx;
+	inet_ntop(af, ci->orig.saddr, s, sizeof(s));
+	inet_ntop(af, ci->orig.daddr, d, sizeof(d));
+	printf("destroy id %u proto %u %s:%u > %s:%u\n", ci->id, ci->orig.proto, s,
+	       ntohs(ci->orig.sport), d, ntohs(ci->orig.dport));
+	fflush(stdout);
 }
 
 int main(int argc, char **argv)
@@ -61,6 +77,19 @@ int main(int argc, char **argv)
 		       !!(ci.status & IPS_SEEN_REPLY), !!(ci.status & IPS_NAT_MASK),
 		       ci.tcp_flags[0], ci.tcp_flags[1],
 		       (ci.tcp_flags[0] & ci.tcp_flags[1] & 0x08) ? 1 : 0, ci.timeout);
+		return 0;
+	}
+	if (argc == 3 && !strcmp(argv[1], "ct-events")) {
+		struct pollfd p;
+		time_t end = time(NULL) + atoi(argv[2]);
+
+		if (ctc_open(&c, 1 << 20, print_destroy, NULL))
+			return 2;
+		p.fd = c.ev_fd;
+		p.events = POLLIN;
+		while (time(NULL) < end)
+			if (poll(&p, 1, 100) > 0 && ctc_events(&c) == -ENOBUFS)
+				printf("overrun\n");
 		return 0;
 	}
 	if (argc == 5 && !strcmp(argv[1], "route")) {

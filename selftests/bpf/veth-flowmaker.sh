@@ -56,6 +56,7 @@ cleanup() {
 	rm -rf "$PIN" "$LOCK" "$CTL" "$LOG" "$LOG".*
 }
 trap cleanup EXIT
+[ -n "${NPFM_KEEP:-}" ] && trap - EXIT
 
 echo "TAP version 13"
 if [ "$(id -u)" != 0 ]; then
@@ -184,7 +185,17 @@ else
 	check "TCP stream: looked up, rule write refused (no flower here): hw_error" wait_flow 10 \
 		'[.[] | select(.dirs[0].dport == 5201 and .state == "refused" and .reason == "hw_error")] | length == 1'
 fi
-F=$(flows | jq -c '[.[] | select(.dirs[0].dport == 5201)][0]')
+# the connection's record (a refused one is looked up again every retry: catch it)
+get_flow() {
+	local i f
+	for i in $(seq 30); do
+		f=$(flows | jq -c "[.[] | select(.dirs[0].dport == $1 and .state == \"$2\")][0] // empty")
+		[ -n "$f" ] && { echo "$f"; return 0; }
+		sleep 0.1
+	done
+	echo '{}'
+}
+F=$(get_flow 5201 $([ $FLOWER = 1 ] && echo made || echo refused))
 echo "# $F"
 SPORT=$(echo "$F" | jq -r '.dirs[0].sport')
 NATPORT=$(echo "$F" | jq -r '.dirs[1].dport')
@@ -240,7 +251,7 @@ if [ $FLOWER = 1 ]; then
 	sender "$LOG.s2" 10.212.2.2 5202
 	check "second stream made" wait_flow 10 \
 		'[.[] | select(.dirs[0].dport == 5202 and .state == "made")] | length == 1'
-	F2=$(flows | jq -c '[.[] | select(.dirs[0].dport == 5202)][0]')
+	F2=$(get_flow 5202 made)
 	ID2=$(echo "$F2" | jq -r .id) SP2=$(echo "$F2" | jq -r '.dirs[0].sport')
 	check "before the release: be_liberal 0" \
 		sh -c "$NR $FMTOOL ct-show tcp 10.212.1.2 $SP2 10.212.2.2 5202 | grep -q 'be_liberal 0'"
