@@ -594,12 +594,16 @@ static void tick_cb(void *ctx, enum fm_action a, uint32_t id)
 		/* refused or watched, and the wait is over: if the candidate kept
 		 * moving, look again now (the classifier raised its one event
 		 * already); the entry itself is forgotten by the core */
+		if (d->npending >= d->fm.cfg.max_conns)
+			return;
 		if (e->nkeys && !bpf_map_lookup_elem(d->cand_fd, &e->rec.key[0], &v) &&
-		    v.frames > e->rec.cand_frames && d->npending < d->fm.cfg.max_conns) {
+		    v.frames > e->rec.cand_frames) {
 			d->recheck[d->npending] = e->rec.key[0];
 			d->pending_a[d->npending] = FM_A_REARM;
-			d->pending[d->npending++] = id;
+		} else {
+			d->pending_a[d->npending] = FM_A_FORGET;	/* the record goes */
 		}
+		d->pending[d->npending++] = id;
 		return;
 	}
 	case FM_A_WATCH: {
