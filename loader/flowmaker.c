@@ -559,6 +559,27 @@ int fm_hw_stats(struct fm *fm, uint32_t id, int dir, uint64_t packets, uint64_t 
 	return moved && packets;
 }
 
+enum fm_action fm_recheck(struct fm *fm, uint32_t id, uint64_t frames, uint64_t bytes,
+			  uint64_t now)
+{
+	struct fm_entry *e = fm_get(fm, id);
+
+	if (!e || e->rec.state != NPUFLOW_CS_REFUSED)
+		return FM_A_NONE;
+	if (frames > e->rec.cand_frames || bytes > e->rec.cand_bytes) {
+		e->rec.cand_frames = frames;
+		e->rec.cand_bytes = bytes;
+		set_state(e, NPUFLOW_CS_LOOKUP, now);
+		fm->stat[NPUFLOW_FM_LOOKUPS]++;
+		return FM_A_LOOKUP;
+	}
+	if (now - e->rec.state_ns >= fm->cfg.watch_ns) {
+		fm->stat[NPUFLOW_FM_EXPIRED]++;
+		return FM_A_FORGET;
+	}
+	return FM_A_NONE;
+}
+
 unsigned int fm_tick(struct fm *fm, uint64_t now, fm_action_cb cb, void *ctx)
 {
 	unsigned int n = 0;
@@ -602,9 +623,9 @@ unsigned int fm_tick(struct fm *fm, uint64_t now, fm_action_cb cb, void *ctx)
 		case NPUFLOW_CS_REFUSED:
 			if (now < e->rec.until_ns)
 				break;
-			cb(ctx, FM_A_REARM, id);
-			fm->stat[NPUFLOW_FM_EXPIRED]++;
-			fm_forget(fm, id);
+			/* pushed out first so a tick asks once per retry period */
+			e->rec.until_ns = now + fm->cfg.retry_ns;
+			cb(ctx, FM_A_RECHECK, id);
 			n++;
 			break;
 		default:
@@ -661,7 +682,7 @@ const char *fm_action_name(enum fm_action a)
 {
 	static const char *const n[FM_A_MAX] = {
 		"none", "watch", "lookup", "write", "refuse", "hold", "takeout",
-		"forget", "release", "rearm",
+		"forget", "release", "rearm", "recheck",
 	};
 
 	return (unsigned int)a < FM_A_MAX ? n[a] : "?";

@@ -67,6 +67,7 @@ enum fm_action {
 	FM_A_FORGET,		/* forget the entry (nothing in hardware) */
 	FM_A_RELEASE,		/* be-liberal on the conntrack entry, then delete the rules */
 	FM_A_REARM,		/* delete the entry's candidates so a new crossing raises an event */
+	FM_A_RECHECK,		/* refused, retry due: read the candidate, call fm_recheck */
 	FM_A_MAX,
 };
 
@@ -155,6 +156,13 @@ enum fm_action fm_release(struct fm *fm, uint32_t id, uint64_t now);
 int fm_hw_stats(struct fm *fm, uint32_t id, int dir, uint64_t packets, uint64_t bytes,
 		uint64_t last_used_ns, uint64_t now);
 
+/* A refused entry's retry is due (FM_A_RECHECK): the candidate of key[0] now
+ * shows @frames/@bytes (0/0 if it is gone).  FM_A_LOOKUP if it moved since
+ * it was refused; FM_A_FORGET if it stayed idle for watch_ns (the daemon
+ * deletes the candidate so a later crossing raises an event, and forgets
+ * the entry); else FM_A_NONE (retried again after retry_ns). */
+enum fm_action fm_recheck(struct fm *fm, uint32_t id, uint64_t frames, uint64_t bytes,
+			  uint64_t now);
 /* Timers: calls @cb for each action due at @now (hold over, watch/retry
  * expired); returns how many. */
 typedef void (*fm_action_cb)(void *ctx, enum fm_action a, uint32_t id);

@@ -588,24 +588,12 @@ static void tick_cb(void *ctx, enum fm_action a, uint32_t id)
 	struct fm_entry *e = &d->fm.e[id];
 
 	switch (a) {
-	case FM_A_REARM: {
-		struct npuflow_cand v;
-
-		/* refused or watched, and the wait is over: if the candidate kept
-		 * moving, look again now (the classifier raised its one event
-		 * already); the entry itself is forgotten by the core */
-		if (d->npending >= d->fm.cfg.max_conns)
-			return;
-		if (e->nkeys && !bpf_map_lookup_elem(d->cand_fd, &e->rec.key[0], &v) &&
-		    v.frames > e->rec.cand_frames) {
-			d->recheck[d->npending] = e->rec.key[0];
-			d->pending_a[d->npending] = FM_A_REARM;
-		} else {
-			d->pending_a[d->npending] = FM_A_FORGET;	/* the record goes */
-		}
-		d->pending[d->npending++] = id;
-		return;
-	}
+	case FM_A_REARM:
+		/* a watched candidate expired: let it raise an event again */
+		rearm(d, e);
+		break;
+	case FM_A_RECHECK:
+		break;		/* after the tick: fm_recheck with the candidate's counts */
 	case FM_A_WATCH: {
 		struct npuflow_cand v;
 
@@ -642,15 +630,20 @@ void fmd_tick(struct fmd *d, uint64_t now)
 		struct fm_entry *e = &d->fm.e[id];
 
 		switch (d->pending_a[i]) {
-		case FM_A_REARM: {
+		case FM_A_RECHECK: {
 			struct npuflow_cand v;
-			uint32_t nid;
+			enum fm_action r;
 
-			if (!bpf_map_lookup_elem(d->cand_fd, &d->recheck[i], &v) &&
-			    fm_candidate(&d->fm, &d->recheck[i], v.frames, v.bytes, v.reason,
-					 v.last_ns, now, &nid) == FM_A_LOOKUP)
-				do_lookup(d, nid, now);
-			sync_id(d, id);
+			if (bpf_map_lookup_elem(d->cand_fd, &e->rec.key[0], &v))
+				memset(&v, 0, sizeof(v));
+			r = fm_recheck(&d->fm, id, v.frames, v.bytes, now);
+			if (r == FM_A_LOOKUP) {
+				do_lookup(d, id, now);
+			} else if (r == FM_A_FORGET) {
+				rearm(d, e);
+				fm_forget(&d->fm, id);
+				sync_id(d, id);
+			}
 			break;
 		}
 		case FM_A_LOOKUP:

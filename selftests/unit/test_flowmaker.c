@@ -479,6 +479,7 @@ static void test_watch_and_refused_expiry(void **st)
 	struct fm_lookup l = lk_ok(1);
 	struct cbrec cr = { 0 };
 	uint32_t id, id2;
+	uint64_t t;
 
 	(void)st;
 	assert_int_equal(fm_candidate(fm, &k, 1, 0, 1, 0, 0, &id), FM_A_WATCH);
@@ -488,12 +489,28 @@ static void test_watch_and_refused_expiry(void **st)
 	assert_int_equal(fm_tick(fm, 1, rec_cb, &cr), 1);
 	assert_int_equal(cr.a[0], FM_A_WATCH);	/* daemon re-reads the candidate */
 	cr.n = 0;
+	/* the retry is due: recheck once per retry period */
 	assert_int_equal(fm_tick(fm, c.retry_ns, rec_cb, &cr), 2);
 	assert_int_equal(cr.n, 2);
 	assert_int_equal(cr.a[0], FM_A_WATCH);
-	assert_int_equal(cr.a[1], FM_A_REARM);
+	assert_int_equal(cr.a[1], FM_A_RECHECK);
 	assert_int_equal(cr.id[1], id2);
+	assert_int_equal(fm->e[id2].rec.until_ns, 2 * c.retry_ns);
+	cr.n = 0;
+	assert_int_equal(fm_tick(fm, c.retry_ns + 1, rec_cb, &cr), 1);	/* only the watch */
+	/* the candidate did not move: nothing; it moved: looked up again */
+	assert_int_equal(fm_recheck(fm, id2, 16, 0, c.retry_ns), FM_A_NONE);
+	assert_int_equal(fm->e[id2].rec.state, NPUFLOW_CS_REFUSED);
+	assert_int_equal(fm_recheck(fm, id2, 20, 0, c.retry_ns), FM_A_LOOKUP);
+	assert_int_equal(fm->e[id2].rec.state, NPUFLOW_CS_LOOKUP);
+	assert_int_equal(fm_lookup_done(fm, id2, &l, c.retry_ns), FM_A_REFUSE);
+	/* idle for watch_ns after the refusal: forgotten (the daemon rearms) */
+	t = c.retry_ns + c.watch_ns;
+	assert_int_equal(fm_recheck(fm, id2, 20, 0, t - 1), FM_A_NONE);
+	assert_int_equal(fm_recheck(fm, id2, 20, 0, t), FM_A_FORGET);
+	fm_forget(fm, id2);
 	assert_null(fm_find(fm, &k2));
+	assert_int_equal(fm->refused[NPUFLOW_FR_NOT_ESTABLISHED], 2);
 	cr.n = 0;
 	assert_int_equal(fm_tick(fm, c.watch_ns, rec_cb, &cr), 1);
 	assert_int_equal(cr.a[0], FM_A_REARM);
@@ -617,6 +634,7 @@ static void test_names(void **st)
 	assert_string_equal(fm_reason_name(NPUFLOW_FR_TABLE_FULL), "table_full");
 	assert_string_equal(fm_reason_name(NPUFLOW_FR_FOREIGN), "foreign_egress");
 	assert_string_equal(fm_action_name(FM_A_REARM), "rearm");
+	assert_string_equal(fm_action_name(FM_A_RECHECK), "recheck");
 }
 
 int main(void)
