@@ -862,8 +862,7 @@ int fmd_init(struct fmd *d, const struct npuflowd_opts *o, const int *ifindex,
 	d->mark = calloc(cfg.max_conns, 1);
 	d->pending = calloc(cfg.max_conns, sizeof(*d->pending));
 	d->pending_a = calloc(cfg.max_conns, sizeof(*d->pending_a));
-	d->recheck = calloc(cfg.max_conns, sizeof(*d->recheck));
-	if (!d->mark || !d->pending || !d->pending_a || !d->recheck)
+	if (!d->mark || !d->pending || !d->pending_a)
 		return -ENOMEM;
 	if (nls_open(&d->rt) || nls_open(&d->tc)) {
 		log(L_ERR, "cannot open rtnetlink: %s", strerror(errno));
@@ -902,7 +901,6 @@ void fmd_fini(struct fmd *d)
 	free(d->mark);
 	free(d->pending);
 	free(d->pending_a);
-	free(d->recheck);
 }
 
 /* --flush: every rule of ours on every interface of this namespace. */

@@ -41,7 +41,6 @@ struct fmd {
 	uint8_t *mark;			/* resync scratch, one per id */
 	uint32_t *pending;		/* ids the timer made due */
 	enum fm_action *pending_a;
-	struct npuflow_key *recheck;	/* keys to look at again after the tick */
 	uint32_t npending;
 	int ctl_fd;
 };

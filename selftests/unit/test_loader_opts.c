@@ -128,6 +128,53 @@ static void flush_and_help(void **state)
 	assert_non_null(strstr(npuflowd_usage, "--flush"));
 }
 
+static void flowmaker_options(void **state)
+{
+	struct npuflowd_opts o;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(parse(&o, err, "eth0", NULL), 0);
+	assert_int_equal(o.flowmaker, 1);
+	assert_int_equal(o.tc_skip_sw, 1);
+	assert_int_equal(o.hold_min_ns, 1000ull * 1000000);
+	assert_int_equal(o.hold_max_ns, 16000ull * 1000000);
+	assert_int_equal(o.hold_quiet_ns, 30000ull * 1000000);
+	assert_int_equal(o.retry_ns, 1000ull * 1000000);
+	assert_int_equal(o.keepalive_ns, 1000ull * 1000000);
+	assert_int_equal(o.connections, 65536);
+	assert_int_equal(o.ct_rcvbuf, 8u << 20);
+	assert_int_equal(o.threshold_bytes, 0);
+	assert_int_equal(o.threshold_any, 0);
+	assert_string_equal(o.ctl_socket, "/run/npuflowd.sock");
+	assert_int_equal(parse(&o, err, "--hold-min-ms", "250", "--hold-max-ms", "8000",
+			       "--hold-quiet-ms", "0", "--retry-ms", "200", "--keepalive-ms", "500",
+			       "--connections", "1m", "--ct-rcvbuf", "64m", "--tc-skip-sw", "0",
+			       "--threshold-bytes", "64k", "--threshold-any", "--ctl-socket",
+			       "/tmp/x.sock", "--no-flowmaker", "eth0", NULL), 0);
+	assert_int_equal(o.hold_min_ns, 250ull * 1000000);
+	assert_int_equal(o.hold_max_ns, 8000ull * 1000000);
+	assert_int_equal(o.hold_quiet_ns, 0);
+	assert_int_equal(o.retry_ns, 200ull * 1000000);
+	assert_int_equal(o.keepalive_ns, 500ull * 1000000);
+	assert_int_equal(o.connections, 1u << 20);
+	assert_int_equal(o.ct_rcvbuf, 64u << 20);
+	assert_int_equal(o.tc_skip_sw, 0);
+	assert_int_equal(o.threshold_bytes, 65536);
+	assert_int_equal(o.threshold_any, 1);
+	assert_int_equal(o.flowmaker, 0);
+	assert_string_equal(o.ctl_socket, "/tmp/x.sock");
+	assert_int_equal(parse(&o, err, "--hold-min-ms", "5000", "--hold-max-ms", "1000", "eth0",
+			       NULL), -1);
+	assert_non_null(strstr(err, "below"));
+	assert_int_equal(parse(&o, err, "--tc-skip-sw", "2", "eth0", NULL), -1);
+	assert_int_equal(parse(&o, err, "--hold-min-ms", "0", "eth0", NULL), -1);
+	assert_int_equal(parse(&o, err, "--connections", "100", "eth0", NULL), -1);
+	assert_non_null(strstr(npuflowd_usage, "--hold-min-ms"));
+	assert_non_null(strstr(npuflowd_usage, "seed 002"));
+	assert_non_null(strstr(npuflowd_usage, "--tc-skip-sw"));
+}
+
 static void numbers(void **state)
 {
 	uint64_t v;
@@ -155,6 +202,7 @@ int main(void)
 		cmocka_unit_test(all_options),
 		cmocka_unit_test(errors),
 		cmocka_unit_test(flush_and_help),
+		cmocka_unit_test(flowmaker_options),
 		cmocka_unit_test(numbers),
 	};
 
