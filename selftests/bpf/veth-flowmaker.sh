@@ -127,13 +127,13 @@ if $NR tc qdisc add dev ra clsact 2>/dev/null &&
 fi
 $NR tc qdisc del dev ra clsact 2>/dev/null
 echo "# software flower: $([ $FLOWER = 1 ] && echo yes || echo 'no (cls_flower/act_pedit/act_csum missing): rule writes are refused')"
-echo "1..30"
+echo "1..33"
 
 # --- helpers --------------------------------------------------------------------------
 start_daemon() {
 	$NR "$BIN/npuflowd" -f -l debug -t 8 --tc-skip-sw 0 --keepalive-ms 200 --retry-ms 200 \
 		--hold-min-ms 200 --pin-dir "$PIN" --lock-file "$LOCK" --ctl-socket "$CTL" \
-		ra rb >>"$LOG" 2>&1 &
+		${START_EXTRA:-} ra rb >>"$LOG" 2>&1 &
 	DPID=$!
 	for i in $(seq 50); do
 		[ -S "$CTL" ] && return 0
@@ -320,6 +320,32 @@ else
 	check "restart: refused entries are not restored, no orphan" \
 		[ "$(status | jq '.counters.restored, .counters.hw_orphans' | tr '\n' ' ')" = "0 0 " ]
 fi
+
+# --- lost DESTROY events: a full resync by dump, nothing leaked ------------------------
+# restart with a small event buffer, fill conntrack with 20000 UDP entries,
+# flush them all at once: the event socket overruns (ENOBUFS) and npuflowd
+# must resync by dump and drop every connection whose entry went
+stop_daemon
+$NR sysctl -qw net.netfilter.nf_conntrack_max=262144 2>/dev/null
+START_EXTRA="--ct-rcvbuf 64k" start_daemon
+sleep 0.5
+BEFORE=$(flows | jq '[.[] | select(.ct_id != 0)] | length')
+ip netns exec $A python3 -c '
+import socket
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+for i in range(20000):
+    s.sendto(b"x", ("10.212.2.2", 10000 + i))
+'
+sleep 0.5
+echo "# conntrack entries: $($NR conntrack -C), flow-maker entries with conntrack: $BEFORE"
+$NR conntrack -F >/dev/null 2>&1
+resynced() { [ "$(status | jq .counters.ct_resync)" -ge 1 ]; }
+for i in $(seq 50); do resynced && break; sleep 0.1; done
+check "conntrack -F of 20000 entries into a 64k buffer: overrun, resync by dump" resynced
+sleep 0.5
+check "after the resync: no connection left whose conntrack entry went, no rule" \
+	[ "$(flows | jq '[.[] | select(.state == "made" or .state == "released" or .state == "held")] | length') $(($(nrules ra) + $(nrules rb)))" = "0 0" ]
+check "npuflowd still running" kill -0 "$DPID"
 
 # --- counters, bpftool, flush --------------------------------------------------------
 S=$(status)
