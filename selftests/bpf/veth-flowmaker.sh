@@ -29,6 +29,7 @@ A=npfm-a B=npfm-b R=npfm-r
 # nsenter, not ip netns exec: that remounts /sys and hides /sys/fs/bpf
 NR="nsenter --net=/run/netns/$R"
 T=0 FAILS=0 DPID= PIDS=()
+SLOW=${NPFM_SLOW:-1}	# waits multiplied by this (the VM under TCG: 4)
 
 ok() { T=$((T + 1)); echo "ok $T - $1"; }
 nok() { T=$((T + 1)); FAILS=$((FAILS + 1)); echo "not ok $T - $1"; [ -n "${2:-}" ] && echo "# $2"; }
@@ -183,10 +184,10 @@ check "npuflowd starts with the flow maker" start_daemon
 # --- 1. a TCP stream over the threshold (IPv4, masqueraded) --------------------
 sender "$LOG.s1" 10.212.2.2 5201
 if [ $FLOWER = 1 ]; then
-	check "TCP stream: connection made" wait_flow 10 \
+	check "TCP stream: connection made" wait_flow $((10 * SLOW)) \
 		'[.[] | select(.dirs[0].dport == 5201 and .state == "made")] | length == 1'
 else
-	check "TCP stream: looked up, rule write refused (no flower here): hw_error" wait_flow 10 \
+	check "TCP stream: looked up, rule write refused (no flower here): hw_error" wait_flow $((10 * SLOW)) \
 		'[.[] | select(.dirs[0].dport == 5201 and .state == "refused" and .reason == "hw_error")] | length == 1'
 fi
 # the connection's record (a refused one is looked up again every retry: catch it)
@@ -239,7 +240,7 @@ if [ $FLOWER = 1 ]; then
 		[ "$(echo "$RB" | jq -r '.[0].options.keys | [.ip_proto, .src_ip, .dst_ip, .src_port, .dst_port] | join(" ")') $(echo "$RB" | jq -r '.[0].options.actions[2].to_dev')" = "tcp 10.212.2.2 10.212.2.1 5201 $NATPORT ra" ]
 	sleep 1
 	check "keepalive: counters of both directions read back" \
-		wait_flow 5 "[.[] | select(.id == $ID and .dirs[0].packets > 50 and .dirs[1].packets > 10)] | length == 1"
+		wait_flow $((5 * SLOW)) "[.[] | select(.id == $ID and .dirs[0].packets > 50 and .dirs[1].packets > 10)] | length == 1"
 	check "the host's conntrack saw none of the stream meanwhile (rules forward it)" \
 		sh -c "[ \$($NR nft -j list counter inet fw ct_invalid | jq '.nftables[1].counter.packets') = 0 ]"
 	# --- 2. takeout on DESTROY -------------------------------------------------------
@@ -253,7 +254,7 @@ if [ $FLOWER = 1 ]; then
 	rm -f "$LOG.s1"
 	# --- 3. release ---------------------------------------------------------------------
 	sender "$LOG.s2" 10.212.2.2 5202
-	check "second stream made" wait_flow 10 \
+	check "second stream made" wait_flow $((10 * SLOW)) \
 		'[.[] | select(.dirs[0].dport == 5202 and .state == "made")] | length == 1'
 	F2=$(get_flow 5202 made)
 	ID2=$(echo "$F2" | jq -r .id) SP2=$(echo "$F2" | jq -r '.dirs[0].sport')
@@ -275,7 +276,7 @@ if [ $FLOWER = 1 ]; then
 	rm -f "$LOG.s2"
 	# --- 4. IPv6, routed ------------------------------------------------------------------
 	sender "$LOG.s3" fd00:212:2::2 5203
-	check "IPv6 stream made both ways (prio 50417)" wait_flow 10 \
+	check "IPv6 stream made both ways (prio 50417)" wait_flow $((10 * SLOW)) \
 		'[.[] | select(.dirs[0].dport == 5203 and .state == "made" and .nat == false)] | length == 1'
 	check "IPv6 rules: one per port, hoplimit add 255" \
 		[ "$(rules ra | jq -r '[.[] | select(.pref == 50417)] | length') $(rules rb | jq -r '[.[] | select(.pref == 50417)] | length') $(rules ra | jq -r '[.[0].options.actions[0].keys[] | select(.htype == "ipv6")] | length')" = "1 1 1" ]

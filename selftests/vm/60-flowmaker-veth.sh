@@ -14,7 +14,7 @@ for m in cls_flower act_pedit act_csum act_mirred nf_conntrack_netlink; do
 	modprobe -q $m 2>/dev/null
 done
 echo "    # Subtest: veth-flowmaker"
-out=$("$NPU_REPO/selftests/bpf/veth-flowmaker.sh" "$NPU_REPO/build" 2>&1)
+out=$(NPFM_SLOW=4 "$NPU_REPO/selftests/bpf/veth-flowmaker.sh" "$NPU_REPO/build" 2>&1)
 rc=$?
 echo "$out" | sed 's/^/    /'
 if [ $rc = 0 ] && ! echo "$out" | grep -q '^not ok'; then
