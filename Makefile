@@ -60,8 +60,16 @@ bench: deps
 lint:
 	tools/checkpatch.sh
 
-install: modules
-	$(KMAKE) -C kernel modules_install INSTALL_MOD_PATH=$(DESTDIR)
+PREFIX ?= /usr/local
+
+# Modules for the 6.12 kernel the headers belong to (depmod runs when
+# DESTDIR is empty), the tools into $(PREFIX)/bin, the BPF object where
+# npuflowd looks for it.
+install: all
+	$(KMAKE) modules_install $(if $(DESTDIR),INSTALL_MOD_PATH=$(DESTDIR))
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/npuflow
+	install -m 0755 build/bin/npuflowd build/bin/npuctl build/bin/npuload $(DESTDIR)$(PREFIX)/bin/
+	install -m 0644 build/bpf/classify.bpf.o $(DESTDIR)$(PREFIX)/lib/npuflow/
 
 clean:
 	-$(KMAKE) clean
