@@ -326,6 +326,11 @@ fi
 # restart with a small event buffer, fill conntrack with 20000 UDP entries,
 # flush them all at once: the event socket overruns (ENOBUFS) and npuflowd
 # must resync by dump and drop every connection whose entry went
+if [ -n "${NPFM_NO_FLOOD:-}" ]; then
+	for d in "overrun and resync" "nothing left after the resync" "still running"; do
+		skip "$d" "NPFM_NO_FLOOD (20000 datagrams are slow under TCG)"
+	done
+else
 stop_daemon
 $NR sysctl -qw net.netfilter.nf_conntrack_max=262144 2>/dev/null
 START_EXTRA="--ct-rcvbuf 64k" start_daemon
@@ -347,6 +352,7 @@ sleep 0.5
 check "after the resync: no connection left whose conntrack entry went, no rule" \
 	[ "$(flows | jq '[.[] | select(.state == "made" or .state == "released" or .state == "held")] | length') $(($(nrules ra) + $(nrules rb)))" = "0 0" ]
 check "npuflowd still running" kill -0 "$DPID"
+fi
 
 # --- counters, bpftool, flush --------------------------------------------------------
 S=$(status)
