@@ -22,7 +22,7 @@
 
 #include "npuep.h"
 
-static u32 npuep_tx_free(const struct npuep_qp *qp)
+u32 npuep_tx_free(const struct npuep_qp *qp)
 {
 	u32 used = (READ_ONCE(qp->tx_ntu) - READ_ONCE(qp->tx_ntc)) &
 		   (qp->tx_size - 1);
@@ -81,11 +81,15 @@ static int npuep_rx_clean(struct npuep_qp *qp, int limit)
 	u32 mask = qp->rx_size - 1;
 	u64 bytes = 0, packets = 0, bad = 0, alloc_fail = 0, csum_ok = 0;
 	u64 punt[NPU_PUNT_MAX] = {};
+	struct npuep_xdp_ctx xc = {};
 	int done = 0, i;
+
+	xc.prog = READ_ONCE(port->xdp_prog);
 
 	while (done < limit) {
 		struct npu_rx_desc *desc = &qp->rx_ring[qp->rx_ntc];
-		u16 flags, len;
+		u32 len, offset, metasize;
+		u16 flags;
 		struct page *page;
 		struct sk_buff *skb;
 		u8 reason, dport;
@@ -119,6 +123,21 @@ static int npuep_rx_clean(struct npuep_qp *qp, int limit)
 		page_pool_dma_sync_for_cpu(qp->pool, page, 0, len);
 		va = page_address(page);
 		net_prefetch(va + NPUEP_RX_HEADROOM);
+
+		/* Counted as received whatever the program decides. */
+		packets++;
+		bytes += len;
+		punt[reason]++;
+		/* A given-back connection: revive it in place, now. */
+		if (unlikely(reason == NPU_PUNT_NOT_ACTIVE))
+			npuep_flow_revive(port->ndev, le32_to_cpu(desc->conn));
+
+		offset = NPUEP_RX_HEADROOM;
+		metasize = 0;
+		if (xc.prog && npuep_xdp_rx(qp, &xc, desc, page, len, &offset,
+					    &len, &metasize))
+			continue;
+
 		skb = napi_build_skb(va, PAGE_SIZE);
 		if (unlikely(!skb)) {
 			alloc_fail++;
@@ -126,8 +145,10 @@ static int npuep_rx_clean(struct npuep_qp *qp, int limit)
 			continue;
 		}
 		skb_mark_for_recycle(skb);
-		skb_reserve(skb, NPUEP_RX_HEADROOM);
+		skb_reserve(skb, offset);
 		__skb_put(skb, len);
+		if (metasize)
+			skb_metadata_set(skb, metasize);
 		skb->protocol = eth_type_trans(skb, netdev);
 
 		if ((netdev->features & NETIF_F_RXCSUM) &&
@@ -144,13 +165,6 @@ static int npuep_rx_clean(struct npuep_qp *qp, int limit)
 				skb_set_hash(skb, hash, PKT_HASH_TYPE_L3);
 		}
 		skb_record_rx_queue(skb, qp->idx);
-
-		packets++;
-		bytes += len;
-		punt[reason]++;
-		/* A given-back connection: revive it in place, now. */
-		if (unlikely(reason == NPU_PUNT_NOT_ACTIVE))
-			npuep_flow_revive(port->ndev, le32_to_cpu(desc->conn));
 		if (reason)
 			npuep_trap_report(port, skb, reason);
 		napi_gro_receive(&qp->napi, skb);
@@ -172,6 +186,9 @@ static int npuep_rx_clean(struct npuep_qp *qp, int limit)
 			qp->stats.rx_doorbell_frames += done;
 		u64_stats_update_end(&qp->stats.syncp);
 	}
+
+	if (xc.prog)
+		npuep_xdp_rx_done(qp, &xc);
 
 	/* One doorbell per pass. */
 	npuep_rx_refill(qp, GFP_ATOMIC);
@@ -200,7 +217,7 @@ static void npuep_tx_clean(struct npuep_qp *qp, int budget)
 						       qp->idx);
 	u32 mask = qp->tx_size - 1;
 	u32 ntc = qp->tx_ntc;
-	unsigned int pkts = 0, bytes = 0;
+	unsigned int pkts = 0, bytes = 0, xdp_pkts = 0, xdp_bytes = 0;
 	u32 ntu;
 
 	/* Pairs with the release in npuep_start_xmit(): buffers are set. */
@@ -213,7 +230,17 @@ static void npuep_tx_clean(struct npuep_qp *qp, int budget)
 		if (!(flags & NPU_TXD_DONE))
 			break;
 		npuep_tx_unmap(qp, buf);
-		if (buf->skb) {
+		if (buf->type != NPUEP_TX_SKB) {
+			xdp_pkts++;
+			xdp_bytes += buf->bytes;
+			/* XDP_TX pages go back to this NAPI's own pool. */
+			if (buf->type == NPUEP_TX_XDP_TX && budget)
+				xdp_return_frame_rx_napi(buf->xdpf);
+			else
+				xdp_return_frame(buf->xdpf);
+			buf->xdpf = NULL;
+			buf->type = NPUEP_TX_SKB;
+		} else if (buf->skb) {
 			pkts += buf->segs;
 			bytes += buf->bytes;
 			napi_consume_skb(buf->skb, budget);
@@ -227,8 +254,8 @@ static void npuep_tx_clean(struct npuep_qp *qp, int budget)
 	/* Slots are free once the xmit path sees the new index. */
 	smp_store_release(&qp->tx_ntc, ntc);
 	u64_stats_update_begin(&qp->stats.syncp);
-	qp->stats.tx_packets += pkts;
-	qp->stats.tx_bytes += bytes;
+	qp->stats.tx_packets += pkts + xdp_pkts;
+	qp->stats.tx_bytes += bytes + xdp_bytes;
 	u64_stats_update_end(&qp->stats.syncp);
 
 	/* No wake while the datapath is being closed. */
@@ -556,14 +583,21 @@ static void npuep_qp_free(struct npuep_qp *qp)
 	}
 	if (qp->tx_bufs) {
 		for (i = 0; i < qp->tx_size; i++) {
-			npuep_tx_unmap(qp, &qp->tx_bufs[i]);
-			dev_kfree_skb_any(qp->tx_bufs[i].skb);
+			struct npuep_tx_buf *buf = &qp->tx_bufs[i];
+
+			npuep_tx_unmap(qp, buf);
+			if (buf->type != NPUEP_TX_SKB)
+				xdp_return_frame(buf->xdpf);
+			else
+				dev_kfree_skb_any(buf->skb);
 		}
 		kvfree(qp->tx_bufs);
 		qp->tx_bufs = NULL;
 		netdev_tx_reset_queue(netdev_get_tx_queue(port->netdev,
 							  qp->idx));
 	}
+	if (xdp_rxq_info_is_reg(&qp->xdp_rxq))
+		xdp_rxq_info_unreg(&qp->xdp_rxq);
 	if (qp->pool) {
 		page_pool_destroy(qp->pool);
 		qp->pool = NULL;
@@ -625,6 +659,14 @@ static int npuep_qp_alloc(struct npuep_qp *qp)
 		qp->pool = NULL;
 		goto err_free;
 	}
+	err = xdp_rxq_info_reg(&qp->xdp_rxq, port->netdev, qp->idx,
+			       qp->napi.napi_id);
+	if (err)
+		goto err_free;
+	err = xdp_rxq_info_reg_mem_model(&qp->xdp_rxq, MEM_TYPE_PAGE_POOL,
+					 qp->pool);
+	if (err)
+		goto err_free;
 	return 0;
 
 err_free:
@@ -801,7 +843,8 @@ int npuep_dp_open(struct npuep_port *port)
 				   port->coal_usecs, port->coal_frames);
 
 	spin_lock_irqsave(&ndev->poll_lock, flags);
-	port->dp_open = true;
+	/* Pairs with the acquire in npuep_xdp_xmit(). */
+	smp_store_release(&port->dp_open, true);
 	spin_unlock_irqrestore(&ndev->poll_lock, flags);
 	netif_tx_start_all_queues(netdev);
 	return 0;
@@ -834,6 +877,8 @@ void npuep_dp_close(struct npuep_port *port)
 	spin_lock_irqsave(&ndev->poll_lock, flags);
 	port->dp_open = false;
 	spin_unlock_irqrestore(&ndev->poll_lock, flags);
+	/* No ndo_xdp_xmit caller still sees the rings. */
+	synchronize_net();
 
 	netif_tx_disable(port->netdev);
 	for (q = 0; q < ndev->nqueues; q++)

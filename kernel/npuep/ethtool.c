@@ -23,6 +23,10 @@ static const struct {
 	{ "tx", "packets" }, { "tx", "bytes" }, { "tx", "drops" },
 	{ "tx", "stop" }, { "tx", "wake" },
 	{ "rx", "doorbell_irqs" },
+	{ "rx", "xdp_pass" }, { "rx", "xdp_drop" }, { "rx", "xdp_tx" },
+	{ "rx", "xdp_redirect" }, { "rx", "xdp_aborted" },
+	{ "rx", "xdp_tx_errors" }, { "rx", "xdp_redirect_errors" },
+	{ "tx", "xdp_xmit" }, { "tx", "xdp_xmit_errors" },
 	/* kept by the coprocessor */
 	{ "hw_rx", "frames" }, { "hw_rx", "bytes" }, { "hw_rx", "qfull" },
 	{ "hw_rx", "irqs" }, { "hw_rx", "badbuf" },
@@ -424,6 +428,15 @@ static void npuep_get_ethtool_stats(struct net_device *netdev,
 		*data++ = s.tx_stop;
 		*data++ = s.tx_wake;
 		*data++ = s.irqs;
+		*data++ = s.rx_xdp_pass;
+		*data++ = s.rx_xdp_drop;
+		*data++ = s.rx_xdp_tx;
+		*data++ = s.rx_xdp_redirect;
+		*data++ = s.rx_xdp_aborted;
+		*data++ = s.rx_xdp_tx_errors;
+		*data++ = s.rx_xdp_redirect_errors;
+		*data++ = s.tx_xdp_xmit;
+		*data++ = s.tx_xdp_xmit_errors;
 		for (i = 0; i < ARRAY_SIZE(npuep_qp_hw_regs); i++)
 			*data++ = npuep_rd64(ndev, qp->reg + npuep_qp_hw_regs[i]);
 		for (i = 0; i < NPU_PUNT_MAX; i++)

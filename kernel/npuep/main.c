@@ -72,6 +72,11 @@ static int npuep_change_mtu(struct net_device *netdev, int new_mtu)
 	unsigned int old = netdev->mtu;
 	int err;
 
+	if (READ_ONCE(port->xdp_prog) && new_mtu > NPUEP_XDP_MAX_MTU) {
+		netdev_err(netdev, "MTU %d too large for XDP: a receive buffer holds MTU %d at most\n",
+			   new_mtu, NPUEP_XDP_MAX_MTU);
+		return -EINVAL;
+	}
 	WRITE_ONCE(netdev->mtu, new_mtu);
 	err = npuep_cmd_port_cfg(port, netif_running(netdev));
 	if (err) {
@@ -108,6 +113,8 @@ static const struct net_device_ops npuep_netdev_ops = {
 	.ndo_get_stats64 = npuep_get_stats64,
 	.ndo_validate_addr = eth_validate_addr,
 	.ndo_setup_tc = npuep_setup_tc,
+	.ndo_bpf = npuep_ndo_bpf,
+	.ndo_xdp_xmit = npuep_xdp_xmit,
 };
 
 /**
@@ -258,6 +265,9 @@ static int npuep_port_create(struct npuep_dev *ndev, u32 idx)
 	netdev->vlan_features = netdev->hw_features;
 	netdev->min_mtu = ETH_MIN_MTU;
 	netdev->max_mtu = NPUEP_MAX_MTU;
+	netdev->xdp_features = NETDEV_XDP_ACT_BASIC | NETDEV_XDP_ACT_REDIRECT |
+			       NETDEV_XDP_ACT_NDO_XMIT;
+	netdev->xdp_metadata_ops = &npuep_xdp_metadata_ops;
 
 	devl_assert_locked(ndev->devlink);
 	err = npuep_devlink_port_register(port);

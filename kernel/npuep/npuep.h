@@ -16,6 +16,7 @@
 #include <linux/u64_stats_sync.h>
 #include <linux/workqueue.h>
 #include <net/devlink.h>
+#include <net/xdp.h>
 
 #include "npu_hw.h"
 #include "flow.h"
@@ -39,6 +40,12 @@
 #define NPUEP_MAX_MTU		min_t(int, NPUEP_RX_BUF_LEN - NPUEP_L2_OVERHEAD, \
 				      NPU_MAX_FRAME - NPUEP_L2_OVERHEAD)
 
+/*
+ * With an XDP program the whole frame must sit in one buffer (no multi-buffer
+ * XDP): MTU + Ethernet header + two VLAN tags (Q-in-Q stays in the frame).
+ */
+#define NPUEP_XDP_MAX_MTU	((int)NPUEP_RX_BUF_LEN - ETH_HLEN - 2 * VLAN_HLEN)
+
 /* Per-queue NAPI budget (ethtool rx-frames-irq). */
 #define NPUEP_RX_BUDGET_MAX	NAPI_POLL_WEIGHT
 #define NPUEP_POLL_INTERVAL_US	1000	/* devlink poll_interval_us default */
@@ -54,13 +61,24 @@ struct npuep_rx_buf {
 	struct page *page;
 };
 
+/* What a transmit slot holds; XDP frames are not counted by BQL. */
+enum npuep_tx_type {
+	NPUEP_TX_SKB = 0,
+	NPUEP_TX_XDP_TX,	/* XDP_TX: a page of this queue's page_pool */
+	NPUEP_TX_XDP_XMIT,	/* ndo_xdp_xmit: mapped here, unmapped on completion */
+};
+
 struct npuep_tx_buf {
-	struct sk_buff *skb;	/* on the EOP entry only */
+	union {
+		struct sk_buff *skb;	/* NPUEP_TX_SKB: on the EOP entry only */
+		struct xdp_frame *xdpf;	/* NPUEP_TX_XDP_* */
+	};
 	dma_addr_t dma;
-	u32 len;
+	u32 len;		/* mapped bytes, 0 = nothing to unmap */
 	u32 bytes;		/* EOP: bytes on the wire, for BQL */
 	u16 segs;		/* EOP: gso segments */
 	bool head;		/* mapped with dma_map_single */
+	u8 type;		/* enum npuep_tx_type */
 };
 
 /*
@@ -85,6 +103,15 @@ struct npuep_qp_stats {
 	u64 tx_drops;
 	u64 tx_stop;
 	u64 tx_wake;
+	u64 rx_xdp_pass;
+	u64 rx_xdp_drop;
+	u64 rx_xdp_tx;
+	u64 rx_xdp_redirect;
+	u64 rx_xdp_aborted;
+	u64 rx_xdp_tx_errors;	/* XDP_TX frames the tx ring could not take */
+	u64 rx_xdp_redirect_errors;
+	u64 tx_xdp_xmit;	/* xsyncp: frames taken by ndo_xdp_xmit */
+	u64 tx_xdp_xmit_errors;	/* xsyncp: frames ndo_xdp_xmit refused */
 	u64 irqs;		/* doorbell interrupts taken by the driver */
 	u64 poll_scheds;	/* NAPI runs started by the safety-net poll */
 };
@@ -111,6 +138,7 @@ struct npuep_qp {
 	dma_addr_t rx_ring_dma;
 	struct npuep_rx_buf *rx_bufs;
 	struct page_pool *pool;
+	struct xdp_rxq_info xdp_rxq;
 	u32 rx_size;
 	u32 rx_ntc;			/* next to clean */
 	u32 rx_ntu;			/* next to use (== tail written) */
@@ -149,6 +177,7 @@ struct npuep_port {
 	u32 coal_usecs;
 	u32 coal_frames;
 	bool adaptive_rx;
+	struct bpf_prog *xdp_prog;	/* READ_ONCE in NAPI, xchg under rtnl */
 
 	struct npuep_qp *qps;		/* ndev->nqueues entries */
 };
@@ -229,7 +258,25 @@ void npuep_poll_timer_start(struct npuep_dev *ndev);
 void npuep_poll_init(struct npuep_dev *ndev);
 void npuep_qp_stats_read(struct npuep_qp *qp, struct npuep_qp_stats *out);
 void npuep_rss_default(struct npuep_port *port);
+u32 npuep_tx_free(const struct npuep_qp *qp);
 extern const struct netdev_stat_ops npuep_stat_ops;
+
+/* xdp.c */
+struct npuep_xdp_ctx {
+	struct bpf_prog *prog;
+	u32 pass, drop, tx, redirect, aborted, tx_err, redirect_err;
+	bool tx_pending;		/* XDP_TX descriptors wait for a doorbell */
+	bool redirect_pending;		/* xdp_do_flush() at the end of the pass */
+};
+
+bool npuep_xdp_rx(struct npuep_qp *qp, struct npuep_xdp_ctx *xc,
+		  const struct npu_rx_desc *desc, struct page *page, u32 len,
+		  u32 *offset, u32 *data_len, u32 *metasize);
+void npuep_xdp_rx_done(struct npuep_qp *qp, struct npuep_xdp_ctx *xc);
+int npuep_ndo_bpf(struct net_device *netdev, struct netdev_bpf *bpf);
+int npuep_xdp_xmit(struct net_device *netdev, int n, struct xdp_frame **frames,
+		   u32 flags);
+extern const struct xdp_metadata_ops npuep_xdp_metadata_ops;
 
 /* ethtool.c */
 extern const struct ethtool_ops npuep_ethtool_ops;
