@@ -525,6 +525,8 @@ static enum hrtimer_restart npuep_poll_timer_fn(struct hrtimer *timer)
 				continue;
 			if (napi_schedule_prep(&qp->napi)) {
 				qp->sched_by_poll = true;
+				/* Only this timer writes it. */
+				WRITE_ONCE(qp->poll_runs, qp->poll_runs + 1);
 				__napi_schedule(&qp->napi);
 			}
 		}
