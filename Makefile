@@ -40,6 +40,7 @@ bpf-check: userspace
 	$(MAKE) -C selftests/bpf check
 
 vm-check: all
+	$(MAKE) -C selftests/bpf all
 	tools/vm/ksft-prep >/dev/null
 	NPUVM_TIMEOUT=$(VM_TIMEOUT) tools/vm/run -- tools/vm/run-tests $(TESTS)
 

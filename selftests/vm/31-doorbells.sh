@@ -24,13 +24,23 @@ topo_pc_far 0; ktap_result $? "topology"
 for d in "$P3" "$P8"; do ethtool -C "$d" rx-frames-irq 16; done
 diag "$(ethtool -c "$P3" | grep -E 'rx-frames-irq|rx-usecs:|rx-frames:' | xargs)"
 
+# A burst larger than the budget: 300 echo requests sent at once
+# (ping -l) wait in port 3's ring for the next poll; NAPI must take them
+# all in the runs that poll starts, i.e. more than 16 frames a run.
+r0=$(eth_sum "$P3" 'poll_runs'); f0=$(eth_sum "$P3" 'poll_frames')
+ip netns exec pc ping -q -c 300 -l 300 -W 2 $H3_4 >/dev/null 2>&1
+sleep 0.5
+runs=$(( $(eth_sum "$P3" 'poll_runs') - r0 )); fr=$(( $(eth_sum "$P3" 'poll_frames') - f0 ))
+diag "poll only: $fr frames taken in $runs poll-started NAPI runs (budget 16 per pass)"
+ktap_result $([ $fr -ge 300 ] && [ $runs -ge 1 ] && [ $((fr / runs)) -gt 16 ]; echo $?) \
+	"NAPI repolls while work remains: more than the budget per poll-started run"
 ip netns exec far iperf3 -s -D -1 >/dev/null 2>&1; sleep 0.5
 bps=$(iperf_bps pc $FAR4 10)
 db=$(eth_sum "$P3" 'doorbell_frames')
 pl=$(eth_sum "$P3" 'poll_frames')
-diag "doorbells off, poll 10 ms, budget 16: ${bps:-0} bit/s (seed-000 ceiling $SEED000_BPS); frames by doorbell $db, by poll $pl"
-ktap_result $([ "${bps:-0}" -gt $((2 * SEED000_BPS)) ]; echo $?) \
-	"poll only: one stream above twice the seed-000 ceiling (NAPI repolls)"
+# The rate is TCG's, not asserted (tests count, benchmarks time): the
+# remaining ceiling is ring depth x poll rate, 1,024 x 100 x 1,448 B.
+diag "doorbells off, poll 10 ms, budget 16: ${bps:-0} bit/s (seed-000 ceiling $SEED000_BPS, ring ceiling 1186201600); frames by doorbell $db, by poll $pl"
 ktap_result $([ "$db" = 0 ] && [ "$pl" -gt 1000 ]; echo $?) \
 	"poll only: every frame taken by the poll"
 
@@ -47,6 +57,6 @@ db=$(( $(eth_sum "$P3" 'doorbell_frames') - db0 ))
 pl=$(( $(eth_sum "$P3" 'poll_frames') - pl0 ))
 share=$(( db * 1000 / (db + pl + 1) ))
 diag "doorbells on, poll 10 ms: ${bps:-0} bit/s; frames by doorbell $db, by poll $pl (${share} permille)"
-ktap_result $([ "${bps:-0}" -gt $((2 * SEED000_BPS)) ]; echo $?) "doorbells on: the stream runs"
+ktap_result $([ "${bps:-0}" -gt 1000000 ]; echo $?) "doorbells on: the stream runs"
 ktap_result $([ "$share" -ge 950 ]; echo $?) ">= 95 % of frames taken by doorbell passes"
 ktap_finish
