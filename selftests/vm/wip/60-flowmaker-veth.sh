@@ -8,7 +8,7 @@
 # without duplicates or orphans, and --flush.  No npuep port is involved: this
 # checks npuflowd's messages against the kernel's own flower and pedit.
 # timeout: 1200
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 ktap_plan 2
 for m in cls_flower act_pedit act_csum act_mirred nf_conntrack_netlink; do
 	modprobe -q $m 2>/dev/null

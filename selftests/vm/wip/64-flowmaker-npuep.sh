@@ -15,7 +15,7 @@
 #     hardware while it is down, no duplicate and no orphan after.
 # Counts only; times belong to the benchmark.
 # timeout: 900
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 ktap_plan 12
 B=$NPU_REPO/build
 PIN=/sys/fs/bpf/npfm-vm
