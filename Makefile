@@ -56,6 +56,7 @@ demo: deps
 bench: deps
 	$(MAKE) all
 	$(MAKE) -C selftests/bpf bench
+	$(MAKE) -C loader bench
 	tools/vm/run -- tools/bench/run
 
 lint:
