@@ -35,6 +35,9 @@ struct npusim_fp_tables {
  * @ft: connection and microflow tables
  * @mem: their memory
  * @port: per-port counters
+ * @fw_fault: debugfs fw_fault: the firmware has faulted (no forwarding, fast-path
+ *	commands fail) until the host resets the tables with NPU_CMD_FT_CONFIG
+ * @fw_faults: faults injected so far
  */
 struct npusim_fp {
 	spinlock_t lock;	/* @ft and @mem */
