@@ -17,15 +17,7 @@ DL=auxiliary/npusim.npu.0
 topo_pc_far 0; ktap_result $? "topology"
 ethtool -K "$P3" hw-tc-offload on; ethtool -K "$P8" hw-tc-offload on
 sysctl -qw net.netfilter.nf_conntrack_max=65536 2>/dev/null
-nft -f - <<NFT
-table inet fw {
-	flowtable ft { hook ingress priority 0; devices = { $P3, $P8 }; flags offload; }
-	chain forward {
-		type filter hook forward priority 0; policy accept;
-		meta l4proto tcp flow add @ft
-	}
-}
-NFT
+ft_offload_tcp
 fp() { ethtool -S "$P3" | awk -v k="$1:" '$1 == k { print $2 }'; }
 # The retransmit give-back rule is 63-giveback-revive's subject; under TCG
 # a thousand streams retransmit often, so it is off here (table scale only).
@@ -73,12 +65,7 @@ kill $cli 2>/dev/null; wait $cli 2>/dev/null
 nft flush ruleset
 check "devlink resource set connections 64 + reload" bash -c \
 	"devlink resource set $DL path /fastpath/connections size 64 && devlink dev reload $DL"
-nft -f - <<NFT
-table inet fw {
-	flowtable ft { hook ingress priority 0; devices = { $P3, $P8 }; flags offload; }
-	chain forward { type filter hook forward priority 0; policy accept; meta l4proto tcp flow add @ft; }
-}
-NFT
+ft_offload_tcp
 ip netns exec far "$LOAD" server -p 5301 -t 30 >/dev/null 2>&1 &
 sleep 1
 ip netns exec pc "$LOAD" client -a $FAR4 -p 5301 -c 256 -t 15 -r 20000 > /tmp/load-small.json 2>/dev/null

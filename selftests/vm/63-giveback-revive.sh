@@ -11,12 +11,7 @@ DBG=/sys/kernel/debug/npusim/0
 
 npu_load && npu_new 0 8 2 || { ktap_fail "setup"; ktap_finish; }
 topo_pc_far 0; ktap_result $? "topology"
-nft -f - <<NFT
-table inet fw {
-	flowtable ft { hook ingress priority 0; devices = { $P3, $P8 }; flags offload; }
-	chain forward { type filter hook forward priority 0; policy accept; meta l4proto tcp flow add @ft; }
-}
-NFT
+ft_offload_tcp
 st() { ethtool -S "$P3" | awk -v k="$1:" '$1 == k { s += $2 } END { print s + 0 }'; }
 st8() { ethtool -S "$P8" | awk -v k="$1:" '$1 == k { s += $2 } END { print s + 0 }'; }
 

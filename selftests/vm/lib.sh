@@ -139,3 +139,15 @@ link_stat() {
 eth_sum() {
 	ethtool -S "$1" | awk -v re="$2" '{ k = $1; sub(":$", "", k) } k ~ re { s += $2 } END { print s + 0 }'
 }
+
+# ft_offload_tcp: replace the ruleset with an nftables flowtable "flags
+# offload" on P3 and P8 that offloads every forwarded TCP connection.
+ft_offload_tcp() {
+	nft flush ruleset
+	nft -f - <<NFT
+table inet fw {
+	flowtable ft { hook ingress priority 0; devices = { $P3, $P8 }; flags offload; }
+	chain forward { type filter hook forward priority 0; policy accept; meta l4proto tcp flow add @ft; }
+}
+NFT
+}
