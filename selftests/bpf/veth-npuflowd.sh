@@ -81,7 +81,9 @@ echo "1..26"
 start_daemon() { # log, extra args...
 	local log=$1 i
 	shift
-	$NR "$BIN/npuflowd" -f -t 3 "$@" ra rb >"$log" 2>&1 &
+	# The loader half only: the flow maker would re-arm (delete) candidates
+	# it watched and refused (ICMP here), which races with the dumps below.
+	$NR "$BIN/npuflowd" -f -t 3 --no-flowmaker "$@" ra rb >"$log" 2>&1 &
 	DPID=$!
 	for i in $(seq 1 50); do
 		grep -q "classifier on 2 port" "$log" && return 0
