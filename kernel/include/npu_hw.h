@@ -402,10 +402,14 @@ struct npu_rewrite {
 #define NPU_CONN_F_DIR1		BIT(1)	/* dir[1] rewrite valid */
 #define NPU_CONN_F_MFLOW0	BIT(2)	/* attach mflow[0] to direction 0 */
 #define NPU_CONN_F_MFLOW1	BIT(3)	/* attach mflow[1] to direction 1 */
+/* revive only: NPU_ST_NOT_FOUND unless the index holds this revision */
+#define NPU_CONN_F_REVIVE	BIT(4)
 
 /*
  * Create (or, same index and revision with no microflow, revive) a
- * connection.  208 bytes.
+ * connection.  With NPU_CONN_F_REVIVE the command only revives: a revive
+ * that crossed a reclaim (a free index, or another revision) is refused
+ * with NPU_ST_NOT_FOUND and creates nothing.  208 bytes.
  */
 struct npu_cmd_conn_create {
 	__le32 conn;		/* index < the table's size */

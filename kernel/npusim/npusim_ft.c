@@ -240,9 +240,12 @@ static void npusim_ft_revive(struct npusim_ft *ft, struct npusim_ft_conn *c)
  * A new index, or a new revision of a used one, (re)makes the connection
  * with the given rewrites and microflows.  The same index and revision with
  * no microflow revives the connection in place (NOT ACTIVE -> VALID; the
- * rewrites are replaced when given).
+ * rewrites are replaced when given).  NPU_CONN_F_REVIVE asks for the revive
+ * only: a free index or another revision (the revive crossed a reclaim)
+ * is NPU_ST_NOT_FOUND and nothing is made.
  *
- * Return: NPU_ST_OK, NPU_ST_BAD_PARAM (index, egress port, key) or
+ * Return: NPU_ST_OK, NPU_ST_BAD_PARAM (index, egress port, key, a revive
+ * with microflows), NPU_ST_NOT_FOUND (a revive of nothing) or
  * NPU_ST_NO_SPACE (microflow table full: the connection is not made).
  */
 u16 npusim_ft_conn_create(struct npusim_ft *ft,
@@ -266,6 +269,11 @@ u16 npusim_ft_conn_create(struct npusim_ft *ft,
 			return NPU_ST_BAD_PARAM;
 	}
 	c = &ft->conns[conn];
+	if ((flags & NPU_CONN_F_REVIVE) &&
+	    ((flags & (NPU_CONN_F_MFLOW0 | NPU_CONN_F_MFLOW1)) ||
+	     c->state == NPU_CONN_FREE || c->rev != rev))
+		return (flags & (NPU_CONN_F_MFLOW0 | NPU_CONN_F_MFLOW1)) ?
+		       NPU_ST_BAD_PARAM : NPU_ST_NOT_FOUND;
 	if (c->state != NPU_CONN_FREE && c->rev == rev &&
 	    !(flags & (NPU_CONN_F_MFLOW0 | NPU_CONN_F_MFLOW1))) {
 		for (d = 0; d < 2; d++) {

@@ -300,6 +300,45 @@ static void test_giveback_revive_expire(void **state)
 	free(t);
 }
 
+/*
+ * A revive (NPU_CONN_F_REVIVE) that crossed a reclaim, or names an old
+ * revision, makes nothing: no connection without microflows is left behind
+ * in the table (an orphan only a reset would clear).
+ */
+static void test_revive_after_reclaim_makes_nothing(void **state)
+{
+	struct tbl *t = tbl_new();
+	struct npu_cmd_conn_create c, revive;
+	struct frame a, b;
+
+	(void)state;
+	mk(&a, 0, IPPROTO_TCP, "198.51.100.2", "203.0.113.2", 40000, 5201, 1, 0x10, 10);
+	mk(&b, 0, IPPROTO_TCP, "203.0.113.2", "198.51.100.2", 5201, 40000, 1, 0x10, 10);
+	conn_cmd(&c, 9, 4, &a, &b);
+	assert_int_equal(npusim_ft_conn_create(&t->ft, &c, 0), NPU_ST_OK);
+	assert_int_equal(npusim_ft_giveback(&t->ft, 9, MS), NPU_ST_OK);
+
+	conn_cmd(&revive, 9, 3, NULL, NULL);
+	revive.flags |= htole16(NPU_CONN_F_REVIVE);
+	assert_int_equal(npusim_ft_conn_create(&t->ft, &revive, 2 * MS), NPU_ST_NOT_FOUND);
+	assert_int_equal(t->conns[9].state, NPU_CONN_NOT_ACTIVE);
+
+	assert_int_equal(npusim_ft_conn_reclaim(&t->ft, 9, 4), NPU_ST_OK);
+	assert_int_equal(t->ft.used_conns, 0);
+	revive.rev = htole16(4);
+	assert_int_equal(npusim_ft_conn_create(&t->ft, &revive, 3 * MS), NPU_ST_NOT_FOUND);
+	assert_int_equal(t->ft.used_conns, 0);
+	assert_int_equal(t->conns[9].state, NPU_CONN_FREE);
+
+	/* Microflows in a revive-only command are a malformed command. */
+	conn_cmd(&c, 9, 5, &a, &b);
+	c.flags |= htole16(NPU_CONN_F_REVIVE);
+	assert_int_equal(npusim_ft_conn_create(&t->ft, &c, 4 * MS), NPU_ST_BAD_PARAM);
+	assert_int_equal(t->ft.used_conns, 0);
+	assert_int_equal(t->ft.used_mflows, 0);
+	free(t);
+}
+
 static void test_retransmit_giveback(void **state)
 {
 	struct tbl *t = tbl_new();
@@ -534,6 +573,7 @@ int main(void)
 		cmocka_unit_test(test_create_forward_both_ways),
 		cmocka_unit_test(test_tcp_flags_punted_with_index),
 		cmocka_unit_test(test_giveback_revive_expire),
+		cmocka_unit_test(test_revive_after_reclaim_makes_nothing),
 		cmocka_unit_test(test_retransmit_giveback),
 		cmocka_unit_test(test_reclaim_and_invalidate),
 		cmocka_unit_test(test_table_full_and_bad_params),
