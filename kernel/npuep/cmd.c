@@ -2,8 +2,10 @@
 /*
  * npuep command channel: the normal (0) and high-priority (1) command rings.
  *
- * Per ring, one waited command is in flight at a time (the ring's lock);
- * posted commands (NPU_CMD_F_POSTED) are not waited for.  The slot is
+ * Per ring, one waited command is in flight at a time (the ring's mutex);
+ * posted commands (NPU_CMD_F_POSTED) are not waited for and may be posted
+ * from NAPI (npuep_cmd_post_atomic()).  The slot_lock spinlock guards the
+ * tail, the sequence and the slots themselves.  The slot is
  * written, the doorbell rung, and a waiting caller sleeps until the device
  * sets NPU_CMD_F_DONE in the slot; the command vector (vector 0) wakes it.  The wait is sliced so
  * that a lost interrupt costs a few milliseconds, not the command, and it is
@@ -64,39 +66,30 @@ static void npuep_cmd_fill(struct npuep_cmdq *q, struct npu_cmd *slot,
 }
 
 /*
- * Take the slot at the ring's tail, cmdq lock held.  A ring full of posted
- * commands (they raise no event) is waited for until the device has moved
- * its head on; the slot taken was executed (DONE) since the device's head
- * went past it, and a posted command it held is checked for its status.
+ * Take the slot at the ring's tail, slot_lock held; never sleeps.  The
+ * slot taken was executed (DONE) since the device's head went past it,
+ * and a posted command it held is checked for its status.  The slot a
+ * waited command has not read its response from yet is not reused.
+ *
+ * Return: 0, -EAGAIN while the ring is full, -ENODEV or -EIO.
  */
-static int npuep_cmdq_slot(struct npuep_dev *ndev, u32 ring,
-			   struct npu_cmd **slotp)
+static int npuep_cmdq_try_slot(struct npuep_dev *ndev, u32 ring,
+			       struct npu_cmd **slotp)
 {
 	struct npuep_cmdq *q = &ndev->dlx.cmdq[ring];
-	unsigned long deadline = 0;
 	struct npu_cmd *slot;
 	u32 head, next;
 	bool done;
 
-	for (;;) {
-		if (ndev->cmd_dead)
-			return -ENODEV;
-		next = (q->tail + 1) % NPU_CMD_RING_SIZE;
-		head = npuep_rd32(ndev, NPU_REG_CMDQ(ring) + NPU_CMDQ_HEAD);
-		if (head >= NPU_CMD_RING_SIZE)
-			return -EIO;
-		if (next != head)
-			break;
-		if (!deadline)
-			deadline = jiffies + msecs_to_jiffies(NPUEP_CMD_TIMEOUT_MS);
-		if (time_after(jiffies, deadline)) {
-			dev_err_ratelimited(ndev->dev,
-					    "command ring %u stuck (head %u tail %u)\n",
-					    ring, head, q->tail);
-			return -EBUSY;
-		}
-		usleep_range(20, 100);
-	}
+	lockdep_assert_held(&q->slot_lock);
+	if (ndev->cmd_dead)
+		return -ENODEV;
+	next = (q->tail + 1) % NPU_CMD_RING_SIZE;
+	head = npuep_rd32(ndev, NPU_REG_CMDQ(ring) + NPU_CMDQ_HEAD);
+	if (head >= NPU_CMD_RING_SIZE)
+		return -EIO;
+	if (next == head || q->held == q->tail)
+		return -EAGAIN;
 	slot = &q->ring[q->tail];
 	if (q->posted_slots & BIT(q->tail)) {
 		q->posted_slots &= ~BIT(q->tail);
@@ -108,6 +101,41 @@ static int npuep_cmdq_slot(struct npuep_dev *ndev, u32 ring,
 	}
 	*slotp = slot;
 	return 0;
+}
+
+/*
+ * Take the slot at the ring's tail, waiting while the ring is full of
+ * posted commands (they raise no event) until the device has moved its
+ * head on.  Returns with slot_lock held on success; sleeps.
+ */
+static int npuep_cmdq_slot(struct npuep_dev *ndev, u32 ring,
+			   struct npu_cmd **slotp)
+{
+	struct npuep_cmdq *q = &ndev->dlx.cmdq[ring];
+	unsigned long deadline = 0;
+	int err;
+
+	for (;;) {
+		spin_lock_bh(&q->slot_lock);
+		err = npuep_cmdq_try_slot(ndev, ring, slotp);
+		if (err != -EAGAIN)
+			break;
+		spin_unlock_bh(&q->slot_lock);
+		if (!deadline)
+			deadline = jiffies + msecs_to_jiffies(NPUEP_CMD_TIMEOUT_MS);
+		if (time_after(jiffies, deadline)) {
+			dev_err_ratelimited(ndev->dev,
+					    "command ring %u stuck (head %u tail %u)\n",
+					    ring,
+					    npuep_rd32(ndev, NPU_REG_CMDQ(ring) + NPU_CMDQ_HEAD),
+					    READ_ONCE(q->tail));
+			return -EBUSY;
+		}
+		usleep_range(20, 100);
+	}
+	if (err)
+		spin_unlock_bh(&q->slot_lock);
+	return err;
 }
 
 static void npuep_cmdq_ring_doorbell(struct npuep_dev *ndev, u32 ring)
@@ -159,10 +187,13 @@ int npuep_cmd_exec_ring(struct npuep_dev *ndev, u32 ring, u16 opcode,
 	mutex_lock(&q->lock);
 	err = npuep_cmdq_slot(ndev, ring, &slot);
 	if (err)
-		goto out;
+		goto out_unlocked;
 	npuep_cmd_fill(q, slot, opcode, 0, req, req_len);
 	seq = q->seq;
+	/* Posters skip this slot until its response is read. */
+	q->held = q->tail;
 	npuep_cmdq_ring_doorbell(ndev, ring);
+	spin_unlock_bh(&q->slot_lock);
 
 	deadline = jiffies + msecs_to_jiffies(NPUEP_CMD_TIMEOUT_MS);
 	while (!npuep_cmd_slot_done(slot)) {
@@ -203,6 +234,8 @@ int npuep_cmd_exec_ring(struct npuep_dev *ndev, u32 ring, u16 opcode,
 		memset(resp + len, 0, resp_len - len);
 	}
 out:
+	WRITE_ONCE(q->held, NPU_CMD_RING_SIZE);
+out_unlocked:
 	mutex_unlock(&q->lock);
 	return err;
 }
@@ -249,16 +282,51 @@ int npuep_cmd_post(struct npuep_dev *ndev, u32 ring, u16 opcode,
 	if (req_len > NPU_CMD_DATA_LEN || ring >= NPU_CMD_RINGS)
 		return -EINVAL;
 	q = &ndev->dlx.cmdq[ring];
-	mutex_lock(&q->lock);
 	err = npuep_cmdq_slot(ndev, ring, &slot);
+	if (err)
+		return err;
+	npuep_cmd_fill(q, slot, opcode, NPU_CMD_F_POSTED, req, req_len);
+	q->posted_slots |= BIT(q->tail);
+	q->posted++;
+	npuep_cmdq_ring_doorbell(ndev, ring);
+	spin_unlock_bh(&q->slot_lock);
+	return 0;
+}
+
+/**
+ * npuep_cmd_post_atomic() - post one command from atomic context
+ * @ndev: the coprocessor
+ * @ring: enum npuep_cmd_ring
+ * @opcode: enum npu_cmd_opcode
+ * @req: request payload
+ * @req_len: request length
+ *
+ * As npuep_cmd_post() but never sleeps: callable from NAPI.  A full ring
+ * is reported, not waited for; the caller falls back to process context.
+ *
+ * Return: 0 once the command is in the ring, -EBUSY when the ring is full,
+ * or another negative errno.
+ */
+int npuep_cmd_post_atomic(struct npuep_dev *ndev, u32 ring, u16 opcode,
+			  const void *req, u16 req_len)
+{
+	struct npuep_cmdq *q;
+	struct npu_cmd *slot;
+	int err;
+
+	if (req_len > NPU_CMD_DATA_LEN || ring >= NPU_CMD_RINGS)
+		return -EINVAL;
+	q = &ndev->dlx.cmdq[ring];
+	spin_lock_bh(&q->slot_lock);
+	err = npuep_cmdq_try_slot(ndev, ring, &slot);
 	if (!err) {
 		npuep_cmd_fill(q, slot, opcode, NPU_CMD_F_POSTED, req, req_len);
 		q->posted_slots |= BIT(q->tail);
 		q->posted++;
 		npuep_cmdq_ring_doorbell(ndev, ring);
 	}
-	mutex_unlock(&q->lock);
-	return err;
+	spin_unlock_bh(&q->slot_lock);
+	return err == -EAGAIN ? -EBUSY : err;
 }
 
 /**
@@ -309,10 +377,12 @@ int npuep_cmd_ring_reset(struct npuep_dev *ndev, u32 ring)
 	int err = 0;
 
 	mutex_lock(&q->lock);
+	spin_lock_bh(&q->slot_lock);
 	if (ndev->cmd_dead)
 		err = -ENODEV;
 	else
 		npuep_cmdq_program(ndev, ring);
+	spin_unlock_bh(&q->slot_lock);
 	mutex_unlock(&q->lock);
 	return err;
 }
@@ -396,6 +466,8 @@ int npuep_cmd_init(struct npuep_dev *ndev)
 		struct npuep_cmdq *q = &ndev->dlx.cmdq[r];
 
 		mutex_init(&q->lock);
+		spin_lock_init(&q->slot_lock);
+		q->held = NPU_CMD_RING_SIZE;
 		q->ring = dma_alloc_coherent(hw->dma_dev, size, &q->dma,
 					     GFP_KERNEL);
 		if (!q->ring) {
@@ -446,9 +518,13 @@ void npuep_cmd_fini(struct npuep_dev *ndev)
 	u32 r;
 
 	for (r = 0; r < NPU_CMD_RINGS; r++) {
-		mutex_lock(&ndev->dlx.cmdq[r].lock);
+		struct npuep_cmdq *q = &ndev->dlx.cmdq[r];
+
+		mutex_lock(&q->lock);
+		spin_lock_bh(&q->slot_lock);
 		WRITE_ONCE(ndev->cmd_dead, true);
-		mutex_unlock(&ndev->dlx.cmdq[r].lock);
+		spin_unlock_bh(&q->slot_lock);
+		mutex_unlock(&q->lock);
 	}
 
 	free_irq(ndev->cmd_irq, ndev);

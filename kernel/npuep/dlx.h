@@ -25,7 +25,11 @@ enum npuep_cmd_ring {
 
 /**
  * struct npuep_cmdq - one command ring
- * @lock: one waited command at a time, slot writes
+ * @lock: one waited command at a time
+ * @slot_lock: the tail, sequence, posted_slots and slot writes (taken in
+ *	NAPI by npuep_cmd_post_atomic())
+ * @held: slot whose response a waited command has yet to read, or
+ *	NPU_CMD_RING_SIZE
  * @ring: the slots (coherent DMA)
  * @dma: their bus address
  * @tail: next slot the host fills
@@ -37,6 +41,8 @@ enum npuep_cmd_ring {
  */
 struct npuep_cmdq {
 	struct mutex lock;	/* see above */
+	spinlock_t slot_lock;	/* see above */
+	u32 held;
 	struct npu_cmd *ring;
 	dma_addr_t dma;
 	u32 tail;
@@ -94,6 +100,8 @@ int npuep_cmd_exec_ring(struct npuep_dev *ndev, u32 ring, u16 opcode,
 			const void *req, u16 req_len, void *resp, u16 resp_len);
 int npuep_cmd_post(struct npuep_dev *ndev, u32 ring, u16 opcode,
 		   const void *req, u16 req_len);
+int npuep_cmd_post_atomic(struct npuep_dev *ndev, u32 ring, u16 opcode,
+			  const void *req, u16 req_len);
 void npuep_cmd_ring_state(struct npuep_dev *ndev, u32 ring, u32 *head,
 			  u32 *tail, u16 *seq);
 int npuep_cmd_ring_reset(struct npuep_dev *ndev, u32 ring);

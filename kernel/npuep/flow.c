@@ -35,10 +35,22 @@
 
 /* Connection statistics are read back this often (conntrack keepalive). */
 #define NPUEP_FLOW_STATS_MS	1000
+/* A purge drops the flow-table lock after this many removals. */
+#define NPUEP_FLOW_PURGE_BATCH	16
 /* At most one revive per connection in this many ms. */
 #define NPUEP_FLOW_REVIVE_MS	20
 
 struct npuep_conn;
+
+/*
+ * A connection's revive command as of its current revision: immutable,
+ * replaced whole (RCU) when the connection is rewritten, so the receive
+ * path can post it without the flow-table lock.
+ */
+struct npuep_revive {
+	struct rcu_head rcu;
+	struct npu_cmd_conn_create cmd;
+};
 
 /* One direction of a connection, as the kernel offered it. */
 struct npuep_flow {
@@ -62,6 +74,7 @@ struct npuep_conn {
 	u64 bytes[2];
 	unsigned long lastused;		/* jiffies */
 	unsigned long revive_next;	/* jiffies: rate limit */
+	struct npuep_revive __rcu *revive;
 	u8 state;			/* enum npu_conn_state, as last read */
 	struct rcu_head rcu;
 };
@@ -157,7 +170,26 @@ static void npuep_conn_fill(struct npuep_conn *c,
 			flags |= NPU_CONN_F_MFLOW0 << d;
 		}
 	}
+	if (!mflows)
+		flags |= NPU_CONN_F_REVIVE;
 	cmd->flags = cpu_to_le16(flags);
+}
+
+/*
+ * Publish the connection's revive command (same index and revision, no
+ * microflow) for the receive path.  Without memory the receive path falls
+ * back to the revive work item.  Under ft->lock.
+ */
+static void npuep_conn_publish(struct npuep_ft *ft, struct npuep_conn *c)
+{
+	struct npuep_revive *r, *old;
+
+	r = kmalloc(sizeof(*r), GFP_KERNEL);
+	if (r)
+		npuep_conn_fill(c, &r->cmd, false);
+	old = rcu_replace_pointer(c->revive, r, lockdep_is_held(&ft->lock));
+	if (old)
+		kfree_rcu(old, rcu);
 }
 
 /* (Re)write a connection with both its microflows, under a new revision. */
@@ -167,6 +199,7 @@ static int npuep_conn_write(struct npuep_ft *ft, struct npuep_conn *c)
 
 	c->rev++;
 	npuep_conn_fill(c, &cmd, true);
+	npuep_conn_publish(ft, c);
 	return npuep_ft_cmd(ft, NPU_CMD_CONN_CREATE, &cmd, sizeof(cmd), NULL, 0);
 }
 
@@ -549,10 +582,15 @@ static struct npuep_conn *npuep_conn_new(struct npuep_ft *ft)
 
 static void npuep_conn_free(struct npuep_ft *ft, struct npuep_conn *c)
 {
+	struct npuep_revive *r;
+
 	ft->revs[c->idx] = c->rev;
 	RCU_INIT_POINTER(ft->by_idx[c->idx], NULL);
 	ida_free(&ft->conn_ida, c->idx);
 	ft->nconns--;
+	r = rcu_replace_pointer(c->revive, NULL, lockdep_is_held(&ft->lock));
+	if (r)
+		kfree_rcu(r, rcu);
 	kfree_rcu(c, rcu);
 }
 
@@ -606,6 +644,20 @@ static int npuep_flow_replace(struct npuep_ft *ft, struct npuep_port *port,
 		if (memcmp(&f->rw, &spec.rw, sizeof(spec.rw))) {
 			f->rw = spec.rw;
 			err = npuep_conn_write(ft, f->conn);
+		} else if (f->conn->state == NPU_CONN_NOT_ACTIVE) {
+			/*
+			 * Given back and not revived: its microflows may have
+			 * expired in the device, so nothing reaches the receive
+			 * path's revive.  The kernel offering the flow again
+			 * (nf_flow_table refreshes it about once a second while
+			 * the host forwards it) makes it again, microflows
+			 * and all, under a new revision.
+			 */
+			err = npuep_conn_write(ft, f->conn);
+			if (!err) {
+				f->conn->state = NPU_CONN_VALID;
+				ft->st.remade++;
+			}
 		}
 		return err;
 	}
@@ -683,6 +735,7 @@ static void npuep_flow_remove(struct npuep_ft *ft, struct npuep_flow *f)
 	c->flow[f->dir] = NULL;
 	if (c->flow[!f->dir]) {
 		m.key = f->key;
+		npuep_conn_publish(ft, c);
 		npuep_ft_cmd(ft, NPU_CMD_MFLOW_INVALIDATE, &m, sizeof(m), NULL, 0);
 	} else {
 		npuep_conn_reclaim(ft, c);
@@ -777,6 +830,43 @@ static int npuep_tc_block_cb(enum tc_setup_type type, void *type_data,
 	return npuep_flow_cls(port, cls, NPUEP_OWNER_FLOWER);
 }
 
+/*
+ * Remove the directions entering on @port (NPU_MAX_PORTS: any port) that
+ * @owner wrote (NPUEP_OWNER_NONE: any owner), with their connections.
+ * The lock is dropped every NPUEP_FLOW_PURGE_BATCH removals so that the
+ * receive path's revives and the kernel's own offload requests are not
+ * held behind a mass removal (seed 004: the table lock is the bottleneck).
+ */
+static void npuep_flow_purge(struct npuep_ft *ft, u32 port, u8 owner)
+{
+	struct rhashtable_iter iter;
+	struct npuep_flow *f;
+	unsigned int n;
+
+	do {
+		n = 0;
+		npuep_ft_lock(ft);
+		rhashtable_walk_enter(&ft->by_key, &iter);
+		rhashtable_walk_start(&iter);
+		while (n < NPUEP_FLOW_PURGE_BATCH &&
+		       (f = rhashtable_walk_next(&iter))) {
+			if (IS_ERR(f))
+				continue;
+			if ((port < NPU_MAX_PORTS && f->key.port != port) ||
+			    (owner != NPUEP_OWNER_NONE && f->owner != owner))
+				continue;
+			rhashtable_walk_stop(&iter);
+			npuep_flow_remove(ft, f);
+			n++;
+			rhashtable_walk_start(&iter);
+		}
+		rhashtable_walk_stop(&iter);
+		rhashtable_walk_exit(&iter);
+		npuep_ft_unlock(ft);
+		cond_resched();
+	} while (n == NPUEP_FLOW_PURGE_BATCH);
+}
+
 static LIST_HEAD(npuep_block_cb_list);
 
 static int npuep_setup_block(struct npuep_port *port, struct flow_block_offload *f,
@@ -815,6 +905,16 @@ static int npuep_setup_block(struct npuep_port *port, struct flow_block_offload 
 		if (!flow_block_cb_decref(block_cb)) {
 			flow_block_cb_remove(block_cb, f);
 			list_del(&block_cb->driver_list);
+			/*
+			 * nftables unbinds a flowtable's devices before it
+			 * flushes the flowtable: those DESTROYs reach no
+			 * driver.  Its connections entering here go now.
+			 * (tc replays DESTROY for every filter before an
+			 * unbind, so flower needs nothing.)
+			 */
+			if (cb == npuep_ft_block_cb && port->ndev->ft)
+				npuep_flow_purge(port->ndev->ft, port->idx,
+						 NPUEP_OWNER_FT);
 		}
 		return 0;
 	default:
@@ -951,14 +1051,18 @@ static void npuep_ft_revive_work(struct work_struct *work)
  * @ndev: the coprocessor
  * @conn: the connection index from the receive descriptor (untrusted)
  *
- * Called from NAPI for frames punted NPU_PUNT_NOT_ACTIVE.  Queues the
- * connection's create command to be sent again (same index and revision,
- * no microflow: revive in place), at most once per NPUEP_FLOW_REVIVE_MS per
- * connection.  Lock free; never sleeps.
+ * Called from NAPI for frames punted NPU_PUNT_NOT_ACTIVE.  Posts the
+ * connection's create command again on the high-priority ring (same index
+ * and revision, no microflow: revive in place) straight from the receive
+ * path, at most once per NPUEP_FLOW_REVIVE_MS per connection; when that
+ * ring is full the revive goes to a work item instead (counted in
+ * fp_revive_deferred).  Lock free apart from the ring's slot lock; never
+ * sleeps.
  */
 void npuep_flow_revive(struct npuep_dev *ndev, u32 conn)
 {
 	struct npuep_ft *ft = ndev->ft;
+	struct npuep_revive *r;
 	struct npuep_conn *c;
 
 	if (!ft || !READ_ONCE(ft->revive) || conn >= ft->conn_max)
@@ -968,8 +1072,15 @@ void npuep_flow_revive(struct npuep_dev *ndev, u32 conn)
 	if (c && !time_before(jiffies, READ_ONCE(c->revive_next))) {
 		WRITE_ONCE(c->revive_next,
 			   jiffies + msecs_to_jiffies(NPUEP_FLOW_REVIVE_MS));
-		if (!test_and_set_bit(conn, ft->revive_map))
+		r = rcu_dereference(c->revive);
+		if (r && !npuep_cmd_post_atomic(ndev, NPUEP_CMD_RING_HIGH,
+						NPU_CMD_CONN_CREATE, &r->cmd,
+						sizeof(r->cmd))) {
+			atomic64_inc(&ft->revived_rx);
+		} else if (!test_and_set_bit(conn, ft->revive_map)) {
+			atomic64_inc(&ft->revive_deferred);
 			queue_work(system_highpri_wq, &ft->revive_work);
+		}
 	}
 	rcu_read_unlock();
 }
@@ -977,6 +1088,7 @@ void npuep_flow_revive(struct npuep_dev *ndev, u32 conn)
 static const char * const npuep_flow_stat_names[] = {
 	"fp_conns", "fp_flows", "fp_flows_added", "fp_flows_deleted",
 	"fp_paired", "fp_enospc", "fp_unsupported", "fp_revived",
+	"fp_revive_deferred", "fp_remade",
 	"fp_cmd_waited", "fp_cmd_posted", "fp_cmd_failed", "fp_stats_reads",
 	"fp_lock_held_max_us", "hw_fp_conns", "hw_fp_mflows",
 	"hw_fwd_frames", "hw_fwd_bytes",
@@ -1044,7 +1156,9 @@ void npuep_flow_get_stats(struct npuep_port *port, u64 **data)
 	*d++ = st.paired;
 	*d++ = st.enospc;
 	*d++ = st.unsupported;
-	*d++ = st.revived;
+	*d++ = ft ? st.revived + atomic64_read(&ft->revived_rx) : 0;
+	*d++ = ft ? atomic64_read(&ft->revive_deferred) : 0;
+	*d++ = st.remade;
 	*d++ = st.cmd_waited;
 	*d++ = st.cmd_posted;
 	/* posted commands the device failed, seen when their slot is reused */
@@ -1070,25 +1184,8 @@ void npuep_flow_get_stats(struct npuep_port *port, u64 **data)
  */
 void npuep_flow_flush(struct npuep_dev *ndev)
 {
-	struct npuep_ft *ft = ndev->ft;
-	struct rhashtable_iter iter;
-	struct npuep_flow *f;
-
-	if (!ft)
-		return;
-	npuep_ft_lock(ft);
-	rhashtable_walk_enter(&ft->by_key, &iter);
-	rhashtable_walk_start(&iter);
-	while ((f = rhashtable_walk_next(&iter))) {
-		if (IS_ERR(f))
-			continue;
-		rhashtable_walk_stop(&iter);
-		npuep_flow_remove(ft, f);
-		rhashtable_walk_start(&iter);
-	}
-	rhashtable_walk_stop(&iter);
-	rhashtable_walk_exit(&iter);
-	npuep_ft_unlock(ft);
+	if (ndev->ft)
+		npuep_flow_purge(ndev->ft, NPU_MAX_PORTS, NPUEP_OWNER_NONE);
 }
 
 /**

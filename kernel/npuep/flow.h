@@ -6,6 +6,7 @@
 #define _NPUEP_FLOW_H
 
 #include <linux/idr.h>
+#include <linux/atomic.h>
 #include <linux/mutex.h>
 #include <linux/rhashtable-types.h>
 #include <linux/workqueue.h>
@@ -30,7 +31,10 @@ enum npuep_flow_owner {
  * @paired: directions that joined the other direction's connection
  * @enospc: refused: a table full (the flow stays on the host)
  * @unsupported: refused: a match or action the fast path lacks
- * @revived: connections revived in place from the receive path
+ * @revived: revives sent by the revive work item (the receive path's own
+ *	are counted in npuep_ft.revived_rx)
+ * @remade: given-back connections made again (microflows and all) when
+ *	the kernel offered them again
  * @cmd_waited: flow commands sent and waited for
  * @cmd_posted: flow commands posted (not waited for)
  * @cmd_failed: flow commands that failed
@@ -44,6 +48,7 @@ struct npuep_ft_stats {
 	u64 enospc;
 	u64 unsupported;
 	u64 revived;
+	u64 remade;
 	u64 cmd_waited;
 	u64 cmd_posted;
 	u64 cmd_failed;
@@ -71,7 +76,9 @@ struct npuep_ft_stats {
  * @owner: per port, who drives its offload (enum npuep_flow_owner)
  * @owner_flows: per port, directions offloaded
  * @stats_work: periodic batched statistics read
- * @revive_work: sends revives queued by the receive path
+ * @revive_work: sends the revives the receive path could not post
+ * @revived_rx: revives posted straight from the receive path
+ * @revive_deferred: revives left to @revive_work (high ring full)
  * @st: counters
  */
 struct npuep_ft {
@@ -94,6 +101,8 @@ struct npuep_ft {
 	u32 owner_flows[NPU_MAX_PORTS];
 	struct delayed_work stats_work;
 	struct work_struct revive_work;
+	atomic64_t revived_rx;
+	atomic64_t revive_deferred;
 	struct npuep_ft_stats st;
 };
 
