@@ -3,7 +3,8 @@
 # Seed 004's give-back and revive in place: a stream in hardware is given
 # back by the model (the debugfs knob, as the retransmit rule would); the
 # driver revives it from the receive path at its first punted frames, not
-# at a sweep.  Also the retransmit rule itself and the microflows' expiry.
+# at a sweep.  Also the retransmit rule itself (real retransmits: netem
+# loss on pc's wire) and a flowtable deletion leaving nothing behind.
 # timeout: 600
 . "$(dirname "$0")/lib.sh"
 ktap_plan 7
@@ -29,10 +30,12 @@ sleep 3
 na=$(( $(st hw_punt_not_active) + $(st8 hw_punt_not_active) - na0 )); rv=$(( $(st fp_revived) - rv0 ))
 diag "given back $gb; punted as not-active before the revive: $na frames; revived $rv"
 ktap_result $([ $gb -ge 1 ] && [ $rv -ge 1 ]; echo $?) "the driver revived the given-back connections in place"
-# Under TCG a stream runs at ~8,000 frames/s: 64 frames is ~8 ms, the
-# work item's wake-up; on hardware seed 004 counted a handful.
-ktap_result $([ $na -ge 1 ] && [ $na -le $((rv * 64)) ]; echo $?) \
-	"at most 64 frames punted per revived connection ($na for $rv)"
+# The driver posts the revive from NAPI at the first not-active frame; what
+# punts meanwhile is the ring's backlog plus the model's command latency.
+# Measured 7 under TCG (~8,000 frames/s); seed 004 counted a handful on
+# hardware.  32 leaves room for a loaded machine.
+ktap_result $([ $na -ge 1 ] && [ $na -le $((rv * 32)) ]; echo $?) \
+	"at most 32 frames punted per revived connection ($na for $rv)"
 h0=$(( $(link_stat "$P3" rx_packets) + $(link_stat "$P8" rx_packets) ))
 f0=$(st hw_fwd_frames)
 sleep 4
@@ -47,26 +50,33 @@ else
 fi
 wait $pid
 
-# devlink param revive off: a give-back stays with the host until the
-# microflows expire; the retransmit rule gives back by itself.
+# The retransmit rule itself: frames lost on pc's wire before the
+# coprocessor (netem) make pc retransmit; the model sees a segment below the
+# highest it forwarded and, past fp_retrans_max, gives the connection back;
+# the driver revives it from the receive path.
 echo 1000 > $DBG/fp_expire_ms
 check "fp_expire_ms reads back" bash -c "[ \$(cat $DBG/fp_expire_ms) = 1000 ]"
-echo 1 > $DBG/fp_retrans_max
+gb0=$(awk '$1 == "givebacks" { print $2 }' $DBG/fp_stats); rv0=$(st fp_revived)
+echo 2 > $DBG/fp_retrans_max
+ip netns exec pc tc qdisc add dev npuw0p3 root netem loss 2%
 ip netns exec far iperf3 -s -D -1 >/dev/null 2>&1; sleep 0.5
-ip netns exec pc iperf3 -c $FAR4 -t 8 >/dev/null 2>&1
-gbs=$(awk '$1 == "givebacks" { print $2 }' $DBG/fp_stats)
+ip netns exec pc iperf3 -c $FAR4 -t 8 -J > /tmp/gb2.json 2>/dev/null
+ip netns exec pc tc qdisc del dev npuw0p3 root
+retr=$(jq -r '.end.sum_sent.retransmits // 0' /tmp/gb2.json 2>/dev/null)
+gbs=$(( $(awk '$1 == "givebacks" { print $2 }' $DBG/fp_stats) - gb0 ))
+rv=$(( $(st fp_revived) - rv0 ))
+diag "pc retransmitted $retr segments; model gave back $gbs times; driver revived $rv"
 diag "model: $(tr '\n' ' ' < $DBG/fp_stats)"
-ktap_result $([ "${gbs:-0}" -ge 0 ]; echo $?) "retransmit rule armed (givebacks so far: $gbs; TCG rarely retransmits)"
+ktap_result $([ "${retr:-0}" -ge 2 ] && [ "$gbs" -ge 1 ] && [ "$rv" -ge 1 ]; echo $?) \
+	"retransmits past fp_retrans_max give the connection back, and it is revived"
 echo 8 > $DBG/fp_retrans_max
+
+# Deleting the flowtable unbinds our ports before nftables flushes it (those
+# DESTROYs reach no driver): the unbind itself takes the connections out.
 nft flush ruleset
 for i in $(seq 15); do [ "$(st fp_conns)" = 0 ] && break; sleep 1; done
-# Known bug, left open: a connection given back whose microflows then
-# expired in the model sometimes stays in the driver's table after the
-# flowtable is gone (an orphan).  Reported, not hidden: counted here.
-left=$(st fp_conns)
-if [ "$left" = 0 ]; then
-	ktap_ok "flush leaves no connection (within ${i} s)"
-else
-	ktap_skip "flush leaves no connection (known bug: $left left after a give-back and expiry)"
-fi
+left=$(st fp_conns); hw=$(st hw_fp_conns)
+diag "after the flush: driver $left connections, coprocessor $hw"
+ktap_result $([ "$left" = 0 ] && [ "$hw" = 0 ]; echo $?) \
+	"flush leaves no connection in the driver or the coprocessor (within ${i} s)"
 ktap_finish
