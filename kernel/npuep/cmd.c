@@ -258,6 +258,35 @@ int npuep_cmd_exec(struct npuep_dev *ndev, u16 opcode, const void *req,
 				   req_len, resp, resp_len);
 }
 
+/* Post one command; @wait: sleep while the ring is full, else -EBUSY. */
+static int npuep_cmd_post_ring(struct npuep_dev *ndev, u32 ring, u16 opcode,
+			       const void *req, u16 req_len, bool wait)
+{
+	struct npuep_cmdq *q;
+	struct npu_cmd *slot;
+	int err;
+
+	if (req_len > NPU_CMD_DATA_LEN || ring >= NPU_CMD_RINGS)
+		return -EINVAL;
+	q = &ndev->dlx.cmdq[ring];
+	if (wait) {
+		err = npuep_cmdq_slot(ndev, ring, &slot);	/* locks on success */
+	} else {
+		spin_lock_bh(&q->slot_lock);
+		err = npuep_cmdq_try_slot(ndev, ring, &slot);
+		if (err)
+			spin_unlock_bh(&q->slot_lock);
+	}
+	if (err)
+		return err == -EAGAIN ? -EBUSY : err;
+	npuep_cmd_fill(q, slot, opcode, NPU_CMD_F_POSTED, req, req_len);
+	q->posted_slots |= BIT(q->tail);
+	q->posted++;
+	npuep_cmdq_ring_doorbell(ndev, ring);
+	spin_unlock_bh(&q->slot_lock);
+	return 0;
+}
+
 /**
  * npuep_cmd_post() - post one command without waiting for it
  * @ndev: the coprocessor
@@ -275,22 +304,7 @@ int npuep_cmd_exec(struct npuep_dev *ndev, u16 opcode, const void *req,
 int npuep_cmd_post(struct npuep_dev *ndev, u32 ring, u16 opcode,
 		   const void *req, u16 req_len)
 {
-	struct npuep_cmdq *q;
-	struct npu_cmd *slot;
-	int err;
-
-	if (req_len > NPU_CMD_DATA_LEN || ring >= NPU_CMD_RINGS)
-		return -EINVAL;
-	q = &ndev->dlx.cmdq[ring];
-	err = npuep_cmdq_slot(ndev, ring, &slot);
-	if (err)
-		return err;
-	npuep_cmd_fill(q, slot, opcode, NPU_CMD_F_POSTED, req, req_len);
-	q->posted_slots |= BIT(q->tail);
-	q->posted++;
-	npuep_cmdq_ring_doorbell(ndev, ring);
-	spin_unlock_bh(&q->slot_lock);
-	return 0;
+	return npuep_cmd_post_ring(ndev, ring, opcode, req, req_len, true);
 }
 
 /**
@@ -310,23 +324,7 @@ int npuep_cmd_post(struct npuep_dev *ndev, u32 ring, u16 opcode,
 int npuep_cmd_post_atomic(struct npuep_dev *ndev, u32 ring, u16 opcode,
 			  const void *req, u16 req_len)
 {
-	struct npuep_cmdq *q;
-	struct npu_cmd *slot;
-	int err;
-
-	if (req_len > NPU_CMD_DATA_LEN || ring >= NPU_CMD_RINGS)
-		return -EINVAL;
-	q = &ndev->dlx.cmdq[ring];
-	spin_lock_bh(&q->slot_lock);
-	err = npuep_cmdq_try_slot(ndev, ring, &slot);
-	if (!err) {
-		npuep_cmd_fill(q, slot, opcode, NPU_CMD_F_POSTED, req, req_len);
-		q->posted_slots |= BIT(q->tail);
-		q->posted++;
-		npuep_cmdq_ring_doorbell(ndev, ring);
-	}
-	spin_unlock_bh(&q->slot_lock);
-	return err == -EAGAIN ? -EBUSY : err;
+	return npuep_cmd_post_ring(ndev, ring, opcode, req, req_len, false);
 }
 
 /**
