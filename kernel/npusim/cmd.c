@@ -172,6 +172,8 @@ static u16 npusim_cmd_exec(struct npusim_dev *nd, struct npu_cmd *c)
 	default: {
 		int st = npusim_fp_cmd(nd, c, len);
 
+		if (st < 0)
+			st = npusim_ntuple_cmd(nd, c, len);
 		if (st >= 0)
 			return st;
 	}

@@ -116,6 +116,8 @@ static u64 npusim_port_read(struct npusim_port *port, u32 off)
 		return atomic64_read(&port->rx_noqueue);
 	case NPU_PORT_TX_BAD:
 		return atomic64_read(&port->tx_bad);
+	case NPU_PORT_RX_NTUPLE_DROPS:
+		return npusim_ntuple_drops(port);
 	}
 	if (off >= NPU_PORT_RSS_KEY && off < NPU_PORT_RSS_KEY + NPU_RSS_KEY_LEN &&
 	    !(off & 3)) {
@@ -390,6 +392,7 @@ static void npusim_free(struct npusim_dev *nd)
 	}
 	kfree(nd->virq);
 	npusim_fp_fini(nd);
+	npusim_ntuple_fini(nd);
 	kfree(nd);
 }
 
@@ -537,6 +540,9 @@ struct npusim_dev *npusim_dev_create(struct device *bus_dev, u32 id,
 	err = npusim_fp_init(nd);
 	if (err)
 		goto err_free;
+	err = npusim_ntuple_init(nd);
+	if (err)
+		goto err_free;
 
 	nd->wq = alloc_workqueue(DRV_NAME "%u", WQ_UNBOUND, 0, id);
 	if (!nd->wq) {
@@ -551,6 +557,7 @@ struct npusim_dev *npusim_dev_create(struct device *bus_dev, u32 id,
 		goto err_irq;
 	npusim_debugfs_create(nd);
 	npusim_fp_debugfs(nd);
+	npusim_ntuple_debugfs(nd);
 
 	nd->hw.ops = &npusim_hw_ops;
 	nd->hw.dma_dev = bus_dev;

@@ -187,6 +187,9 @@ static int npusim_fp_fault_set(void *data, u64 val)
 		nd->fp->fw_faults++;
 	nd->fp->fw_fault = val;
 	spin_unlock_bh(&nd->fp->lock);
+	/* The firmware lost what the host had programmed (npu_hw.h). */
+	if (val)
+		npusim_ntuple_flush(nd);
 	return 0;
 }
 
@@ -369,7 +372,8 @@ static int npusim_fp_vlan_push(struct sk_buff *skb, __be16 tci)
  * @conn: on return, the connection index for the punt descriptor
  *
  * Return: true if the frame was forwarded (or dropped) by the fast path,
- * false if it is to be punted to the host with @pkt->reason and @conn.
+ * false if it is to be punted to the host with @pkt->reason and @conn (the
+ * caller counts the punt, after the ingress classifier had its say).
  */
 bool npusim_fp_ingress(struct npusim_port *port, struct sk_buff *skb,
 		       struct npusim_pkt *pkt, u32 *conn)
@@ -430,7 +434,6 @@ drop:
 	kfree_skb(skb);
 	return true;
 punt:
-	npusim_fp_count_punt(port, pkt->reason);
 	return false;
 }
 

@@ -49,6 +49,7 @@
 struct npusim_dev;
 struct npusim_port;
 struct npusim_fp;
+struct npusim_nt_port;
 
 /**
  * struct npusim_qp - one queue pair as the device keeps it
@@ -207,6 +208,8 @@ struct npusim_cmdq {
  * @virq: Linux IRQ numbers per vector
  * @dead: teardown started: no new raises, timers or work
  * @aux_added: auxiliary device registered
+ * @fp: the fast path (fastpath.c)
+ * @nt: the ingress classifier, one per port (ntuple.c)
  * @dbg: debugfs directory
  * @force_rx_full: knob: every receive ring reads as full (QFULL drops)
  * @tx_defer: knob: always process transmit from the work item
@@ -240,6 +243,7 @@ struct npusim_dev {
 	bool aux_added;
 
 	struct npusim_fp *fp;
+	struct npusim_nt_port *nt;
 
 	struct dentry *dbg;
 	bool force_rx_full;
@@ -309,6 +313,22 @@ void npusim_fp_count_punt(struct npusim_port *port, u8 reason);
 bool npusim_fp_ingress(struct npusim_port *port, struct sk_buff *skb,
 		       struct npusim_pkt *pkt, u32 *conn);
 int npusim_fp_cmd(struct npusim_dev *nd, struct npu_cmd *c, u16 len);
+
+/* ntuple.c */
+enum npusim_nt_verdict {
+	NPUSIM_NT_PASS,		/* no rule: RSS picks the queue */
+	NPUSIM_NT_STEER,	/* to a rule's queue, reason NPU_PUNT_NTUPLE */
+	NPUSIM_NT_DROP,		/* dropped by a rule, counted */
+};
+
+int npusim_ntuple_init(struct npusim_dev *nd);
+void npusim_ntuple_fini(struct npusim_dev *nd);
+void npusim_ntuple_debugfs(struct npusim_dev *nd);
+void npusim_ntuple_flush(struct npusim_dev *nd);
+u64 npusim_ntuple_drops(struct npusim_port *port);
+enum npusim_nt_verdict npusim_ntuple_ingress(struct npusim_port *port,
+					     struct npusim_pkt *pkt, u8 *queue);
+int npusim_ntuple_cmd(struct npusim_dev *nd, struct npu_cmd *c, u16 len);
 
 /* debugfs.c */
 void npusim_debugfs_create(struct npusim_dev *nd);

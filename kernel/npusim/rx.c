@@ -159,6 +159,7 @@ static enum npusim_rx_res npusim_rx_put(struct npusim_qp *qp,
 netdev_tx_t npusim_port_ingress(struct npusim_port *port, struct sk_buff *skb)
 {
 	u8 hdr[NPUSIM_PARSE_HDR_MAX];
+	enum npusim_nt_verdict nt;
 	enum npusim_rx_res res;
 	struct npusim_pkt pkt;
 	u8 key[NPU_RSS_KEY_LEN];
@@ -189,6 +190,11 @@ netdev_tx_t npusim_port_ingress(struct npusim_port *port, struct sk_buff *skb)
 	/* The fast path forwards the frame, or says why it is punted. */
 	if (npusim_fp_ingress(port, skb, &pkt, &conn))
 		return NETDEV_TX_OK;
+	/* The ingress classifier (ethtool -N) before RSS: steer or drop. */
+	nt = npusim_ntuple_ingress(port, &pkt, &q);
+	if (nt == NPUSIM_NT_DROP)
+		goto drop;
+	npusim_fp_count_punt(port, pkt.reason);
 	if (!(pkt.flags & NPUSIM_PKT_L4))
 		dflags &= ~NPU_RXD_CSUM_OK;
 	if (pkt.flags & NPUSIM_PKT_VLAN)
@@ -202,7 +208,8 @@ netdev_tx_t npusim_port_ingress(struct npusim_port *port, struct sk_buff *skb)
 	memcpy(key, port->rss_key, sizeof(key));
 	spin_unlock_irqrestore(&port->rss_lock, flags);
 	hash = npusim_rss_hash(key, &pkt, &dflags);
-	q = READ_ONCE(port->reta[hash & (NPU_RSS_RETA_SIZE - 1)]);
+	if (nt == NPUSIM_NT_PASS)
+		q = READ_ONCE(port->reta[hash & (NPU_RSS_RETA_SIZE - 1)]);
 
 	if (!READ_ONCE(port->host_up) || q >= port->nd->nqueues) {
 		atomic64_inc(&port->rx_noqueue);
