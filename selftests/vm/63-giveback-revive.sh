@@ -14,6 +14,7 @@ npu_load && npu_new 0 8 2 || { ktap_fail "setup"; ktap_finish; }
 topo_pc_far 0; ktap_result $? "topology"
 ft_offload_tcp
 st() { ethtool -S "$P3" | awk -v k="$1:" '$1 == k { s += $2 } END { print s + 0 }'; }
+trap_pkts() { devlink -j -s trap show auxiliary/npusim.npu.0 trap "$1" | jq -r '.trap[][] | .stats.rx.packets'; }
 st8() { ethtool -S "$P8" | awk -v k="$1:" '$1 == k { s += $2 } END { print s + 0 }'; }
 
 ip netns exec far iperf3 -s -D -1 >/dev/null 2>&1; sleep 0.5
@@ -23,13 +24,16 @@ sleep 6
 conns=$(st fp_conns)
 diag "connections in hardware: $conns"
 na0=$(( $(st hw_punt_not_active) + $(st8 hw_punt_not_active) )); rv0=$(st fp_revived)
+tr0=$(trap_pkts npu_not_active)
 # Give back every connection the table holds (iperf3's control and data).
 gb=0
 for i in $(seq 0 15); do echo $i > $DBG/fp_giveback 2>/dev/null && gb=$((gb + 1)); done
 sleep 3
 na=$(( $(st hw_punt_not_active) + $(st8 hw_punt_not_active) - na0 )); rv=$(( $(st fp_revived) - rv0 ))
-diag "given back $gb; punted as not-active before the revive: $na frames; revived $rv"
-ktap_result $([ $gb -ge 1 ] && [ $rv -ge 1 ]; echo $?) "the driver revived the given-back connections in place"
+tr=$(( $(trap_pkts npu_not_active) - tr0 ))
+diag "given back $gb; punted as not-active before the revive: $na frames (devlink trap npu_not_active: $tr); revived $rv"
+ktap_result $([ $gb -ge 1 ] && [ $rv -ge 1 ] && [ $tr = $na ]; echo $?) \
+	"the driver revived the given-back connections in place; the trap counted every not-active punt"
 # The driver posts the revive from NAPI at the first not-active frame; what
 # punts meanwhile is the ring's backlog plus the model's command latency.
 # Measured 7 under TCG (~8,000 frames/s); seed 004 counted a handful on

@@ -151,3 +151,61 @@ table inet fw {
 }
 NFT
 }
+
+# ---- the flow maker (npuflowd) on ports 3 and 8 -------------------------
+# fm_firewall: conntrack on the host between the ports, invalid-state drops
+# counted in the named counter "inv" (release must keep it at 0).
+fm_firewall() {
+	nft flush ruleset
+	nft -f - <<'NFT'
+table inet fw {
+	counter inv { }
+	chain forward {
+		type filter hook forward priority 0; policy accept;
+		ct state invalid counter name "inv" drop
+		ct state established,related accept
+	}
+}
+NFT
+}
+FM_PIN=/sys/fs/bpf/npfm-vm
+FM_LOCK=/run/npfm-vm.lock
+FM_CTL=/run/npfm-vm.sock
+FM_LOG=/tmp/npfm-vm.log
+FM_PID=
+fm_ctl() { "$NPU_REPO/build/bin/npuctl" --pin-dir $FM_PIN --ctl-socket $FM_CTL --lock-file $FM_LOCK "$@"; }
+fm_flows() { fm_ctl flows --json; }
+# fm_start [NPUFLOWD OPTIONS...]: npuflowd on P3 P8, threshold 16 frames,
+# keepalive every 500 ms; returns once its control socket is up.
+fm_start() {
+	local i
+	ethtool -K "$P3" hw-tc-offload on; ethtool -K "$P8" hw-tc-offload on
+	"$NPU_REPO/build/bin/npuflowd" -f -l debug -t 16 --keepalive-ms 500 --pin-dir $FM_PIN \
+		--lock-file $FM_LOCK --ctl-socket $FM_CTL "$@" "$P3" "$P8" >>$FM_LOG 2>&1 &
+	FM_PID=$!
+	for i in $(seq 100); do [ -S $FM_CTL ] && return 0; sleep 0.1; done
+	return 1
+}
+fm_stop() { [ -n "$FM_PID" ] && kill -TERM $FM_PID && wait $FM_PID; FM_PID=; }
+fm_flush() { fm_stop; "$NPU_REPO/build/bin/npuflowd" --flush --pin-dir $FM_PIN --lock-file $FM_LOCK >/dev/null 2>&1; }
+# fm_wait_jq SECONDS FILTER: until `npuctl flows --json | jq FILTER` is true.
+fm_wait_jq() {
+	local i
+	for i in $(seq $(( $1 * 5 ))); do
+		[ "$(fm_flows | jq -r "$2" 2>/dev/null)" = true ] && return 0
+		sleep 0.2
+	done
+	return 1
+}
+# fm_rules DEV: our tc flower rules on DEV's ingress.
+fm_rules() { tc -j filter show dev "$1" ingress | jq '[.[] | select(.options)] | length'; }
+# wait_listen NETNS PORT: until a TCP socket listens on PORT in NETNS (a
+# server started in the background is slow to bind under TCG).
+wait_listen() {
+	local i
+	for i in $(seq 100); do
+		ip netns exec "$1" ss -Hltn "sport = :$2" | grep -q . && return 0
+		sleep 0.1
+	done
+	return 1
+}
