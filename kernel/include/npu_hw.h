@@ -74,6 +74,7 @@
 #define NPU_CAP_CSUM_TX		BIT(1)	/* tx csum_start/csum_offset honoured */
 #define NPU_CAP_TSO		BIT(2)	/* tx TSO4/TSO6 */
 #define NPU_CAP_RSS		BIT(3)
+#define NPU_CAP_NTUPLE		BIT(4)	/* NPU_CMD_NTUPLE_* (ingress classifier) */
 
 #define NPU_EVT_CMD_DONE	BIT(0)	/* a command completed */
 #define NPU_EVT_LINK		BIT(1)	/* see NPU_REG_LINK_CHANGED */

@@ -115,6 +115,10 @@ static int npuep_dl_reload_up(struct devlink *devlink,
 	err = npuep_port_open_all(ndev);
 	if (err)
 		NL_SET_ERR_MSG_MOD(extack, "failed to reopen a port's datapath");
+	/* A reinit starts from clean tables: the ntuple rules are written again. */
+	if (npuep_ntuple_replay(ndev) < 0 && !err)
+		NL_SET_ERR_MSG_MOD(extack,
+				   "an ntuple rule could not be written again (see the kernel log)");
 	return err;
 }
 

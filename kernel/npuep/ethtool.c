@@ -41,12 +41,12 @@ static const u32 npuep_qp_hw_regs[] = {
 
 static const char * const npuep_port_stat_names[] = {
 	"hw_rx_runts", "hw_rx_malformed", "hw_rx_oversize", "hw_rx_noqueue",
-	"hw_tx_bad",
+	"hw_tx_bad", "hw_rx_ntuple_drops",
 };
 
 static const u32 npuep_port_hw_regs[] = {
 	NPU_PORT_RX_RUNTS, NPU_PORT_RX_MALFORMED, NPU_PORT_RX_OVERSIZE,
-	NPU_PORT_RX_NOQUEUE, NPU_PORT_TX_BAD,
+	NPU_PORT_RX_NOQUEUE, NPU_PORT_TX_BAD, NPU_PORT_RX_NTUPLE_DROPS,
 };
 
 static const char * const npuep_punt_names[NPU_PUNT_MAX] = {
@@ -211,6 +211,7 @@ static int npuep_set_channels(struct net_device *netdev,
 			      struct ethtool_channels *ch)
 {
 	struct npuep_port *port = npuep_port(netdev);
+	int loc;
 
 	if (!ch->combined_count || ch->combined_count > port->ndev->nqueues ||
 	    ch->rx_count || ch->tx_count || ch->other_count) {
@@ -220,6 +221,13 @@ static int npuep_set_channels(struct net_device *netdev,
 	}
 	if (ch->combined_count == port->nq)
 		return 0;
+	loc = npuep_ntuple_queue_user(port, ch->combined_count);
+	if (loc >= 0) {
+		netdev_err(netdev,
+			   "ntuple rule %d steers to a queue beyond %u: delete it first (ethtool -N %s delete %d)\n",
+			   loc, ch->combined_count, netdev->name, loc);
+		return -EINVAL;
+	}
 	return npuep_port_reconfigure(port, ch->combined_count,
 				      port->rx_ring_size, port->tx_ring_size,
 				      NULL);
@@ -368,7 +376,7 @@ static int npuep_get_rxnfc(struct net_device *netdev,
 		cmd->data = port->nq;
 		return 0;
 	default:
-		return -EOPNOTSUPP;
+		return npuep_ntuple_get_rxnfc(port, cmd, rule_locs);
 	}
 }
 
@@ -470,6 +478,7 @@ const struct ethtool_ops npuep_ethtool_ops = {
 	.get_rxfh = npuep_get_rxfh,
 	.set_rxfh = npuep_set_rxfh,
 	.get_rxnfc = npuep_get_rxnfc,
+	.set_rxnfc = npuep_set_rxnfc,
 	.get_sset_count = npuep_get_sset_count,
 	.get_strings = npuep_get_strings,
 	.get_ethtool_stats = npuep_get_ethtool_stats,

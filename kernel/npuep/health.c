@@ -162,7 +162,7 @@ static int npuep_health_fw_recover(struct devlink_health_reporter *reporter,
 				   struct netlink_ext_ack *extack)
 {
 	struct npuep_dev *ndev = devlink_health_reporter_priv(reporter);
-	int n;
+	int n, err;
 
 	n = npuep_flow_replay(ndev);
 	if (n < 0) {
@@ -170,6 +170,12 @@ static int npuep_health_fw_recover(struct devlink_health_reporter *reporter,
 		return n;
 	}
 	npuep_devlink_fastpath_apply(ndev);
+	/* The fault emptied the ntuple tables too (npu_hw.h). */
+	err = npuep_ntuple_replay(ndev);
+	if (err < 0) {
+		NL_SET_ERR_MSG_MOD(extack, "ntuple rules replay failed");
+		return err;
+	}
 	ndev->dlx.fw_faulted = false;
 	WRITE_ONCE(ndev->dlx.fw_replayed, n);
 	WRITE_ONCE(ndev->dlx.fw_recoveries, ndev->dlx.fw_recoveries + 1);

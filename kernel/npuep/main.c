@@ -105,12 +105,24 @@ static void npuep_get_stats64(struct net_device *netdev,
 	}
 }
 
+static int npuep_set_features(struct net_device *netdev,
+			      netdev_features_t features)
+{
+	struct npuep_port *port = netdev_priv(netdev);
+
+	/* ntuple off: the rules go, from the device and the driver. */
+	if ((netdev->features & NETIF_F_NTUPLE) && !(features & NETIF_F_NTUPLE))
+		return npuep_ntuple_clear(port);
+	return 0;
+}
+
 static const struct net_device_ops npuep_netdev_ops = {
 	.ndo_open = npuep_open,
 	.ndo_stop = npuep_stop,
 	.ndo_start_xmit = npuep_start_xmit,
 	.ndo_change_mtu = npuep_change_mtu,
 	.ndo_get_stats64 = npuep_get_stats64,
+	.ndo_set_features = npuep_set_features,
 	.ndo_validate_addr = eth_validate_addr,
 	.ndo_setup_tc = npuep_setup_tc,
 	.ndo_bpf = npuep_ndo_bpf,
@@ -261,6 +273,8 @@ static int npuep_port_create(struct npuep_dev *ndev, u32 idx)
 	if (ndev->caps & NPU_CAP_RSS)
 		netdev->hw_features |= NETIF_F_RXHASH;
 	netdev->hw_features |= NETIF_F_HW_TC;
+	if (ndev->caps & NPU_CAP_NTUPLE)
+		netdev->hw_features |= NETIF_F_NTUPLE;
 	netdev->features = netdev->hw_features;
 	netdev->vlan_features = netdev->hw_features;
 	netdev->min_mtu = ETH_MIN_MTU;
@@ -275,6 +289,7 @@ static int npuep_port_create(struct npuep_dev *ndev, u32 idx)
 		goto err_free_qps;
 	SET_NETDEV_DEVLINK_PORT(netdev, &port->dl_port);
 
+	npuep_ntuple_port_init(port);
 	netif_carrier_off(netdev);
 	err = register_netdev(netdev);
 	if (err)
@@ -306,6 +321,7 @@ static void npuep_port_destroy(struct npuep_port *port)
 	ndev->ports[port->idx] = NULL;
 	spin_unlock_irqrestore(&ndev->poll_lock, flags);
 	npuep_devlink_port_unregister(port);
+	npuep_ntuple_free(port);
 	kfree(port->qps);
 	free_netdev(netdev);
 }

@@ -8,6 +8,7 @@
 #include <linux/auxiliary_bus.h>
 #include <linux/completion.h>
 #include <linux/dim.h>
+#include <linux/ethtool.h>
 #include <linux/hrtimer.h>
 #include <linux/if_vlan.h>
 #include <linux/mutex.h>
@@ -56,6 +57,7 @@
 
 struct npuep_dev;
 struct npuep_port;
+struct npuep_ntuple;
 
 struct npuep_rx_buf {
 	struct page *page;
@@ -181,6 +183,7 @@ struct npuep_port {
 	struct bpf_prog *xdp_prog;	/* READ_ONCE in NAPI, xchg under rtnl */
 
 	struct npuep_qp *qps;		/* ndev->nqueues entries */
+	struct npuep_ntuple *ntuple;	/* ethtool -N rules (ntuple.c), rtnl */
 };
 
 /*
@@ -283,6 +286,16 @@ extern const struct xdp_metadata_ops npuep_xdp_metadata_ops;
 extern const struct ethtool_ops npuep_ethtool_ops;
 int npuep_port_reconfigure(struct npuep_port *port, u32 nq, u32 rx_size,
 			   u32 tx_size, struct netlink_ext_ack *extack);
+
+/* ntuple.c */
+int npuep_ntuple_get_rxnfc(struct npuep_port *port, struct ethtool_rxnfc *cmd,
+			   u32 *rule_locs);
+int npuep_set_rxnfc(struct net_device *netdev, struct ethtool_rxnfc *cmd);
+int npuep_ntuple_queue_user(struct npuep_port *port, u32 nq);
+int npuep_ntuple_clear(struct npuep_port *port);
+int npuep_ntuple_replay(struct npuep_dev *ndev);
+void npuep_ntuple_port_init(struct npuep_port *port);
+void npuep_ntuple_free(struct npuep_port *port);
 
 /* devlink.c */
 struct devlink *npuep_devlink_alloc(struct device *dev);

@@ -26,7 +26,7 @@
 #define NPUSIM_FW_PATCH		0
 #define NPUSIM_FW_VERSION_STR	"1.0.0"
 #define NPUSIM_CAPS		(NPU_CAP_CSUM_RX | NPU_CAP_CSUM_TX | \
-				 NPU_CAP_TSO | NPU_CAP_RSS)
+				 NPU_CAP_TSO | NPU_CAP_RSS | NPU_CAP_NTUPLE)
 #define NPUSIM_LINK_SPEED	10000	/* Mb/s */
 
 /* IDs fit "npuw<ID>p<N>" in IFNAMSIZ and two MAC bytes. */
