@@ -57,7 +57,9 @@ bench: deps
 	$(MAKE) all
 	$(MAKE) -C selftests/bpf bench
 	$(MAKE) -C loader bench
-	tools/vm/run -- tools/bench/run
+	rm -f results/bench-vm.json
+	tools/vm/run -t 1500 -- tools/bench/run
+	tools/bench/report
 
 lint:
 	tools/checkpatch.sh
