@@ -322,6 +322,12 @@ enum fm_action fm_candidate(struct fm *fm, const struct npuflow_key *k, uint64_t
 			fm->stat[NPUFLOW_FM_PUNTED_MADE]++;
 			return FM_A_NONE;
 		}
+		if (!e->rec.packets[0] && !e->rec.packets[1] &&
+		    now - e->rec.made_ns < FM_SETTLE_NS) {
+			/* punted before the write, processed after: re-arm */
+			fm->stat[NPUFLOW_FM_STALE]++;
+			return FM_A_REARM;
+		}
 		/* given back under a new identity: take out and hold */
 		if (!e->rec.last_giveback_ns || !e->rec.wait_ns ||
 		    now - e->rec.last_giveback_ns >= fm->cfg.hold_quiet_ns)

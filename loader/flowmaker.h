@@ -39,6 +39,14 @@
 #define FM_RETRY_NS_DEFAULT		(1000ull * 1000000)	/* not established, no neigh, full */
 #define FM_NEVER_NS_DEFAULT		(60000ull * 1000000)	/* helper, seqadj, ...: re-checked */
 #define FM_WATCH_NS_DEFAULT		(10000ull * 1000000)	/* byte threshold watch */
+/*
+ * After a connection is made, misses the host processes are not a give-back
+ * until the hardware has forwarded it (keepalive counters) or this long has
+ * passed: the device punted them before the rules went in, NAPI ran late
+ * (seen under TCG: 16 ACKs of the second direction processed after the
+ * write).  One keepalive period of the default 1 s.
+ */
+#define FM_SETTLE_NS			(1000ull * 1000000)
 
 struct fm_cfg {
 	uint64_t thr_frames;	/* frames a direction must show (0 = not used) */

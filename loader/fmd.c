@@ -333,6 +333,18 @@ static void do_write(struct fmd *d, uint32_t id, uint64_t now)
 	if (a == FM_A_REARM) {
 		char kb[160];
 
+		/*
+		 * As nft_flow_offload does: conntrack stops seeing the stream,
+		 * so its TCP window tracking is relaxed now, and the host
+		 * takes the stream back (give-back, hold, takeout, npuflowd
+		 * gone) without invalid-state drops.
+		 */
+		if (e->rec.key[0].proto == IPPROTO_TCP) {
+			rc = ctc_be_liberal(&d->ct, &e->rec.key[0], e->rec.zone);
+			if (rc)
+				d->log(L_WARN, "connection %u: be-liberal failed: %s", id,
+				       strerror(-rc));
+		}
 		rearm(d, e);
 		fmt_key(&e->rec.key[0], kb, sizeof(kb));
 		d->log(L_INFO, "connection %u made%s: %s%s", id, e->rec.remakes ? " again" : "",
@@ -372,6 +384,9 @@ void fmd_event(struct fmd *d, const struct npuflow_event *ev, uint64_t now)
 	}
 	case FM_A_WATCH:
 		sync_id(d, id);
+		break;
+	case FM_A_REARM:
+		rearm(d, &d->fm.e[id]);
 		break;
 	default:
 		if (id < d->fm.cfg.max_conns && d->fm.e[id].dirty)

@@ -371,6 +371,44 @@ static void test_giveback_hold_doubling(void **st)
 	fm_free(fm);
 }
 
+/*
+ * Misses processed just after the write (the device punted them before the
+ * rules went in; NAPI ran late) re-arm the candidate; once the hardware has
+ * forwarded the connection, or FM_SETTLE_NS has passed, a miss is a
+ * give-back.
+ */
+static void test_misses_right_after_make(void **st)
+{
+	struct fm *fm = new_fm(64);
+	struct npuflow_key r = kreply(0);
+	uint64_t t = 100 * S;
+	uint32_t id = make_conn(fm, 0, t), id2;
+	struct fm_entry *e = &fm->e[id];
+
+	(void)st;
+	assert_int_equal(fm_candidate(fm, &r, 16, 0, NPUFLOW_R_FLOW_MISS, t + 5 * MS, t + 6 * MS,
+				      &id2), FM_A_REARM);
+	assert_int_equal(id2, id);
+	assert_int_equal(e->rec.state, NPUFLOW_CS_MADE);
+	assert_int_equal(fm->stat[NPUFLOW_FM_STALE], 1);
+	assert_int_equal(fm->stat[NPUFLOW_FM_GIVEBACKS], 0);
+	/* the hardware forwarded it: the next miss is a give-back at once */
+	assert_int_equal(fm_hw_stats(fm, id, 0, 10, 15000, t + 50 * MS, t + 50 * MS), 1);
+	assert_int_equal(fm_candidate(fm, &r, 16, 0, NPUFLOW_R_FLOW_MISS, t + 60 * MS,
+				      t + 60 * MS, &id2), FM_A_HOLD);
+	assert_int_equal(fm->stat[NPUFLOW_FM_GIVEBACKS], 1);
+	fm_free(fm);
+
+	/* never forwarded: a give-back once the settle time is over */
+	fm = new_fm(64);
+	id = make_conn(fm, 0, t);
+	assert_int_equal(fm_candidate(fm, &r, 16, 0, NPUFLOW_R_NOT_ACTIVE, t + FM_SETTLE_NS - 1,
+				      t + FM_SETTLE_NS - 1, &id2), FM_A_REARM);
+	assert_int_equal(fm_candidate(fm, &r, 16, 0, NPUFLOW_R_NOT_ACTIVE, t + FM_SETTLE_NS,
+				      t + FM_SETTLE_NS, &id2), FM_A_HOLD);
+	fm_free(fm);
+}
+
 static void test_hold_idle_waiting(void **st)
 {
 	struct fm *fm = new_fm(64);
@@ -647,6 +685,7 @@ int main(void)
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_table_full),
 		cmocka_unit_test(test_giveback_hold_doubling),
+		cmocka_unit_test(test_misses_right_after_make),
 		cmocka_unit_test(test_hold_idle_waiting),
 		cmocka_unit_test(test_destroy_release_revive),
 		cmocka_unit_test(test_hw_stats),
