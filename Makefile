@@ -6,7 +6,8 @@
 #   make check      native tests: unit (cmocka) and BPF prog-test-run
 #   make vm-check   end-to-end tests in a QEMU guest; TESTS="word ..." selects
 #   make test       deps + build + check + vm-check
-#   make demo       the main job on the built-in coprocessor model, in the VM
+#   make demo       the main job on the built-in coprocessor model, in the VM;
+#                   results/demo.md (+ .json, demo.png plotted on this host)
 #   make bench      benchmarks (ratios measured side by side in one VM run)
 #   make install    modules and tools into the running system (DESTDIR=)
 #   make clean
@@ -51,7 +52,8 @@ test: deps
 
 demo: deps
 	$(MAKE) all
-	tools/vm/run -- tools/demo/run
+	tools/vm/run -t 1500 -- tools/demo/run
+	tools/demo/plot
 
 bench: deps
 	$(MAKE) all
