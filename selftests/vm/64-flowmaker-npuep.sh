@@ -21,10 +21,6 @@
 ktap_plan 13
 LOAD=$NPU_REPO/build/bin/npuload
 RATE=1000000	# bytes/s: ~690 frames/s of 1,448 bytes
-# Frames of IP unicast traffic the coprocessor punted on ports 3 and 8 (not
-# the ARP, neighbour discovery and multicast that share the host's ports).
-ip_punts() { echo $(( $(eth_sum "$P3" "$IPR") + $(eth_sum "$P8" "$IPR") )); }
-IPR='^hw_punt_(flow_miss|not_active|tcp_flags|exception|mtu|fastpath_off)$'
 in_hw() { tc -j filter show dev "$1" ingress | jq '[.[] | select(.options.in_hw == true and .options.skip_sw == true)] | length'; }
 stream() { # SECONDS: one connection pc -> far:5201 at RATE
 	ip netns exec pc "$LOAD" client -a $FAR4 -p 5201 -c 1 -t "$1" -r $RATE >/dev/null 2>&1 &

@@ -209,3 +209,10 @@ wait_listen() {
 	done
 	return 1
 }
+# ip_punts: frames of IP unicast traffic the coprocessor punted to the host
+# on ports 3 and 8 - not the ARP, neighbour discovery and multicast that
+# share the host's ports.
+ip_punts() {
+	local r='^hw_punt_(flow_miss|not_active|tcp_flags|exception|mtu|fastpath_off)$'
+	echo $(( $(eth_sum "$P3" "$r") + $(eth_sum "$P8" "$r") ))
+}
