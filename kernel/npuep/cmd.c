@@ -359,27 +359,60 @@ static void npuep_cmdq_program(struct npuep_dev *ndev, u32 ring)
 	q->posted_slots = 0;
 }
 
+/* Opcodes whose loss leaves the device's tables out of step with the host. */
+static bool npuep_cmd_changes_tables(u16 opcode)
+{
+	switch (opcode) {
+	case NPU_CMD_CONN_CREATE:
+	case NPU_CMD_MFLOW_ATTACH:
+	case NPU_CMD_CONN_RECLAIM:
+	case NPU_CMD_MFLOW_INVALIDATE:
+	case NPU_CMD_FT_CONFIG:
+	case NPU_CMD_NTUPLE_ADD:
+	case NPU_CMD_NTUPLE_DEL:
+		return true;
+	default:
+		return false;
+	}
+}
+
 /**
  * npuep_cmd_ring_reset() - reset a command ring (health recovery)
  * @ndev: the coprocessor
  * @ring: enum npuep_cmd_ring
+ * @lost: set when a command that changes the device's tables (fast path,
+ *	ntuple) was in the ring and not executed: the caller must bring the
+ *	device's tables back in step with the host's (npuep_flow_replay())
  *
  * Disables and re-programs the ring: the device restarts at slot 0 and
  * forgets what it had not executed.
  *
  * Return: 0, or -ENODEV when the device is gone.
  */
-int npuep_cmd_ring_reset(struct npuep_dev *ndev, u32 ring)
+int npuep_cmd_ring_reset(struct npuep_dev *ndev, u32 ring, bool *lost)
 {
 	struct npuep_cmdq *q = &ndev->dlx.cmdq[ring];
+	u32 head, i;
 	int err = 0;
 
+	*lost = false;
 	mutex_lock(&q->lock);
 	spin_lock_bh(&q->slot_lock);
-	if (ndev->cmd_dead)
+	if (ndev->cmd_dead) {
 		err = -ENODEV;
-	else
+	} else {
+		head = npuep_rd32(ndev, NPU_REG_CMDQ(ring) + NPU_CMDQ_HEAD);
+		if (head >= NPU_CMD_RING_SIZE)
+			*lost = true;	/* untrusted: assume the worst */
+		for (i = head; !*lost && i != q->tail; i = (i + 1) % NPU_CMD_RING_SIZE) {
+			const struct npu_cmd *slot = &q->ring[i];
+
+			if (!(le16_to_cpu(READ_ONCE(slot->flags)) & NPU_CMD_F_DONE) &&
+			    npuep_cmd_changes_tables(le16_to_cpu(slot->opcode)))
+				*lost = true;
+		}
 		npuep_cmdq_program(ndev, ring);
+	}
 	spin_unlock_bh(&q->slot_lock);
 	mutex_unlock(&q->lock);
 	return err;

@@ -73,6 +73,8 @@ struct npuep_cmdq {
  * @last_timeout: ring << 16 | opcode of the last command timeout
  * @fw_recoveries: firmware recoveries done (connections replayed)
  * @fw_replayed: connections re-sent by the last firmware recovery
+ * @cmd_resyncs: "cmd" recoveries that found table commands unexecuted and
+ *	re-programmed the fast path and ntuple tables
  */
 struct npuep_dlx {
 	struct npuep_cmdq cmdq[NPU_CMD_RINGS];
@@ -93,6 +95,7 @@ struct npuep_dlx {
 	u32 last_timeout;
 	u64 fw_recoveries;
 	u32 fw_replayed;
+	u64 cmd_resyncs;
 };
 
 /* cmd.c */
@@ -104,7 +107,7 @@ int npuep_cmd_post_atomic(struct npuep_dev *ndev, u32 ring, u16 opcode,
 			  const void *req, u16 req_len);
 void npuep_cmd_ring_state(struct npuep_dev *ndev, u32 ring, u32 *head,
 			  u32 *tail, u16 *seq);
-int npuep_cmd_ring_reset(struct npuep_dev *ndev, u32 ring);
+int npuep_cmd_ring_reset(struct npuep_dev *ndev, u32 ring, bool *lost);
 
 /* health.c */
 int npuep_dlx_register(struct npuep_dev *ndev);

@@ -49,6 +49,7 @@ static void npuep_health_cmd_fmsg(struct npuep_dev *ndev,
 		devlink_fmsg_obj_nest_end(fmsg);
 	}
 	devlink_fmsg_arr_pair_nest_end(fmsg);
+	devlink_fmsg_u64_pair_put(fmsg, "resyncs", READ_ONCE(ndev->dlx.cmd_resyncs));
 }
 
 static int npuep_health_cmd_diagnose(struct devlink_health_reporter *reporter,
@@ -95,21 +96,62 @@ static int npuep_health_cmd_dump(struct devlink_health_reporter *reporter,
 	return 0;
 }
 
+/*
+ * Bring the device's tables back in step with the host's: the fast path
+ * emptied and every shadow connection written again, fastpath/revive
+ * re-applied, the ntuple rules replayed.  Return: connections written or
+ * a negative errno.
+ */
+static int npuep_health_resync(struct npuep_dev *ndev,
+			       struct netlink_ext_ack *extack)
+{
+	int n, err;
+
+	n = npuep_flow_replay(ndev);
+	if (n < 0) {
+		NL_SET_ERR_MSG_MOD(extack, "fast path reset or replay failed");
+		return n;
+	}
+	npuep_devlink_fastpath_apply(ndev);
+	err = npuep_ntuple_replay(ndev);
+	if (err < 0) {
+		NL_SET_ERR_MSG_MOD(extack, "ntuple rules replay failed");
+		return err;
+	}
+	return n;
+}
+
 static int npuep_health_cmd_recover(struct devlink_health_reporter *reporter,
 				    void *priv_ctx,
 				    struct netlink_ext_ack *extack)
 {
 	struct npuep_dev *ndev = devlink_health_reporter_priv(reporter);
+	bool lost = false, l;
+	int n, err;
 	u32 r;
-	int err;
 
 	for (r = 0; r < NPU_CMD_RINGS; r++) {
-		err = npuep_cmd_ring_reset(ndev, r);
+		err = npuep_cmd_ring_reset(ndev, r, &l);
 		if (err) {
 			NL_SET_ERR_MSG_MOD(extack, "command ring reset failed");
 			return err;
 		}
+		lost |= l;
 	}
+	if (!lost)
+		return 0;
+	/*
+	 * A create, reclaim or ntuple command the device never executed (or
+	 * will execute after the reset: a slow device, not a dead one) would
+	 * leave a connection only one side knows of.
+	 */
+	n = npuep_health_resync(ndev, extack);
+	if (n < 0)
+		return n;
+	WRITE_ONCE(ndev->dlx.cmd_resyncs, ndev->dlx.cmd_resyncs + 1);
+	dev_info(ndev->dev,
+		 "command rings reset with table commands unexecuted: %d connections re-programmed\n",
+		 n);
 	return 0;
 }
 
@@ -162,20 +204,12 @@ static int npuep_health_fw_recover(struct devlink_health_reporter *reporter,
 				   struct netlink_ext_ack *extack)
 {
 	struct npuep_dev *ndev = devlink_health_reporter_priv(reporter);
-	int n, err;
+	int n;
 
-	n = npuep_flow_replay(ndev);
-	if (n < 0) {
-		NL_SET_ERR_MSG_MOD(extack, "fast path reset or replay failed");
+	/* The fault emptied the fast path and the ntuple tables (npu_hw.h). */
+	n = npuep_health_resync(ndev, extack);
+	if (n < 0)
 		return n;
-	}
-	npuep_devlink_fastpath_apply(ndev);
-	/* The fault emptied the ntuple tables too (npu_hw.h). */
-	err = npuep_ntuple_replay(ndev);
-	if (err < 0) {
-		NL_SET_ERR_MSG_MOD(extack, "ntuple rules replay failed");
-		return err;
-	}
 	ndev->dlx.fw_faulted = false;
 	WRITE_ONCE(ndev->dlx.fw_replayed, n);
 	WRITE_ONCE(ndev->dlx.fw_recoveries, ndev->dlx.fw_recoveries + 1);

@@ -6,7 +6,7 @@
 # extack message; a port driven by flower refuses a flowtable and back.
 # timeout: 600
 . "$(dirname "$0")/lib.sh"
-ktap_plan 10
+ktap_plan 12
 
 npu_load && npu_new 0 8 2 || { ktap_fail "setup"; ktap_finish; }
 topo_pc_far 0; ktap_result $? "topology"
@@ -64,4 +64,33 @@ tc filter del dev "$P3" ingress
 tc filter del dev "$P8" ingress
 fl=$(ethtool -S "$P3" | awk '$1 == "fp_conns:" { print $2 }')
 ktap_result $([ "${fl:-1}" = 0 ]; echo $?) "deleting the rules takes the connection out"
+
+# A command-ring reset (health "cmd" recovery) drops what the device had not
+# executed.  Here a posted reclaim, behind a stalled channel: without a
+# resync the coprocessor would keep a connection the driver no longer has.
+DL=auxiliary/npusim.npu.0; DBG=/sys/kernel/debug/npusim/0
+fp() { ethtool -S "$P3" | awk -v k="$1:" '$1 == k { print $2 }'; }
+devlink dev param set $DL name flow_cmd_posted value true cmode runtime
+devlink health set $DL reporter cmd auto_recover false
+tc filter add dev "$P3" ingress protocol ip prio 1 flower skip_sw \
+	ip_proto udp src_ip $PC4 dst_ip $FAR4 src_port 4000 dst_port 5000 \
+	action mirred egress redirect dev "$P8"
+sleep 0.5
+c0="$(fp fp_conns)/$(fp hw_fp_conns)"
+echo 1 > $DBG/cmd_stall
+tc filter del dev "$P3" ingress		# a posted reclaim, not executed
+ip link set "$P3" mtu 1400 2>/dev/null	# a waited command: times out
+echo 0 > $DBG/cmd_stall
+st=$(devlink -j health show $DL reporter cmd | jq -r '.. | objects | select(.reporter?) | .state')
+diag "before: driver/coprocessor connections $c0; after the stalled delete $(fp fp_conns)/$(fp hw_fp_conns), reporter $st"
+ktap_result $([ "$c0" = 1/1 ] && [ "$(fp fp_conns)" = 0 ] && [ "$(fp hw_fp_conns)" = 1 ] && [ "$st" = error ]; echo $?) \
+	"a stalled channel: the driver took the connection out, the device not yet"
+devlink health recover $DL reporter cmd
+sleep 0.5
+rs=$(devlink -j health diagnose $DL reporter cmd | jq '.. | objects | select(.resyncs?) | .resyncs')
+diag "after the recover: $(fp fp_conns)/$(fp hw_fp_conns), resyncs $rs"
+ktap_result $([ "$(fp fp_conns)" = 0 ] && [ "$(fp hw_fp_conns)" = 0 ] && [ "$rs" = 1 ]; echo $?) \
+	"the recovery found the lost reclaim and re-programmed the fast path: both 0"
+devlink health set $DL reporter cmd auto_recover true
+devlink dev param set $DL name flow_cmd_posted value false cmode runtime
 ktap_finish
