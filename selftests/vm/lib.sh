@@ -44,7 +44,35 @@ ktap_finish() { [ "$KTAP_FAIL" = 0 ]; exit $?; }
 
 NPU_REPO=$(pwd)
 
+# npu_pin_keys: turn on, once per boot, the static keys that tests flip
+# (nf hooks of every family and hook, tc ingress/egress) and keep them on
+# in a netns of their own.  Flipping a key patches kernel text; QEMU's
+# multi-threaded TCG once ran a stale int3 from such a patch on the other
+# vCPU ("Oops: int3" in __netif_receive_skb_core as a clsact qdisc was
+# added under traffic).  Keys that stay on are never patched again.
+npu_pin_keys() {
+	ip netns list | grep -qw npuvm-keys && return 0
+	ip netns add npuvm-keys
+	ip -n npuvm-keys link add k0 type dummy && ip -n npuvm-keys link set k0 up
+	tc -n npuvm-keys qdisc add dev k0 clsact 2>/dev/null
+	ip netns exec npuvm-keys nft -f - <<'NFT' 2>/dev/null
+table inet keys {
+	chain p { type filter hook prerouting priority 0; ct state new counter; }
+	chain i { type filter hook input priority 0; }
+	chain f { type filter hook forward priority 0; }
+	chain o { type filter hook output priority 0; }
+	chain q { type filter hook postrouting priority 0; }
+}
+table netdev keys {
+	chain i { type filter hook ingress device k0 priority 0; }
+	chain e { type filter hook egress device k0 priority 0; }
+}
+NFT
+	return 0
+}
+
 npu_load() {
+	npu_pin_keys
 	grep -q '^npusim ' /proc/modules || insmod "$NPU_REPO/kernel/npusim/npusim.ko" || return 1
 	if [ "${1:-}" != nodriver ]; then
 		grep -q '^npuep ' /proc/modules || insmod "$NPU_REPO/kernel/npuep/npuep.ko" || return 1
