@@ -20,10 +20,14 @@ check "ping IPv4 pc -> far" ip netns exec pc ping -c 3 -i 0.2 -W 5 $FAR4
 # One named vector per queue pair, counted by driver and model alike.
 n=$(grep -c " $P3-q[0-9]" /proc/interrupts)
 ktap_result $([ "$n" = 2 ]; echo $?) "two vectors named $P3-q0/q1 in /proc/interrupts"
+# Background frames (neighbour discovery) raise interrupts while the two
+# counters are read: the driver's reading is bracketed by two of the
+# model's; an interrupt raised while one is pending is handled once.
+dev0=$(eth_sum "$P3" '^hw_rx_q[0-9]+_irqs$')
 drv=$(eth_sum "$P3" '^rx_q[0-9]+_doorbell_irqs$')
-dev=$(eth_sum "$P3" '^hw_rx_q[0-9]+_irqs$')
-diag "doorbell interrupts: driver $drv, model $dev"
-ktap_result $([ "$drv" -gt 0 ] && [ $((dev - drv)) -le 2 ] && [ $((drv - dev)) -le 2 ]; echo $?) \
+dev1=$(eth_sum "$P3" '^hw_rx_q[0-9]+_irqs$')
+diag "doorbell interrupts: driver $drv, model $dev0..$dev1"
+ktap_result $([ "$drv" -gt 0 ] && [ "$drv" -le "$dev1" ] && [ $((dev0 - drv)) -le 2 ]; echo $?) \
 	"driver-counted doorbell interrupts match the model's"
 
 # Every frame taken is attributed to the doorbell or to the poll.
