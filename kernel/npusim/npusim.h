@@ -194,7 +194,8 @@ struct npusim_cmdq {
  * @nqueues: queue pairs per port
  * @nvec: interrupt vectors
  * @ports: ports
- * @wq: work queue for the command channel and deferred transmit
+ * @wq: work queue for deferred transmit (the command loop runs on
+ *	system_highpri_wq)
  * @cmd_lock: command ring registers
  * @cmdq: command rings
  * @cmd_work: command channel processing

@@ -19,16 +19,17 @@ st8() { ethtool -S "$P8" | awk -v k="$1:" '$1 == k { s += $2 } END { print s + 0
 
 # A steady stream at a known rate (npuload, ~690 frames/s): the bound below
 # is then a time, ~46 ms, against the 1 s of a statistics sweep.
-ip netns exec far "$NPU_REPO/build/bin/npuload" server -p 5201 -t 40 >/dev/null 2>&1 &
-wait_listen far 5201
-ip netns exec pc "$NPU_REPO/build/bin/npuload" client -a $FAR4 -p 5201 -c 1 -t 20 -r 1000000 >/dev/null 2>&1 &
+ip netns exec far "$NPU_REPO/build/bin/npuload" server -p 5301 -t 25 >/dev/null 2>&1 &
+srv=$!
+wait_listen far 5301
+ip netns exec pc "$NPU_REPO/build/bin/npuload" client -a $FAR4 -p 5301 -c 1 -t 20 -r 1000000 >/dev/null 2>&1 &
 pid=$!
 sleep 6
 conns=$(st fp_conns)
 diag "connections in hardware: $conns"
 na0=$(( $(st hw_punt_not_active) + $(st8 hw_punt_not_active) )); rv0=$(st fp_revived)
 tr0=$(trap_pkts npu_not_active)
-# Give back every connection the table holds (iperf3's control and data).
+# Give back every connection the table holds (the stream's).
 gb=0
 for i in $(seq 0 15); do echo $i > $DBG/fp_giveback 2>/dev/null && gb=$((gb + 1)); done
 sleep 3
@@ -56,6 +57,7 @@ else
 		"the stream is back in hardware (host share < 0.1 %)"
 fi
 wait $pid
+kill $srv 2>/dev/null; wait $srv 2>/dev/null
 
 # The retransmit rule itself: frames lost on pc's wire before the
 # coprocessor (netem) make pc retransmit; the model sees a segment below the
@@ -66,7 +68,8 @@ check "fp_expire_ms reads back" bash -c "[ \$(cat $DBG/fp_expire_ms) = 1000 ]"
 gb0=$(awk '$1 == "givebacks" { print $2 }' $DBG/fp_stats); rv0=$(st fp_revived)
 echo 2 > $DBG/fp_retrans_max
 ip netns exec pc tc qdisc add dev npuw0p3 root netem loss 2%
-ip netns exec far iperf3 -s -D -1 >/dev/null 2>&1; sleep 0.5
+ip netns exec far iperf3 -s -D -1 >/dev/null 2>&1
+wait_listen far 5201
 ip netns exec pc iperf3 -c $FAR4 -t 8 -J > /tmp/gb2.json 2>/dev/null
 ip netns exec pc tc qdisc del dev npuw0p3 root
 retr=$(jq -r '.end.sum_sent.retransmits // 0' /tmp/gb2.json 2>/dev/null)
