@@ -20,19 +20,8 @@
 . "$(dirname "$0")/lib.sh"
 ktap_plan 13
 LOAD=$NPU_REPO/build/bin/npuload
-RATE=1000000	# bytes/s: ~690 frames/s of 1,448 bytes
 in_hw() { tc -j filter show dev "$1" ingress | jq '[.[] | select(.options.in_hw == true and .options.skip_sw == true)] | length'; }
-stream() { # SECONDS: one connection pc -> far:5201 at RATE
-	ip netns exec pc "$LOAD" client -a $FAR4 -p 5201 -c 1 -t "$1" -r $RATE >/dev/null 2>&1 &
-	CLI=$!
-}
-cleanup() {
-	[ -n "${CLI:-}" ] && kill $CLI 2>/dev/null
-	ip netns pids pc 2>/dev/null | xargs -r kill 2>/dev/null
-	ip netns pids far 2>/dev/null | xargs -r kill 2>/dev/null
-	fm_flush
-}
-trap cleanup EXIT
+trap fm_cleanup EXIT
 
 npu_load && npu_new 0 8 2 || { ktap_fail "setup"; ktap_finish; }
 topo_pc_far 0; ktap_result $? "topology"
@@ -43,7 +32,7 @@ fm_start; ktap_result $? "npuflowd on $P3 $P8 (native XDP, skip_sw rules)"
 
 ip netns exec far "$LOAD" server -p 5201 -t 400 >/dev/null 2>&1 &
 wait_listen far 5201
-stream 120
+fm_stream $FAR4 120
 ktap_result $(fm_wait_jq 30 '[.[] | select(.dirs[0].dport == 5201 and .state == "made")] | length == 1'; echo $?) \
 	"the stream's connection is made"
 F=$(fm_flows | jq -c '[.[] | select(.dirs[0].dport == 5201)][0]')
@@ -79,12 +68,12 @@ inv=$(( $(nft -j list counter inet fw inv | jq '.nftables[1].counter.packets') -
 diag "after the release: far received $w frames in 5 s, $inv invalid-state drops"
 ktap_result $([ "$w" -gt 500 ] && [ "$inv" = 0 ] && [ "$(fm_rules "$P3")" = 0 ] && [ "$(fm_rules "$P8")" = 0 ]; echo $?) \
 	"the stream goes on through the host, rules gone, no invalid-state drop"
-kill $CLI 2>/dev/null; wait $CLI 2>/dev/null
+kill $FM_CLI 2>/dev/null; wait $FM_CLI 2>/dev/null
 
 # A second stream; no mid-stream pick-up from here on, so that a killed
 # conntrack entry stays killed.
 sysctl -qw net.netfilter.nf_conntrack_tcp_loose=0
-stream 120
+fm_stream $FAR4 120
 fm_wait_jq 30 '[.[] | select(.state == "made")] | length == 1'
 # restart under traffic: rules stay while npuflowd is down, once after
 fm_stop

@@ -20,9 +20,7 @@ made() { fm_ctl status --json | jq '.states.made'; }
 cleanup() {
 	[ -n "${UP:-}" ] && kill $UP 2>/dev/null
 	[ -n "${CLI:-}" ] && kill -CONT $CLI $SRV 2>/dev/null && kill $CLI $SRV 2>/dev/null
-	ip netns pids pc 2>/dev/null | xargs -r kill 2>/dev/null
-	ip netns pids far 2>/dev/null | xargs -r kill 2>/dev/null
-	fm_flush
+	fm_cleanup
 }
 trap cleanup EXIT
 

@@ -17,12 +17,7 @@ DL=auxiliary/npusim.npu.0
 st() { ethtool -S "$1" | awk -v k="$2:" '$1 == k { s += $2 } END { print s + 0 }'; }
 na() { echo $(( $(st "$P3" hw_punt_not_active) + $(st "$P8" hw_punt_not_active) )); }
 fmc() { fm_ctl status --json | jq ".counters.$1"; }
-cleanup() {
-	ip netns pids pc 2>/dev/null | xargs -r kill 2>/dev/null
-	ip netns pids far 2>/dev/null | xargs -r kill 2>/dev/null
-	fm_flush
-}
-trap cleanup EXIT
+trap fm_cleanup EXIT
 
 npu_load && npu_new 0 8 2 || { ktap_fail "setup"; ktap_finish; }
 topo_pc_far 0; ktap_result $? "topology"
@@ -35,7 +30,7 @@ echo 0 > $DBG/fp_retrans_max
 fm_start --hold-min-ms 1000; ktap_result $? "npuflowd on $P3 $P8"
 ip netns exec far "$LOAD" server -p 5201 -t 300 >/dev/null 2>&1 &
 wait_listen far 5201
-ip netns exec pc "$LOAD" client -a $FAR4 -p 5201 -c 1 -t 240 -r 500000 >/dev/null 2>&1 &
+fm_stream $FAR4 240
 fm_wait_jq 30 '[.[] | select(.dirs[0].dport == 5201 and .state == "made")] | length == 1'
 ktap_result $? "the stream's connection is made"
 sleep 2

@@ -244,3 +244,18 @@ ip_punts() {
 	local r='^hw_punt_(flow_miss|not_active|tcp_flags|exception|mtu|fastpath_off)$'
 	echo $(( $(eth_sum "$P3" "$r") + $(eth_sum "$P8" "$r") ))
 }
+# fm_stream ADDR [SECONDS]: one TCP connection pc -> ADDR:5201 at ~690
+# frames/s (npuload, 1 MB/s) in the background; its pid in FM_CLI.
+fm_stream() {
+	ip netns exec pc "$NPU_REPO/build/bin/npuload" client -a "$1" -p 5201 -c 1 \
+		-t "${2:-60}" -r 1000000 >/dev/null 2>&1 &
+	FM_CLI=$!
+}
+# fm_cleanup: the flow-maker tests' EXIT trap - load stopped, npuflowd
+# stopped, its rules and pinned maps gone.
+fm_cleanup() {
+	[ -n "${FM_CLI:-}" ] && kill "$FM_CLI" 2>/dev/null
+	ip netns pids pc 2>/dev/null | xargs -r kill 2>/dev/null
+	ip netns pids far 2>/dev/null | xargs -r kill 2>/dev/null
+	fm_flush
+}
