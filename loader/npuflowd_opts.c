@@ -357,8 +357,10 @@ int npuflowd_parse_args(int argc, char **argv, struct npuflowd_opts *o,
 		case OPT_RETRY:
 		case OPT_KEEPALIVE:
 			if (npuflowd_parse_u64(optarg, c == OPT_HOLD_QUIET ? 0 : 1, 3600 * 1000, 0, &v))
-				BAD("%s: '%s' is not a number of ms (1..3600000)", argv[optind - 1],
-				    optarg);
+				BAD("--%s: '%s' is not a number of ms (%d..3600000)",
+				    c == OPT_HOLD_MIN ? "hold-min-ms" : c == OPT_HOLD_MAX ? "hold-max-ms" :
+				    c == OPT_HOLD_QUIET ? "hold-quiet-ms" : c == OPT_RETRY ? "retry-ms" :
+				    "keepalive-ms", optarg, c == OPT_HOLD_QUIET ? 0 : 1);
 			v *= 1000000ull;
 			if (c == OPT_HOLD_MIN)
 				o->hold_min_ns = v;
