@@ -245,9 +245,9 @@ static int client(const char *addr, const char *bind_addr, int port, int nconn,
 	return failed ? 1 : 0;
 }
 
-static void usage(void)
+static void usage(FILE *f)
 {
-	fprintf(stderr,
+	fprintf(f,
 		"usage: npuload server [-p PORT] [-t SECONDS] [-n MAXCONN]\n"
 		"       npuload client -a ADDR [-p PORT] [-c CONNS] [-t SECONDS] [-r BYTES/S] [-s SIZE] [-b BIND]\n");
 }
@@ -259,8 +259,12 @@ int main(int argc, char **argv)
 	double rate = 0;
 	int maxconn = MAX_CONNS;
 
+	if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+		usage(stdout);
+		return 0;
+	}
 	if (argc < 2) {
-		usage();
+		usage(stderr);
 		return 2;
 	}
 	signal(SIGPIPE, SIG_IGN);
@@ -276,7 +280,8 @@ int main(int argc, char **argv)
 		case 'r': rate = atof(optarg); break;
 		case 's': size = atoi(optarg); break;
 		case 'n': maxconn = atoi(optarg); break;
-		default: usage(); return 2;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
 		}
 	}
 	if (port < 1 || port > 65535 || secs < 1 || secs > MAX_SECS ||
@@ -289,6 +294,6 @@ int main(int argc, char **argv)
 		return server(port, secs, maxconn);
 	if (!strcmp(argv[1], "client") && addr)
 		return client(addr, bind_addr, port, nconn, secs, rate, size);
-	usage();
+	usage(stderr);
 	return 2;
 }

@@ -107,9 +107,16 @@ static int cmd_candidates(int argc, char **argv)
 	for (i = 1; i < (size_t)argc; i++) {
 		if (!strcmp(argv[i], "--json") || !strcmp(argv[i], "-j"))
 			json = 1;
-		else if (!strcmp(argv[i], "--limit") && i + 1 < (size_t)argc)
-			limit = strtoul(argv[++i], NULL, 10);
-		else {
+		else if (!strcmp(argv[i], "--limit") && i + 1 < (size_t)argc) {
+			char *end;
+
+			errno = 0;
+			limit = strtoul(argv[++i], &end, 10);
+			if (errno || end == argv[i] || *end || argv[i][0] == '-') {
+				fprintf(stderr, "npuctl: --limit: '%s' is not a count\n", argv[i]);
+				return 2;
+			}
+		} else {
 			usage(stderr);
 			return 2;
 		}
