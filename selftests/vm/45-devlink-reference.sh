@@ -30,7 +30,6 @@ res() { dlj resource show $DL | jq -r --arg n "$1" --arg f "$2" \
 trap_action() { dlj trap show $DL trap "$1" | jq -r --arg n "$1" '.trap[][] | select(.name == $n) | .action'; }
 # all punt traps' packets / the model's punts on ports 3 and 8 but "none"
 TRAPS="npu_flow_miss npu_not_active npu_tcp_flags npu_exception npu_mtu npu_non_ip npu_mcast npu_fastpath_off npu_ntuple npu_malformed"
-trap_pkts() { dlj -s trap show $DL trap "$1" | jq -r --arg n "$1" '.trap[][] | select(.name == $n) | .stats.rx.packets'; }
 trap_total() { local t s=0; for t in $TRAPS; do s=$((s + $(trap_pkts $t))); done; echo $s; }
 hw_punts() { echo $(( $(eth_sum "$P3" '^hw_punt_') + $(eth_sum "$P8" '^hw_punt_') -
 	$(eth_stat "$P3" hw_punt_none) - $(eth_stat "$P8" hw_punt_none) )); }

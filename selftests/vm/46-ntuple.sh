@@ -39,7 +39,6 @@ seen() { nft list chain netdev nt in | awk -v p="$1" '$0 ~ "dport " p " " { for 
 send4() { ip netns exec pc bash -c "for i in \$(seq $N); do echo x > /dev/udp/$FAR4/$1; done"; sleep 1; }
 send6() { ip netns exec pc bash -c "for i in \$(seq $N); do echo x > /dev/udp/$FAR6/$1; done"; sleep 1; }
 st() { eth_stat "$P3" "$1"; }
-trap_pkts() { devlink -j -s trap show $DL trap npu_ntuple | jq -r '.trap[][] | .stats.rx.packets'; }
 rules() { ethtool -n "$P3" | grep -c '^Filter:'; }
 hw_rules() { awk '$1 == "rules" { split($2, a, "/"); print a[1] }' $DBG/p3/ntuple; }
 hits() { awk -v l="$1" '$1 == "loc" && $2 == l { print $NF }' $DBG/p3/ntuple; }
@@ -55,14 +54,14 @@ refused() {
 # snap / delta NAME: a counter's change since the last snap.
 declare -A S
 snap() { S[q1]=$(st rx_q1_packets); S[punt]=$(st hw_punt_ntuple); S[rxpunt]=$(st rx_punt_ntuple)
-	S[drops]=$(st hw_rx_ntuple_drops); S[trap]=$(trap_pkts); }
+	S[drops]=$(st hw_rx_ntuple_drops); S[trap]=$(trap_pkts npu_ntuple); }
 delta() {
 	case $1 in
 	q1) echo $(( $(st rx_q1_packets) - S[q1] )) ;;
 	punt) echo $(( $(st hw_punt_ntuple) - S[punt] )) ;;
 	rxpunt) echo $(( $(st rx_punt_ntuple) - S[rxpunt] )) ;;
 	drops) echo $(( $(st hw_rx_ntuple_drops) - S[drops] )) ;;
-	trap) echo $(( $(trap_pkts) - S[trap] )) ;;
+	trap) echo $(( $(trap_pkts npu_ntuple) - S[trap] )) ;;
 	esac
 }
 

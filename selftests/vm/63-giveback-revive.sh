@@ -14,7 +14,6 @@ npu_load && npu_new 0 8 2 || { ktap_fail "setup"; ktap_finish; }
 topo_pc_far 0; ktap_result $? "topology"
 ft_offload_tcp
 st() { ethtool -S "$P3" | awk -v k="$1:" '$1 == k { s += $2 } END { print s + 0 }'; }
-trap_pkts() { devlink -j -s trap show auxiliary/npusim.npu.0 trap "$1" | jq -r '.trap[][] | .stats.rx.packets'; }
 st8() { ethtool -S "$P8" | awk -v k="$1:" '$1 == k { s += $2 } END { print s + 0 }'; }
 
 # A steady stream at a known rate (npuload, ~690 frames/s): the bound below

@@ -108,6 +108,11 @@ npu_wire() { echo "npuw$1p$2"; }
 
 # ethtool -S value of one counter.
 eth_stat() { ethtool -S "$1" | awk -v k="$2:" '$1 == k { print $2 }'; }
+# trap_pkts TRAP: frames devlink trap TRAP of coprocessor 0 has counted.
+trap_pkts() {
+	devlink -j -s trap show auxiliary/npusim.npu.0 trap "$1" |
+		jq -r --arg n "$1" '.trap[][] | select(.name == $n) | .stats.rx.packets'
+}
 
 # topo_pc_far ID: netns "pc" on the wire of port 3 and "far" on the wire of
 # port 8 of coprocessor ID, the host routing between the two port netdevs.
