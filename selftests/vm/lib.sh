@@ -44,12 +44,15 @@ ktap_finish() { [ "$KTAP_FAIL" = 0 ]; exit $?; }
 
 NPU_REPO=$(pwd)
 
-# npu_pin_keys: turn on, once per boot, the static keys that tests flip
-# (nf hooks of every family and hook, tc ingress/egress) and keep them on
-# in a netns of their own.  Flipping a key patches kernel text; QEMU's
-# multi-threaded TCG once ran a stale int3 from such a patch on the other
-# vCPU ("Oops: int3" in __netif_receive_skb_core as a clsact qdisc was
-# added under traffic).  Keys that stay on are never patched again.
+# npu_pin_keys: turn on, once per boot, the static keys that tests and the
+# tools they run flip, and keep them on from a netns of their own: nf hooks
+# of every family and hook, tc ingress/egress, RPS, receive timestamps
+# (every ping sets SO_TIMESTAMP: netstamp_needed_key) and the xdp_exception
+# tracepoint (55 enables it).  Flipping a key patches kernel text, and
+# QEMU's multi-threaded TCG has twice run a stale int3 from such a patch on
+# the other vCPU ("Oops: int3" in __netif_receive_skb_core as a clsact qdisc
+# was added under traffic, and in netif_receive_skb_list_internal).  A key
+# that stays on is never patched again.
 npu_pin_keys() {
 	ip netns list | grep -qw npuvm-keys && return 0
 	ip netns add npuvm-keys
@@ -68,6 +71,15 @@ table netdev keys {
 	chain e { type filter hook egress device k0 priority 0; }
 }
 NFT
+	ip netns exec npuvm-keys sh -c 'echo 1 > /sys/class/net/k0/queues/rx-0/rps_cpus' 2>/dev/null
+	# SO_TIMESTAMP is 29 on x86; the socket lives as long as the guest.
+	ip netns exec npuvm-keys setsid perl -e 'use Socket;
+		socket(my $s, PF_INET, SOCK_DGRAM, 0) or die;
+		setsockopt($s, SOL_SOCKET, 29, 1) or die; sleep' </dev/null >/dev/null 2>&1 &
+	local t=/sys/kernel/tracing
+	[ -d $t/instances ] || t=/sys/kernel/debug/tracing
+	mkdir -p $t/instances/npuvm-keys 2>/dev/null &&
+		echo 1 > $t/instances/npuvm-keys/events/xdp/xdp_exception/enable 2>/dev/null
 	return 0
 }
 
