@@ -111,6 +111,10 @@ static void npuep_ft_unlock(struct npuep_ft *ft)
 
 	if (held > ft->st.lock_held_max_ns)
 		ft->st.lock_held_max_ns = held;
+	if (held > NSEC_PER_MSEC)
+		ft->st.lock_held_over_1ms++;
+	if (held > 5 * NSEC_PER_MSEC)
+		ft->st.lock_held_over_5ms++;
 	mutex_unlock(&ft->lock);
 }
 
@@ -1096,7 +1100,8 @@ static const char * const npuep_flow_stat_names[] = {
 	"fp_paired", "fp_enospc", "fp_unsupported", "fp_revived",
 	"fp_revive_deferred", "fp_remade",
 	"fp_cmd_waited", "fp_cmd_posted", "fp_cmd_failed", "fp_stats_reads",
-	"fp_lock_held_max_us", "hw_fp_conns", "hw_fp_mflows",
+	"fp_lock_held_max_us", "fp_lock_held_over_1ms", "fp_lock_held_over_5ms",
+	"hw_fp_conns", "hw_fp_mflows",
 	"hw_fwd_frames", "hw_fwd_bytes",
 };
 
@@ -1176,6 +1181,8 @@ void npuep_flow_get_stats(struct npuep_port *port, u64 **data)
 	       READ_ONCE(ndev->dlx.cmdq[1].posted_failed);
 	*d++ = st.stats_reads;
 	*d++ = div_u64(st.lock_held_max_ns, NSEC_PER_USEC);
+	*d++ = st.lock_held_over_1ms;
+	*d++ = st.lock_held_over_5ms;
 	*d++ = npuep_rd32(ndev, NPU_REG_FT_CONNS);
 	*d++ = npuep_rd32(ndev, NPU_REG_FT_MFLOWS);
 	*d++ = npuep_rd64(ndev, base + NPU_PORT_FP_FWD_FRAMES);

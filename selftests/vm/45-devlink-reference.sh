@@ -52,8 +52,8 @@ ktap_result $([ "$(param_val revive)" = true ]; echo $?) "param revive defaults 
 devlink dev param set $DL name revive value false cmode runtime
 ktap_result $([ "$(param_val revive)" = false ]; echo $?) "revive set to false reads back"
 devlink dev param set $DL name revive value true cmode runtime
-ktap_result $([ "$(param_val flow_cmd_ring)" = normal ] && [ "$(param_val flow_cmd_posted)" = false ]; echo $?) \
-	"flow_cmd_ring defaults to normal, flow_cmd_posted to false"
+ktap_result $([ "$(param_val flow_cmd_ring)" = normal ] && [ "$(param_val flow_cmd_posted)" = true ]; echo $?) \
+	"flow_cmd_ring defaults to normal, flow_cmd_posted to true"
 check_fail "flow_cmd_ring bogus is refused" devlink dev param set $DL name flow_cmd_ring value bogus cmode runtime
 
 # Flow writes through the params: flower rules, one connection each.
@@ -82,6 +82,7 @@ diag "posted $p1 -> $p2, waited $w1 -> $w2, model created $c1 -> $c2"
 ktap_result $([ "$p2" = "$p1" ] && [ $((w2 - w1)) -ge 1 ] && [ $((c2 - c1)) -ge 1 ]; echo $?) \
 	"waited on the normal ring: counted in fp_cmd_waited"
 ktap_result $([ "$(eth_stat "$P3" fp_cmd_failed)" = 0 ]; echo $?) "no flow command failed"
+devlink dev param set $DL name flow_cmd_posted value true cmode runtime	# the default again
 
 # driverinit: new value shown at once, applied by reload.
 nv() { grep -c " $P3-q[0-9]" /proc/interrupts; }
@@ -115,7 +116,7 @@ frule 5001; r1=$?; frule 5002; r2=$?; frule 5003; r3=$?
 e1=$(eth_stat "$P3" fp_enospc)
 diag "rules: $r1 $r2 $r3; enospc $e0 -> $e1; occ $(res connections occ)"
 ktap_result $([ $r1 = 0 ] && [ $r2 = 0 ] && [ $r3 != 0 ] && [ $((e1 - e0)) = 1 ] && [ "$(res connections occ)" = 2 ]; echo $?) \
-	"limit enforced: the third connection is refused (ENOSPC counted), occupancy 2"
+	"limit enforced with posted writes: the third connection is refused (ENOSPC counted), occupancy 2"
 tc filter del dev "$P3" ingress 2>/dev/null
 devlink resource set $DL path /fastpath/connections size 16384
 devlink dev reload $DL

@@ -92,5 +92,4 @@ diag "after the recover: $(fp fp_conns)/$(fp hw_fp_conns), resyncs $rs"
 ktap_result $([ "$(fp fp_conns)" = 0 ] && [ "$(fp hw_fp_conns)" = 0 ] && [ "$rs" = 1 ]; echo $?) \
 	"the recovery found the lost reclaim and re-programmed the fast path: both 0"
 devlink health set $DL reporter cmd auto_recover true
-devlink dev param set $DL name flow_cmd_posted value false cmode runtime
 ktap_finish
