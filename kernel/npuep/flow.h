@@ -37,6 +37,8 @@ enum npuep_flow_owner {
  *	the kernel offered them again
  * @cmd_waited: flow commands sent and waited for
  * @cmd_posted: flow commands posted (not waited for)
+ * @cmd_ring_full: posts that found the command ring full and waited for a
+ *	slot (the device behind the host)
  * @cmd_failed: flow commands that failed
  * @stats_reads: batched connection-statistics reads
  * @lock_held_max_ns: longest hold of the flow-table lock (seed 004)
@@ -55,6 +57,7 @@ struct npuep_ft_stats {
 	u64 remade;
 	u64 cmd_waited;
 	u64 cmd_posted;
+	u64 cmd_ring_full;
 	u64 cmd_failed;
 	u64 stats_reads;
 	u64 lock_held_max_ns;
@@ -66,7 +69,14 @@ struct npuep_ft_stats {
  * struct npuep_ft - one coprocessor's flow-offload state
  * @ndev: the coprocessor
  * @lock: serialises the shadow table and flow commands
+ * @bh_off: @lock is held with softirqs off (npuep_ft_lock_bh()): nothing
+ *	under it may sleep
  * @lock_t0: when @lock was taken (ns), for @st.lock_held_max_ns
+ * @lock_run0: the holder's CPU time then (ns, as the scheduler last
+ *	accounted it: a tick at most behind); a long hold is logged with what
+ *	it was made of
+ * @lock_nvcsw0: the holder's voluntary context switches then
+ * @lock_nivcsw0: the holder's involuntary context switches then
  * @conn_max: connection table size (devlink resource)
  * @mflow_max: microflow table size (devlink resource)
  * @nconns: connections in use
@@ -90,7 +100,11 @@ struct npuep_ft_stats {
 struct npuep_ft {
 	struct npuep_dev *ndev;
 	struct mutex lock;		/* the shadow table, flow commands */
+	bool bh_off;
 	u64 lock_t0;
+	u64 lock_run0;
+	unsigned long lock_nvcsw0;
+	unsigned long lock_nivcsw0;
 	u32 conn_max;
 	u32 mflow_max;
 	u32 nconns;
