@@ -19,7 +19,11 @@
  *     MALFORMED) and not recorded;
  *  4. candidate (one per direction) in an LRU hash: a known one is updated
  *     in place (atomic frame/byte adds, other fields written only when they
- *     change); a new one is inserted with BPF_NOEXIST;
+ *     change); a new one is inserted with BPF_NOEXIST.  One past its
+ *     threshold is also cached in this CPU's slot of "candcache" (by
+ *     hardware hash); within a clock tick its frames that change nothing
+ *     else only add to the slot, which is written back with the next frame
+ *     that goes to the map (npuflow.h);
  *  5. ring-buffer events: THRESHOLD exactly once when the candidate's frame
  *     count reaches npuflow_threshold (the atomic add's old value decides,
  *     so concurrent CPUs cannot both see the crossing), and REVIVE when a
@@ -64,6 +68,13 @@ const volatile __u64 npuflow_revive_gap_ns = NPUFLOW_REVIVE_GAP_DEFAULT;
  */
 const volatile __u8 npuflow_coarse_clock = 1;
 
+/*
+ * Bumped by userspace after it deletes candidates (npuflowd's re-arm, the
+ * tests): a cache entry written under another generation is not used
+ * until it has been written to its candidate again (npuflow.h).
+ */
+__u32 npuflow_cache_gen;
+
 #ifdef NPUFLOW_BENCH_NEW
 /* Benchmark build only: every run sees a new source port (a new candidate). */
 __u32 bench_seq;
@@ -82,6 +93,14 @@ struct {
 	__type(key, __u32);
 	__type(value, struct npuflow_counters);
 } counters SEC(".maps");
+
+/* What a known candidate's frames change, per CPU, by hardware hash (npuflow.h). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, NPUFLOW_CACHE_SLOTS);
+	__type(key, __u32);
+	__type(value, struct npuflow_cache);
+} candcache SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -448,6 +467,53 @@ static __always_inline void emit(__u32 type, const struct npuflow_key *k,
 	c->stat[type == NPUFLOW_EV_THRESHOLD ? NPUFLOW_S_THRESHOLD : NPUFLOW_S_REVIVE]++;
 }
 
+/* Two keys (8-byte aligned, 48 bytes) are equal. */
+static __always_inline int key_eq(const struct npuflow_key *a, const struct npuflow_key *b)
+{
+	const __u64 *x = (const void *)a, *y = (const void *)b;
+
+	return !((x[0] ^ y[0]) | (x[1] ^ y[1]) | (x[2] ^ y[2]) |
+		 (x[3] ^ y[3]) | (x[4] ^ y[4]) | (x[5] ^ y[5]));
+}
+
+/*
+ * Another flow takes @e's slot: write the frames and bytes it holds to its
+ * candidate, if that is still the one they were counted for.
+ */
+static __always_inline void cache_evict(struct npuflow_cache *e)
+{
+	struct npuflow_cand *o;
+
+	if (!e->frames)
+		return;
+	o = bpf_map_lookup_elem(&candidates, &e->key);
+	if (o && o->first_ns == e->first_ns) {
+		__sync_fetch_and_add(&o->frames, e->frames);
+		__sync_fetch_and_add(&o->bytes, e->bytes);
+	}
+	e->frames = 0;
+	e->bytes = 0;
+}
+
+/* @e caches @v (key @k) as of @now; @own: @e holds @k already. */
+static __always_inline void cache_fill(struct npuflow_cache *e, int own,
+				       const struct npuflow_key *k,
+				       const struct npuflow_cand *v, __u64 now)
+{
+	if (!own) {
+		cache_evict(e);
+		__builtin_memcpy(&e->key, k, sizeof(*k));
+	}
+	e->tick_ns = now;
+	e->first_ns = v->first_ns;
+	e->gen = npuflow_cache_gen;
+	e->conn = v->conn;
+	e->tcp_flags = v->tcp_flags;
+	e->reason = v->reason;
+	e->port = v->port;
+	e->flags = v->flags;
+}
+
 /* Revive: at most one event per npuflow_revive_gap_ns per candidate. */
 static __always_inline int revive_due(struct npuflow_cand *v, __u64 now)
 {
@@ -466,13 +532,15 @@ int npuflow_classify(struct xdp_md *ctx)
 	struct npuflow_meta *m = (void *)(long)ctx->data_meta;
 	__u32 ifindex = ctx->ingress_ifindex;
 	__u32 len = end - data;
-	__u32 conn = NPUFLOW_CONN_NONE, hash = 0, slot, rslot;
-	__u8 reason = NPUFLOW_R_NONE, port = NPUFLOW_PORT_NONE, bad_meta = 0;
-	struct npuflow_key key = {};
+	__u32 conn = NPUFLOW_CONN_NONE, hash = 0, slot, rslot, n = 1;
+	__u8 reason = NPUFLOW_R_NONE, port = NPUFLOW_PORT_NONE, bad_meta = 0, hashed = 0;
+	struct npuflow_key key __attribute__((aligned(8))) = {};
+	struct npuflow_cache *e = NULL;
 	struct parsed p = {};
 	struct npuflow_counters *c;
 	struct npuflow_cand *v;
-	__u64 now, old;
+	__u64 now, old, nb = len;
+	int revive, own = 0;
 
 	if ((void *)(m + 1) <= data && m->magic == NPUFLOW_META_MAGIC) {
 		if (m->version == NPUFLOW_META_VERSION && m->port < NPUFLOW_MAX_PORTS) {
@@ -480,6 +548,7 @@ int npuflow_classify(struct xdp_md *ctx)
 			port = m->port;
 			conn = m->conn;
 			hash = m->hash;
+			hashed = m->flags & (NPUFLOW_META_F_HASH_L4 | NPUFLOW_META_F_HASH_L3);
 			p.cflags = NPUFLOW_CF_META;
 		} else {
 			bad_meta = 1;
@@ -552,7 +621,40 @@ int npuflow_classify(struct xdp_md *ctx)
 	}
 #endif
 
+	revive = reason == NPUFLOW_R_NOT_ACTIVE && conn != NPUFLOW_CONN_NONE;
+	/* the precise clock moves every frame: a tick's cache would never hit */
+	if (hashed && npuflow_coarse_clock) {
+		__u32 idx = hash & (NPUFLOW_CACHE_SLOTS - 1);
+
+		e = bpf_map_lookup_elem(&candcache, &idx);
+	}
+	if (e && key_eq(&e->key, &key)) {
+		/*
+		 * A cached known candidate: in the tick it was last written,
+		 * a frame that changes nothing else only counts here.
+		 */
+		if (e->tick_ns == now && e->gen == npuflow_cache_gen && !revive &&
+		    e->reason == reason && e->conn == conn && e->port == port &&
+		    (e->tcp_flags | p.tcp_flags) == e->tcp_flags &&
+		    (e->flags | p.cflags) == e->flags) {
+			e->frames++;
+			e->bytes += len;
+			return XDP_PASS;
+		}
+		own = 1;
+		e->tick_ns = 0;		/* written again below, or unused */
+	}
+
 	v = bpf_map_lookup_elem(&candidates, &key);
+	if (own) {
+		/* what it holds goes to the candidate with this frame */
+		if (v && v->first_ns == e->first_ns) {
+			n += e->frames;
+			nb += e->bytes;
+		}
+		e->frames = 0;
+		e->bytes = 0;
+	}
 	if (!v) {
 		struct npuflow_cand nv = {
 			.frames = 1,
@@ -566,7 +668,7 @@ int npuflow_classify(struct xdp_md *ctx)
 			.flags = p.cflags,
 		};
 		int thr = npuflow_threshold == 1;
-		int rev = reason == NPUFLOW_R_NOT_ACTIVE && conn != NPUFLOW_CONN_NONE;
+		int rev = revive;
 		long err;
 
 		if (thr)
@@ -582,6 +684,8 @@ int npuflow_classify(struct xdp_md *ctx)
 			if (rev)
 				emit(NPUFLOW_EV_REVIVE, &key, &nv, 1, now, reason,
 				     conn, hash, c);
+			if (e && !rev && (!npuflow_threshold || thr))
+				cache_fill(e, own, &key, &nv, now);
 			return XDP_PASS;
 		}
 		/* Another CPU inserted it first: update that one. */
@@ -592,10 +696,14 @@ int npuflow_classify(struct xdp_md *ctx)
 		}
 	}
 
-	/* Known candidate: update in place, write only what changed. */
-	old = __sync_fetch_and_add(&v->frames, 1);
-	__sync_fetch_and_add(&v->bytes, len);
-	v->last_ns = now;
+	/*
+	 * Known candidate: update in place, write only what changed; @n
+	 * frames and @nb bytes are this one and what its cache entry held.
+	 */
+	old = __sync_fetch_and_add(&v->frames, n);
+	__sync_fetch_and_add(&v->bytes, nb);
+	if (v->last_ns != now)
+		v->last_ns = now;
 	if ((v->tcp_flags | p.tcp_flags) != v->tcp_flags)
 		v->tcp_flags |= p.tcp_flags;
 	if ((v->flags | p.cflags) != v->flags)
@@ -606,13 +714,17 @@ int npuflow_classify(struct xdp_md *ctx)
 		v->conn = conn;
 	if (v->port != port)
 		v->port = port;
-	if (old + 1 == npuflow_threshold) {
+	if (old < npuflow_threshold && old + n >= npuflow_threshold) {
 		v->flags |= NPUFLOW_CF_THRESHOLD;
-		emit(NPUFLOW_EV_THRESHOLD, &key, v, old + 1, now, reason, conn, hash, c);
+		emit(NPUFLOW_EV_THRESHOLD, &key, v, old + n, now, reason, conn, hash, c);
 	}
-	if (reason == NPUFLOW_R_NOT_ACTIVE && conn != NPUFLOW_CONN_NONE &&
-	    revive_due(v, now))
-		emit(NPUFLOW_EV_REVIVE, &key, v, old + 1, now, reason, conn, hash, c);
+	if (revive) {
+		if (revive_due(v, now))
+			emit(NPUFLOW_EV_REVIVE, &key, v, old + n, now, reason, conn, hash, c);
+		return XDP_PASS;
+	}
+	if (e && (!npuflow_threshold || (v->flags & NPUFLOW_CF_THRESHOLD)))
+		cache_fill(e, own, &key, v, now);
 	return XDP_PASS;
 }
 

@@ -122,6 +122,46 @@ struct npuflow_cand {
 #define NPUFLOW_CF_META		0x10	/* frames carried driver metadata */
 
 /* ------------------------------------------------------------------ */
+/* Candidate cache: BPF_MAP_TYPE_PERCPU_ARRAY "candcache", direct      */
+/* mapped by the hardware hash (metadata): slot = hash % CACHE_SLOTS.  */
+
+/*
+ * A known candidate that has raised its threshold event (or any, with
+ * threshold 0) is cached in its slot on the CPU that saw it.  A frame that
+ * matches the cached key, in the same coarse-clock tick as the entry's last
+ * write to the candidate, and changes nothing but frames and bytes (same
+ * reason, connection index and port, no new TCP or candidate flags, not a
+ * revive) only adds to the entry's frames and bytes: no hash-map lookup.
+ * The first frame of a new tick, any change, another flow on the slot, or a
+ * cache generation bump writes the entry's frames and bytes into the
+ * candidate (if it is still the same candidate: same first_ns) with the
+ * frame's own.  So the candidate's last_ns, flags, reason, conn and port are
+ * as today (tick resolution), and its frames and bytes lag by what the
+ * entries hold: readers add them (npuflow_cache_fold(), loader/npuflow_fmt.c;
+ * npuctl and npuflowd do; a raw `bpftool map dump` does not).  Whoever
+ * deletes candidates from userspace bumps npuflow_cache_gen (classifier
+ * .bss) so no CPU keeps counting for a deleted candidate; a deletion it does
+ * not hear of (LRU eviction, bpftool) is seen at the next tick.
+ */
+#define NPUFLOW_CACHE_SLOTS	1024	/* per CPU, power of two */
+
+/* 96 bytes, no holes. */
+struct npuflow_cache {
+	struct npuflow_key key;	/* ifindex 0: empty */
+	__u64 frames;		/* frames not yet added to the candidate */
+	__u64 bytes;		/* ... and their bytes */
+	__u64 tick_ns;		/* candidate's last_ns as this CPU last wrote it */
+	__u64 first_ns;		/* candidate's first_ns: which candidate it is */
+	__u32 gen;		/* npuflow_cache_gen when written */
+	__u32 conn;		/* the candidate's conn, tcp_flags, reason, port and */
+	__u8 tcp_flags;		/* flags when written: a frame that would change */
+	__u8 reason;		/* one of them is written to the candidate */
+	__u8 port;
+	__u8 flags;
+	__u32 pad;
+};
+
+/* ------------------------------------------------------------------ */
 /* Counters: BPF_MAP_TYPE_PERCPU_ARRAY "counters", one entry per port  */
 /* slot.  Slots 0..NPUFLOW_MAX_PORTS-1 are the coprocessor's front     */
 /* ports (from metadata); a frame without metadata is counted in slot  */
@@ -321,6 +361,8 @@ struct npuflow_fmstats {
 _Static_assert(sizeof(struct npuflow_meta) == 16, "npuflow_meta: 16 bytes");
 _Static_assert(sizeof(struct npuflow_key) == 48, "npuflow_key: 48 bytes, no holes");
 _Static_assert(sizeof(struct npuflow_cand) == 48, "npuflow_cand: 48 bytes, no holes");
+_Static_assert(sizeof(struct npuflow_cache) == 96, "npuflow_cache: no holes");
+_Static_assert((NPUFLOW_CACHE_SLOTS & (NPUFLOW_CACHE_SLOTS - 1)) == 0, "cache slots: power of 2");
 _Static_assert(sizeof(struct npuflow_counters) == 360, "npuflow_counters: no holes");
 _Static_assert(sizeof(struct npuflow_event) == 88, "npuflow_event: no holes");
 _Static_assert(NPUFLOW_S_MAX <= NPUFLOW_S_SLOTS, "stat slots");

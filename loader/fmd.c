@@ -112,10 +112,31 @@ static void write_stats(struct fmd *d, uint64_t now)
 	bpf_map_update_elem(d->stats_fd, &zero, &st, BPF_ANY);
 }
 
-/* Let the classifier raise a new threshold event for @k. */
+/*
+ * Let the classifier raise a new threshold event for @k: delete it, and bump
+ * the cache generation so no CPU's cache entry keeps counting for it.
+ */
 static void rearm_key(struct fmd *d, const struct npuflow_key *k)
 {
 	bpf_map_delete_elem(d->cand_fd, k);
+	if (d->cache_gen)
+		__atomic_add_fetch(d->cache_gen, 1, __ATOMIC_RELAXED);
+}
+
+/* The candidate of @k with what the per-CPU cache holds for it (read once a tick). */
+static int read_cand(struct fmd *d, const struct npuflow_key *k, struct npuflow_cand *v)
+{
+	if (bpf_map_lookup_elem(d->cand_fd, k, v))
+		return -1;
+	if (d->cache_fd >= 0 && !d->cache_read) {
+		free(d->cache);
+		d->cache = NULL;
+		d->ncache = 0;
+		npuflow_cache_read(d->cache_fd, &d->cache, &d->ncache);
+		d->cache_read = 1;
+	}
+	npuflow_cache_add(k, v, d->cache, d->ncache);
+	return 0;
 }
 
 static void rearm(struct fmd *d, const struct fm_entry *e)
@@ -613,7 +634,7 @@ static void tick_cb(void *ctx, enum fm_action a, uint32_t id)
 		struct npuflow_cand v;
 
 		/* re-read the candidate: it may have reached the byte threshold */
-		if (!bpf_map_lookup_elem(d->cand_fd, &e->rec.key[0], &v) &&
+		if (!read_cand(d, &e->rec.key[0], &v) &&
 		    v.bytes != e->rec.cand_bytes) {
 			if (d->npending < d->fm.cfg.max_conns) {
 				d->pending_a[d->npending] = FM_A_WATCH;
@@ -639,6 +660,7 @@ void fmd_tick(struct fmd *d, uint64_t now)
 		return;
 	d->next_tick_ns = now + TICK_NS;
 	d->npending = 0;
+	d->cache_read = 0;
 	fm_tick(&d->fm, now, tick_cb, d);
 	for (i = 0; i < d->npending; i++) {
 		uint32_t id = d->pending[i];
@@ -649,7 +671,7 @@ void fmd_tick(struct fmd *d, uint64_t now)
 			struct npuflow_cand v;
 			enum fm_action r;
 
-			if (bpf_map_lookup_elem(d->cand_fd, &e->rec.key[0], &v))
+			if (read_cand(d, &e->rec.key[0], &v))
 				memset(&v, 0, sizeof(v));
 			r = fm_recheck(&d->fm, id, v.frames, v.bytes, now);
 			if (r == FM_A_LOOKUP) {
@@ -669,7 +691,7 @@ void fmd_tick(struct fmd *d, uint64_t now)
 			uint32_t nid;
 
 			if (e->rec.state == NPUFLOW_CS_PENDING &&
-			    !bpf_map_lookup_elem(d->cand_fd, &e->rec.key[0], &v) &&
+			    !read_cand(d, &e->rec.key[0], &v) &&
 			    fm_candidate(&d->fm, &e->rec.key[0], v.frames, v.bytes, v.reason,
 					 v.last_ns, now, &nid) == FM_A_LOOKUP)
 				do_lookup(d, nid, now);
@@ -859,6 +881,7 @@ int fmd_init(struct fmd *d, const struct npuflowd_opts *o, const int *ifindex,
 	d->conn_fd = conn_fd;
 	d->stats_fd = stats_fd;
 	d->cand_fd = cand_fd;
+	d->cache_fd = -1;
 	d->ctl_fd = -1;
 	d->ct.ev_fd = -1;
 	d->tc_flags = o->tc_skip_sw ? TCA_CLS_FLAGS_SKIP_SW : 0;
@@ -916,6 +939,7 @@ void fmd_fini(struct fmd *d)
 	free(d->mark);
 	free(d->pending);
 	free(d->pending_a);
+	free(d->cache);
 }
 
 /* --flush: every rule of ours on every interface of this namespace. */

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include "ctclient.h"
 #include "flowmaker.h"
+#include "npuflow_cache.h"
 #include "nlsock.h"
 #include "npuflowd_opts.h"
 
@@ -34,6 +35,11 @@ struct fmd {
 	struct fmd_port ports[NPUFLOWD_MAX_PORTS];
 	int nports;
 	int conn_fd, stats_fd, cand_fd;
+	int cache_fd;			/* the classifier's candidate cache, -1 = none */
+	uint32_t *cache_gen;		/* its npuflow_cache_gen (mmap'ed .bss), or NULL */
+	struct npuflow_cache *cache;	/* what it held at this tick (read when needed) */
+	size_t ncache;
+	int cache_read;
 	uint32_t tc_flags;
 	fmd_log_fn log;
 	uint64_t start_ns, next_tick_ns, next_keepalive_ns;

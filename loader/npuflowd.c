@@ -42,7 +42,7 @@ static volatile sig_atomic_t stop;
 static int use_syslog;
 
 static const char *const pinned_maps[] = {
-	"candidates", "counters", "events", "connections", "fmstats",
+	"candidates", "counters", "events", "connections", "fmstats", "candcache",
 };
 static struct fmd fmd;
 static int fm_on;
@@ -237,7 +237,7 @@ static int flush(void)
 static int check_pins(struct classify *skel)
 {
 	struct bpf_map *maps[] = { skel->maps.candidates, skel->maps.counters, skel->maps.events,
-				   skel->maps.connections, skel->maps.fmstats };
+				   skel->maps.connections, skel->maps.fmstats, skel->maps.candcache };
 	size_t k;
 
 	for (k = 0; k < sizeof(maps) / sizeof(maps[0]); k++) {
@@ -510,6 +510,8 @@ int main(int argc, char **argv)
 			err("cannot start the flow maker: %s", strerror(-e));
 			goto out;
 		}
+		fmd.cache_fd = bpf_map__fd(skel->maps.candcache);
+		fmd.cache_gen = &skel->bss->npuflow_cache_gen;
 		fm_on = 1;
 		fmd_restore(&fmd, fmd_now());
 		ctl_fd = open_ctl(opts.ctl_socket);

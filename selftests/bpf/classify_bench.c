@@ -44,6 +44,7 @@ static double measure(int fd, const struct frame *f)
 	struct npuflow_meta m = {
 		.magic = NPUFLOW_META_MAGIC, .version = NPUFLOW_META_VERSION,
 		.reason = NPUFLOW_R_FLOW_MISS, .port = 2, .hash = 0x12345678,
+		.flags = NPUFLOW_META_F_HASH_L4,
 		.conn = NPUFLOW_CONN_NONE,
 	};
 	unsigned char buf[2048];

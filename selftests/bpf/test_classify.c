@@ -12,17 +12,20 @@
  *
  * Usage: test_classify [-v] [substring]
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "classify.skel.h"
 #include "../../bpf/npuflow.h"
 #include "../../loader/npuflow_fmt.h"
+#include "../../loader/npuflow_cache.h"
 #include "pktgen.h"
 
 #define THRESH		4
@@ -118,13 +121,19 @@ static void reset_maps(void)
 	struct npuflow_counters *zero = calloc(ncpu, sizeof(*zero));
 	uint32_t i;
 
+	struct npuflow_cache *zc = calloc(ncpu, sizeof(*zc));
+
 	while (!bpf_map_get_next_key(cfd, NULL, &next)) {
 		k = next;
 		bpf_map_delete_elem(cfd, &k);
 	}
+	skel->bss->npuflow_cache_gen++;		/* who deletes candidates bumps it */
 	for (i = 0; i < NPUFLOW_PORT_SLOTS; i++)
 		bpf_map_update_elem(sfd, &i, zero, 0);
+	for (i = 0; i < NPUFLOW_CACHE_SLOTS; i++)
+		bpf_map_update_elem(bpf_map__fd(skel->maps.candcache), &i, zc, 0);
 	free(zero);
+	free(zc);
 	ring_buffer__consume(rb);
 	nev = 0;
 }
@@ -134,6 +143,9 @@ static int read_cands(struct npuflow_row *rows, int max)
 	int fd = bpf_map__fd(skel->maps.candidates), n = 0;
 	struct npuflow_key k, *prev = NULL;
 
+	struct npuflow_cache *ents;
+	size_t nents;
+
 	while (n < max && !bpf_map_get_next_key(fd, prev, &k)) {
 		rows[n].key = k;
 		if (bpf_map_lookup_elem(fd, &k, &rows[n].val))
@@ -141,6 +153,11 @@ static int read_cands(struct npuflow_row *rows, int max)
 		prev = &rows[n].key;
 		n++;
 	}
+	/* as npuctl reads them: with what the per-CPU cache holds */
+	if (npuflow_cache_read(bpf_map__fd(skel->maps.candcache), &ents, &nents))
+		return -1;
+	npuflow_cache_fold(rows, n, ents, nents);
+	free(ents);
 	return n;
 }
 
@@ -1004,11 +1021,285 @@ static int t_threshold_once(void)
 		CHECK(c.stat[NPUFLOW_S_THRESHOLD] == 1, "threshold counter %llu",
 		      (unsigned long long)c.stat[NPUFLOW_S_THRESHOLD]);
 	}
-	/* evicted and seen again: a new crossing, one more event */
+	/*
+	 * Deleted and seen again: a new crossing, one more event.  Whoever
+	 * deletes a candidate bumps the cache generation (as npuflowd's
+	 * re-arm does), or the frames of the rest of this tick would still
+	 * count for the deleted one in the per-CPU cache.
+	 */
 	bpf_map_delete_elem(bpf_map__fd(skel->maps.candidates), &evs[0].key);
+	skel->bss->npuflow_cache_gen++;
+	for (i = 0; i < THRESH - 1; i++)
+		TRY(runf(&f, &m));
+	CHECK(nev == 1, "%d events before re-crossing, want 1", nev);
+	TRY(runf(&f, &m));
+	CHECK(nev == 2, "%d events after re-crossing, want 2", nev);
+	CHECK(evs[1].frames == THRESH, "re-crossing event frames %llu",
+	      (unsigned long long)evs[1].frames);
 	for (i = 0; i < 2 * THRESH; i++)
 		TRY(runf(&f, &m));
 	CHECK(nev == 2, "%d events after re-crossing, want 2", nev);
+	/*
+	 * Deleted without a bump (LRU eviction, bpftool): the cached entry is
+	 * written back at the next tick, finds its candidate gone and drops
+	 * what it held; the candidate is made again from that frame.
+	 */
+	bpf_map_delete_elem(bpf_map__fd(skel->maps.candidates), &evs[0].key);
+	usleep(25 * 1000);	/* > 1 tick at HZ >= 100 */
+	for (i = 0; i < THRESH; i++)
+		TRY(runf(&f, &m));
+	CHECK(nev == 3 && evs[2].frames == THRESH,
+	      "%d events after an unannounced deletion, want 3 (frames %llu)", nev,
+	      (unsigned long long)evs[nev - 1].frames);
+	return 0;
+}
+
+/* ---- the per-CPU candidate cache (npuflow.h) -------------------------- */
+
+/* The candidate of @k as the map holds it, without the cache's share. */
+static int raw_cand(const struct npuflow_key *k, struct npuflow_cand *v)
+{
+	memset(v, 0, sizeof(*v));
+	return bpf_map_lookup_elem(bpf_map__fd(skel->maps.candidates), k, v);
+}
+
+/* Frames the cache holds, all CPUs, all slots. */
+static uint64_t cache_frames(void)
+{
+	struct npuflow_cache *ents;
+	size_t n, i;
+	uint64_t sum = 0;
+
+	if (npuflow_cache_read(bpf_map__fd(skel->maps.candcache), &ents, &n))
+		return UINT64_MAX;
+	for (i = 0; i < n; i++)
+		sum += ents[i].frames;
+	free(ents);
+	return sum;
+}
+
+static struct exp_cand cand_of(const struct fspec *s, const struct frame *f, uint64_t frames,
+			       int reason, int port)
+{
+	struct exp_cand c = { .key = key_of(s), .frames = frames, .bytes = frames * f->len,
+			      .tcp_flags = s->tcp_flags, .reason = reason, .port = port,
+			      .conn = NPUFLOW_CONN_NONE,
+			      .flags = NPUFLOW_CF_META | NPUFLOW_CF_THRESHOLD };
+	return c;
+}
+
+/*
+ * Known candidates after their crossing count in the cache; what the map
+ * and the cache hold together is exact, and the map alone is behind.
+ */
+static int t_cache_known(void)
+{
+	struct fspec s = v4tcp();
+	struct frame f;
+	struct npuflow_meta m = mkmeta(NPUFLOW_R_FLOW_MISS, 3, NPUFLOW_CONN_NONE);
+	struct npuflow_cand raw;
+	struct exp_cand c;
+	int i;
+
+	s.tcp_flags = 0x10;
+	frame_build(&s, &f);
+	for (i = 0; i < 200; i++)
+		TRY(runf(&f, &m));
+	c = cand_of(&s, &f, 200, NPUFLOW_R_FLOW_MISS, 3);
+	TRY(check_cands(&c, 1));
+	CHECK(!raw_cand(&c.key, &raw), "no candidate in the map");
+	CHECK(raw.frames < 200 && raw.frames + cache_frames() == 200,
+	      "map %llu + cache %llu frames, want 200 with the cache used",
+	      (unsigned long long)raw.frames, (unsigned long long)cache_frames());
+	CHECK(raw.bytes == raw.frames * f.len, "map bytes %llu for %llu frames",
+	      (unsigned long long)raw.bytes, (unsigned long long)raw.frames);
+	/* a change is written to the candidate at once: new TCP flags, a reason */
+	s.tcp_flags = 0x11;
+	frame_build(&s, &f);
+	TRY(runf(&f, &m));
+	CHECK(!raw_cand(&c.key, &raw) && raw.tcp_flags == 0x11, "FIN not in the map: %#x",
+	      raw.tcp_flags);
+	m = mkmeta(NPUFLOW_R_TCP_FLAGS, 3, NPUFLOW_CONN_NONE);
+	TRY(runf(&f, &m));
+	CHECK(!raw_cand(&c.key, &raw) && raw.reason == NPUFLOW_R_TCP_FLAGS,
+	      "reason %u in the map", raw.reason);
+	m = mkmeta(NPUFLOW_R_FLOW_MISS, 3, NPUFLOW_CONN_NONE);
+	TRY(runf(&f, &m));
+	CHECK(!raw_cand(&c.key, &raw) && raw.reason == NPUFLOW_R_FLOW_MISS,
+	      "reason %u in the map, want flow_miss back", raw.reason);
+	for (i = 0; i < 10; i++)
+		TRY(runf(&f, &m));
+	c = cand_of(&s, &f, 213, NPUFLOW_R_FLOW_MISS, 3);
+	TRY(check_cands(&c, 1));
+	/* the next tick's frame writes what the cache held: the map is exact */
+	usleep(25 * 1000);
+	TRY(runf(&f, &m));
+	CHECK(!raw_cand(&c.key, &raw) && raw.frames == 214 && raw.bytes == 214 * f.len,
+	      "map %llu frames after a tick, want 214", (unsigned long long)raw.frames);
+	/*
+	 * Deleted and made again under the same key (here by hand, first_ns
+	 * 1) while the entry held frames: they are not the new candidate's.
+	 */
+	for (i = 0; i < 20; i++)
+		TRY(runf(&f, &m));
+	CHECK(cache_frames() > 0, "nothing cached");
+	raw_cand(&c.key, &raw);
+	bpf_map_delete_elem(bpf_map__fd(skel->maps.candidates), &c.key);
+	raw.frames = raw.bytes = 0;
+	raw.first_ns = 1;
+	CHECK(!bpf_map_update_elem(bpf_map__fd(skel->maps.candidates), &c.key, &raw, BPF_NOEXIST),
+	      "insert");
+	usleep(25 * 1000);
+	TRY(runf(&f, &m));
+	CHECK(!raw_cand(&c.key, &raw) && raw.frames == 1 && raw.bytes == f.len,
+	      "the new candidate has %llu frames, want 1", (unsigned long long)raw.frames);
+	{
+		struct npuflow_counters cn;
+
+		/* the counters count every frame, cached or not */
+		read_slot(3, &cn);
+		CHECK(cn.frames[NPUFLOW_R_FLOW_MISS] == 234 && cn.frames[NPUFLOW_R_TCP_FLAGS] == 1 &&
+		      cn.stat[NPUFLOW_S_CANDIDATE] == 235 && cn.stat[NPUFLOW_S_NEW] == 1,
+		      "counters: flow_miss %llu tcp_flags %llu candidate %llu new %llu",
+		      (unsigned long long)cn.frames[NPUFLOW_R_FLOW_MISS],
+		      (unsigned long long)cn.frames[NPUFLOW_R_TCP_FLAGS],
+		      (unsigned long long)cn.stat[NPUFLOW_S_CANDIDATE],
+		      (unsigned long long)cn.stat[NPUFLOW_S_NEW]);
+	}
+	return 0;
+}
+
+/*
+ * Two flows on one slot (same hardware hash), interleaved and in runs:
+ * each takes the slot from the other, and their counts never mix.
+ */
+static int t_cache_collision(void)
+{
+	struct fspec a = v4tcp(), b = v4tcp();
+	struct frame fa, fb;
+	struct npuflow_meta m = mkmeta(NPUFLOW_R_FLOW_MISS, 5, NPUFLOW_CONN_NONE);
+	struct exp_cand c[2];
+	struct npuflow_cand ra, rb_;
+	int i;
+
+	a.tcp_flags = b.tcp_flags = 0x10;
+	b.sport = 40002;
+	b.payload = 300;		/* other bytes per frame */
+	frame_build(&a, &fa);
+	frame_build(&b, &fb);
+	for (i = 0; i < 100; i++) {
+		TRY(runf(&fa, &m));
+		TRY(runf(&fb, &m));
+	}
+	for (i = 0; i < 100; i++)
+		TRY(runf(&fa, &m));
+	for (i = 0; i < 50; i++)
+		TRY(runf(&fb, &m));
+	for (i = 0; i < 30; i++)
+		TRY(runf(&fa, &m));
+	c[0] = cand_of(&a, &fa, 230, NPUFLOW_R_FLOW_MISS, 5);
+	c[1] = cand_of(&b, &fb, 150, NPUFLOW_R_FLOW_MISS, 5);
+	TRY(check_cands(c, 2));
+	CHECK(!raw_cand(&c[0].key, &ra) && !raw_cand(&c[1].key, &rb_), "candidates");
+	CHECK(ra.bytes == ra.frames * fa.len && rb_.bytes == rb_.frames * fb.len,
+	      "bytes mixed in the map: a %llu/%llu b %llu/%llu",
+	      (unsigned long long)ra.frames, (unsigned long long)ra.bytes,
+	      (unsigned long long)rb_.frames, (unsigned long long)rb_.bytes);
+	CHECK(ra.frames < 230, "the cache was not used (a: %llu frames in the map)",
+	      (unsigned long long)ra.frames);
+	/* b's run was taken out of the slot by a's: all of it is in the map */
+	CHECK(rb_.frames == 150, "b: %llu frames in the map, want 150",
+	      (unsigned long long)rb_.frames);
+	return 0;
+}
+
+/* No metadata (veth), metadata without a hash, and a hash of 0 classify the same. */
+static int t_cache_no_hash(void)
+{
+	struct fspec s = v4tcp();
+	struct frame f;
+	struct npuflow_meta m = mkmeta(NPUFLOW_R_FLOW_MISS, 4, NPUFLOW_CONN_NONE);
+	struct npuflow_cand raw;
+	struct exp_cand c;
+	int fd = bpf_program__fd(skel->progs.npuflow_classify), i;
+
+	s.tcp_flags = 0x10;
+	frame_build(&s, &f);
+	for (i = 0; i < 50; i++)
+		TRY(run_prog(fd, f.b, f.len, NULL, LO_IFINDEX));
+	ring_buffer__consume(rb);
+	c = cand_of(&s, &f, 50, NPUFLOW_R_NONE, NPUFLOW_PORT_NONE);
+	c.flags = NPUFLOW_CF_THRESHOLD;
+	TRY(check_cands(&c, 1));
+	CHECK(!raw_cand(&c.key, &raw) && raw.frames == 50, "no metadata: map %llu frames",
+	      (unsigned long long)raw.frames);
+	CHECK(cache_frames() == 0, "no metadata, yet %llu frames in the cache",
+	      (unsigned long long)cache_frames());
+	CHECK(nev == 1 && evs[0].frames == THRESH, "no metadata: %d events", nev);
+
+	reset_maps();
+	m.flags = 0;			/* metadata, but no hash */
+	for (i = 0; i < 50; i++)
+		TRY(runf(&f, &m));
+	c = cand_of(&s, &f, 50, NPUFLOW_R_FLOW_MISS, 4);
+	TRY(check_cands(&c, 1));
+	CHECK(!raw_cand(&c.key, &raw) && raw.frames == 50 && cache_frames() == 0,
+	      "no hash: map %llu frames", (unsigned long long)raw.frames);
+
+	reset_maps();
+	m.flags = NPUFLOW_META_F_HASH_L4;
+	m.hash = 0;			/* a hash of 0 is a hash: slot 0 */
+	for (i = 0; i < 50; i++)
+		TRY(runf(&f, &m));
+	TRY(check_cands(&c, 1));
+	CHECK(!raw_cand(&c.key, &raw) && raw.frames < 50 && raw.frames + cache_frames() == 50,
+	      "hash 0: map %llu + cache %llu frames", (unsigned long long)raw.frames,
+	      (unsigned long long)cache_frames());
+	{
+		uint32_t zero = 0;
+		struct npuflow_cache *pc = calloc(ncpu, sizeof(*pc));
+		uint64_t in0 = 0;
+		int cpu;
+
+		bpf_map_lookup_elem(bpf_map__fd(skel->maps.candcache), &zero, pc);
+		for (cpu = 0; cpu < ncpu; cpu++)
+			in0 += pc[cpu].frames;
+		free(pc);
+		CHECK(in0 + raw.frames == 50, "hash 0: %llu frames in slot 0",
+		      (unsigned long long)in0);
+	}
+	return 0;
+}
+
+/* A cached candidate given back: the first "not active" frame revives. */
+static int t_cache_revive(void)
+{
+	struct fspec s = v4tcp();
+	struct frame f;
+	struct npuflow_meta m = mkmeta(NPUFLOW_R_FLOW_MISS, 6, NPUFLOW_CONN_NONE);
+	int i;
+
+	s.tcp_flags = 0x10;
+	frame_build(&s, &f);
+	for (i = 0; i < 40; i++)
+		TRY(runf(&f, &m));
+	CHECK(nev == 1 && evs[0].type == NPUFLOW_EV_THRESHOLD, "%d events", nev);
+	m = mkmeta(NPUFLOW_R_NOT_ACTIVE, 6, 99);
+	TRY(runf(&f, &m));
+	CHECK(nev == 2 && evs[1].type == NPUFLOW_EV_REVIVE && evs[1].conn == 99,
+	      "%d events, want the revive at the first frame", nev);
+	/* this CPU's share is in the event's count (one CPU here: all of it) */
+	CHECK(evs[1].frames >= 1 && evs[1].frames <= 41, "revive frames %llu",
+	      (unsigned long long)evs[1].frames);
+	for (i = 0; i < 5; i++)
+		TRY(runf(&f, &m));
+	CHECK(nev == 2, "%d events within the revive gap", nev);
+	{
+		struct exp_cand c = cand_of(&s, &f, 46, NPUFLOW_R_NOT_ACTIVE, 6);
+
+		c.conn = 99;
+		TRY(check_cands(&c, 1));
+	}
 	return 0;
 }
 
@@ -1115,6 +1406,10 @@ static const struct test tests[] = {
 	{ "both_directions", t_both_directions },
 	{ "threshold_event_once_per_crossing", t_threshold_once },
 	{ "revive_event", t_revive },
+	{ "cache_known_candidate", t_cache_known },
+	{ "cache_collision_two_flows_one_slot", t_cache_collision },
+	{ "cache_no_metadata_no_hash_hash_0", t_cache_no_hash },
+	{ "cache_revive", t_cache_revive },
 };
 
 static int load(void)
@@ -1178,6 +1473,18 @@ int main(int argc, char **argv)
 	if (!verbose)
 		libbpf_set_print(NULL);
 	ncpu = libbpf_num_possible_cpus();
+	{
+		/*
+		 * One CPU for the whole run: the cache tests look at what the
+		 * map and this CPU's cache entry hold between frames.
+		 */
+		cpu_set_t set;
+		int cpu = sched_getcpu();
+
+		CPU_ZERO(&set);
+		CPU_SET(cpu < 0 ? 0 : cpu, &set);
+		sched_setaffinity(0, sizeof(set), &set);
+	}
 	if (ncpu <= 0 || load()) {
 		printf("1..0 # SKIP cannot load classify.bpf.o (%s): need root and BPF\n",
 		       strerror(errno));

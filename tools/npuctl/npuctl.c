@@ -25,6 +25,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "../../loader/npuflow_fmt.h"
+#include "../../loader/npuflow_cache.h"
 #include "../../loader/flowmaker.h"
 #include "../../loader/npuflowd_opts.h"
 
@@ -148,6 +149,26 @@ static int cmd_candidates(int argc, char **argv)
 		n++;
 	}
 	close(fd);
+	/*
+	 * Frames and bytes the classifier's per-CPU cache has not written to
+	 * the candidates yet (pins of an older npuflowd have no cache).
+	 */
+	{
+		char path[512];
+
+		snprintf(path, sizeof(path), "%s/candcache", pin_dir);
+		fd = bpf_obj_get(path);
+	}
+	if (fd >= 0) {
+		struct npuflow_cache *ents;
+		size_t nents;
+
+		if (!npuflow_cache_read(fd, &ents, &nents)) {
+			npuflow_cache_fold(rows, n, ents, nents);
+			free(ents);
+		}
+		close(fd);
+	}
 	npuflow_rows_sort(rows, n);
 	if (n > limit)
 		n = limit;
