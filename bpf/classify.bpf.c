@@ -495,16 +495,16 @@ static __always_inline void cache_evict(struct npuflow_cache *e)
 	e->bytes = 0;
 }
 
-/* @e caches @v (key @k) as of @now; @own: @e holds @k already. */
+/* @e caches @v (key @k) as of @tick; @own: @e holds @k already. */
 static __always_inline void cache_fill(struct npuflow_cache *e, int own,
 				       const struct npuflow_key *k,
-				       const struct npuflow_cand *v, __u64 now)
+				       const struct npuflow_cand *v, __u64 tick)
 {
 	if (!own) {
 		cache_evict(e);
 		__builtin_memcpy(&e->key, k, sizeof(*k));
 	}
-	e->tick_ns = now;
+	e->tick = tick;
 	e->first_ns = v->first_ns;
 	e->gen = npuflow_cache_gen;
 	e->conn = v->conn;
@@ -539,7 +539,7 @@ int npuflow_classify(struct xdp_md *ctx)
 	struct parsed p = {};
 	struct npuflow_counters *c;
 	struct npuflow_cand *v;
-	__u64 now, old, nb = len;
+	__u64 now, old, nb = len, tick = 0;
 	int revive, own = 0;
 
 	if ((void *)(m + 1) <= data && m->magic == NPUFLOW_META_MAGIC) {
@@ -595,7 +595,6 @@ int npuflow_classify(struct xdp_md *ctx)
 	key.dport ^= bench_seq >> 16;
 	bench_seq++;
 #endif
-	now = npuflow_coarse_clock ? bpf_ktime_get_coarse_ns() : bpf_ktime_get_ns();
 #ifdef NPUFLOW_BENCH_NAIVE
 	/*
 	 * Benchmark reference only: the straightforward update (copy the
@@ -604,6 +603,7 @@ int npuflow_classify(struct xdp_md *ctx)
 	{
 		struct npuflow_cand nv = {}, *ov = bpf_map_lookup_elem(&candidates, &key);
 
+		now = bpf_ktime_get_ns();
 		if (ov)
 			nv = *ov;
 		else
@@ -622,18 +622,23 @@ int npuflow_classify(struct xdp_md *ctx)
 #endif
 
 	revive = reason == NPUFLOW_R_NOT_ACTIVE && conn != NPUFLOW_CONN_NONE;
-	/* the precise clock moves every frame: a tick's cache would never hit */
+	/*
+	 * The tick is jiffies (the verifier inlines bpf_jiffies64() into a
+	 * load); the coarse clock moves with it.  The precise clock moves
+	 * every frame: not cached.
+	 */
 	if (hashed && npuflow_coarse_clock) {
 		__u32 idx = hash & (NPUFLOW_CACHE_SLOTS - 1);
 
 		e = bpf_map_lookup_elem(&candcache, &idx);
+		tick = bpf_jiffies64();
 	}
 	if (e && key_eq(&e->key, &key)) {
 		/*
 		 * A cached known candidate: in the tick it was last written,
 		 * a frame that changes nothing else only counts here.
 		 */
-		if (e->tick_ns == now && e->gen == npuflow_cache_gen && !revive &&
+		if (e->tick == tick && e->gen == npuflow_cache_gen && !revive &&
 		    e->reason == reason && e->conn == conn && e->port == port &&
 		    (e->tcp_flags | p.tcp_flags) == e->tcp_flags &&
 		    (e->flags | p.cflags) == e->flags) {
@@ -642,9 +647,10 @@ int npuflow_classify(struct xdp_md *ctx)
 			return XDP_PASS;
 		}
 		own = 1;
-		e->tick_ns = 0;		/* written again below, or unused */
+		e->tick = 0;		/* written again below, or unused */
 	}
 
+	now = npuflow_coarse_clock ? bpf_ktime_get_coarse_ns() : bpf_ktime_get_ns();
 	v = bpf_map_lookup_elem(&candidates, &key);
 	if (own) {
 		/* what it holds goes to the candidate with this frame */
@@ -685,7 +691,7 @@ int npuflow_classify(struct xdp_md *ctx)
 				emit(NPUFLOW_EV_REVIVE, &key, &nv, 1, now, reason,
 				     conn, hash, c);
 			if (e && !rev && (!npuflow_threshold || thr))
-				cache_fill(e, own, &key, &nv, now);
+				cache_fill(e, own, &key, &nv, tick);
 			return XDP_PASS;
 		}
 		/* Another CPU inserted it first: update that one. */
@@ -724,7 +730,7 @@ int npuflow_classify(struct xdp_md *ctx)
 		return XDP_PASS;
 	}
 	if (e && (!npuflow_threshold || (v->flags & NPUFLOW_CF_THRESHOLD)))
-		cache_fill(e, own, &key, v, now);
+		cache_fill(e, own, &key, v, tick);
 	return XDP_PASS;
 }
 

@@ -128,20 +128,22 @@ struct npuflow_cand {
 /*
  * A known candidate that has raised its threshold event (or any, with
  * threshold 0) is cached in its slot on the CPU that saw it.  A frame that
- * matches the cached key, in the same coarse-clock tick as the entry's last
- * write to the candidate, and changes nothing but frames and bytes (same
- * reason, connection index and port, no new TCP or candidate flags, not a
- * revive) only adds to the entry's frames and bytes: no hash-map lookup.
- * The first frame of a new tick, any change, another flow on the slot, or a
- * cache generation bump writes the entry's frames and bytes into the
- * candidate (if it is still the same candidate: same first_ns) with the
- * frame's own.  So the candidate's last_ns, flags, reason, conn and port are
- * as today (tick resolution), and its frames and bytes lag by what the
- * entries hold: readers add them (npuflow_cache_fold(), loader/npuflow_fmt.c;
- * npuctl and npuflowd do; a raw `bpftool map dump` does not).  Whoever
- * deletes candidates from userspace bumps npuflow_cache_gen (classifier
- * .bss) so no CPU keeps counting for a deleted candidate; a deletion it does
- * not hear of (LRU eviction, bpftool) is seen at the next tick.
+ * matches the cached key in the same tick (jiffy; the coarse clock moves
+ * with it) as the entry's last write to the candidate, and changes nothing
+ * but frames and bytes (same reason, connection index and port, no new TCP
+ * or candidate flags, not a revive), only adds to the entry's frames and
+ * bytes: no hash-map lookup.  The first frame of a new tick, any change,
+ * another flow on the slot, or a cache generation bump writes the entry's
+ * frames and bytes into the candidate (if it is still the same candidate:
+ * same first_ns) with the frame's own.  So the candidate's last_ns, flags,
+ * reason, conn and port are as current as without the cache (tick
+ * resolution), and its frames and bytes lag by what the entries hold:
+ * readers add them (npuflow_cache_fold(), loader/npuflow_cache.c; npuctl
+ * and npuflowd do; a raw `bpftool map dump` does not).  Whoever deletes
+ * candidates from userspace bumps npuflow_cache_gen (classifier .bss) so no
+ * CPU keeps counting for a deleted candidate; a deletion it does not hear
+ * of (LRU eviction, bpftool) is seen at the next tick.  Not used without a
+ * hardware hash (veth, generic XDP) or with the precise clock.
  */
 #define NPUFLOW_CACHE_SLOTS	1024	/* per CPU, power of two */
 
@@ -150,7 +152,7 @@ struct npuflow_cache {
 	struct npuflow_key key;	/* ifindex 0: empty */
 	__u64 frames;		/* frames not yet added to the candidate */
 	__u64 bytes;		/* ... and their bytes */
-	__u64 tick_ns;		/* candidate's last_ns as this CPU last wrote it */
+	__u64 tick;		/* bpf_jiffies64() when this CPU last wrote the candidate */
 	__u64 first_ns;		/* candidate's first_ns: which candidate it is */
 	__u32 gen;		/* npuflow_cache_gen when written */
 	__u32 conn;		/* the candidate's conn, tcp_flags, reason, port and */
