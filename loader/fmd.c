@@ -119,8 +119,8 @@ static void write_stats(struct fmd *d, uint64_t now)
 static void rearm_key(struct fmd *d, const struct npuflow_key *k)
 {
 	bpf_map_delete_elem(d->cand_fd, k);
-	if (d->cache_gen)
-		__atomic_add_fetch(d->cache_gen, 1, __ATOMIC_RELAXED);
+	if (d->cache_gen_bump)
+		d->cache_gen_bump();
 }
 
 /* The candidate of @k with what the per-CPU cache holds for it (read once a tick). */

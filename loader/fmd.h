@@ -36,7 +36,7 @@ struct fmd {
 	int nports;
 	int conn_fd, stats_fd, cand_fd;
 	int cache_fd;			/* the classifier's candidate cache, -1 = none */
-	uint32_t *cache_gen;		/* its npuflow_cache_gen (mmap'ed .bss), or NULL */
+	void (*cache_gen_bump)(void);	/* bumps its npuflow_cache_gen, or NULL */
 	struct npuflow_cache *cache;	/* what it held at this tick (read when needed) */
 	size_t ncache;
 	int cache_read;

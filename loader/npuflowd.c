@@ -46,6 +46,7 @@ static const char *const pinned_maps[] = {
 };
 static struct fmd fmd;
 static int fm_on;
+static struct classify *cls;	/* for cache_gen_bump() */
 
 static void vlogmsg(enum npuflowd_log lvl, const char *fmt, va_list ap)
 {
@@ -228,6 +229,24 @@ static int flush(void)
 	}
 	info("flushed");
 	return rc;
+}
+
+/*
+ * After the flow maker deletes candidates: the classifier's per-CPU cache
+ * entries written before are not used again (bpf/npuflow.h).  Through the
+ * map: libxdp loads the object with bpf_object__load(), and libbpf 1.1
+ * maps skel->bss onto the map only in classify__load().
+ */
+static void cache_gen_bump(void)
+{
+	int fd = cls ? bpf_map__fd(cls->maps.bss) : -1;
+	struct classify__bss b;
+	__u32 zero = 0;
+
+	if (fd < 0 || bpf_map_lookup_elem(fd, &zero, &b))
+		return;
+	b.npuflow_cache_gen++;
+	bpf_map_update_elem(fd, &zero, &b, 0);
 }
 
 /*
@@ -432,6 +451,7 @@ int main(int argc, char **argv)
 		err("cannot open the classifier: %s", strerror(errno));
 		goto out;
 	}
+	cls = skel;
 	skel->rodata->npuflow_threshold = opts.threshold;
 	skel->rodata->npuflow_revive_gap_ns = opts.revive_gap_ns;
 	skel->rodata->npuflow_coarse_clock = !opts.precise_clock;
@@ -511,7 +531,7 @@ int main(int argc, char **argv)
 			goto out;
 		}
 		fmd.cache_fd = bpf_map__fd(skel->maps.candcache);
-		fmd.cache_gen = &skel->bss->npuflow_cache_gen;
+		fmd.cache_gen_bump = cache_gen_bump;
 		fm_on = 1;
 		fmd_restore(&fmd, fmd_now());
 		ctl_fd = open_ctl(opts.ctl_socket);
@@ -578,6 +598,7 @@ out:
 	}
 	if (fm_on)
 		fmd_fini(&fmd);
+	cls = NULL;
 	classify__destroy(skel);
 	if (rc == 0)
 		info("stopped; maps stay pinned in %s", opts.pin_dir);
