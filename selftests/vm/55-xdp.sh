@@ -12,7 +12,7 @@
 #   a program attached, the per-queue XDP counters.
 # timeout: 900
 . "$(dirname "$0")/lib.sh"
-ktap_plan 24
+ktap_plan 25
 
 B=$NPU_REPO/build
 X=$B/selftests-bpf
@@ -198,6 +198,25 @@ cj=$("$B/bin/npuctl" candidates --json 2>&1)
 wait $ipid
 bpftool map dump pinned /sys/fs/bpf/npuflow/candidates > /tmp/55-cand.txt 2>&1
 dump_rc=$?
+# After the stream: port 3's candidate frames as npuctl reads them (the map
+# plus the per-CPU cache) equal the frames the counters recorded as
+# candidates there (no flow maker: nothing deleted).  A snapshot between two
+# equal counter reads: ND/MLD frames may come any time.
+for i in 1 2 3 4 5; do
+	s1=$("$B/bin/npuctl" stats --json 2>/dev/null)
+	cj2=$("$B/bin/npuctl" candidates --json 2>/dev/null)
+	s2=$("$B/bin/npuctl" stats --json 2>/dev/null)
+	[ "$s1" = "$s2" ] && break
+	sleep 0.2
+done
+cstat=$(echo "$s1" | jq --arg d "$P3" '[.[] | select(.ifname == $d) | .stats.candidate] | add' 2>/dev/null)
+cfold=$(echo "$cj2" | jq --argjson i "$P3I" \
+	'[(if type == "array" then . else .candidates end) | .[] | select(.ifindex == $i) | .frames] | add' 2>/dev/null)
+craw=$(bpftool -j map dump pinned /sys/fs/bpf/npuflow/candidates 2>/dev/null | jq --argjson i "$P3I" \
+	'[.[] | (.formatted // .) | select(.key.ifindex == $i) | .value.frames] | add' 2>/dev/null)
+diag "port 3: counters $cstat candidate frames, npuctl $cfold, the map alone $craw"
+ktap_result $([ -n "$cstat" ] && [ "$cstat" != null ] && [ "$cstat" = "$cfold" ]; echo $?) \
+	"port 3: npuctl's candidate frames (map + per-CPU cache) = the counters' ($cstat)"
 kill -TERM $dpid
 wait $dpid
 ktap_result $native "npuflowd attached natively to ports 3 and 8"
