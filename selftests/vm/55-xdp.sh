@@ -12,7 +12,7 @@
 #   a program attached, the per-queue XDP counters.
 # timeout: 900
 . "$(dirname "$0")/lib.sh"
-ktap_plan 25
+ktap_plan 26
 
 B=$NPU_REPO/build
 X=$B/selftests-bpf
@@ -195,6 +195,9 @@ ip netns exec pc iperf3 -c $FAR4 -t 8 >/dev/null 2>&1 &
 ipid=$!
 sleep 5
 cj=$("$B/bin/npuctl" candidates --json 2>&1)
+# mid-stream, the per-CPU candidate cache holds frames (npuep gives the hash)
+ccache=$(bpftool -j map dump pinned /sys/fs/bpf/npuflow/candcache 2>/dev/null |
+	jq '[.[] | (.formatted // .) | .values[] | .value.frames] | add' 2>/dev/null)
 wait $ipid
 bpftool map dump pinned /sys/fs/bpf/npuflow/candidates > /tmp/55-cand.txt 2>&1
 dump_rc=$?
@@ -215,6 +218,8 @@ cfold=$(echo "$cj2" | jq --argjson i "$P3I" \
 craw=$(bpftool -j map dump pinned /sys/fs/bpf/npuflow/candidates 2>/dev/null | jq --argjson i "$P3I" \
 	'[.[] | (.formatted // .) | select(.key.ifindex == $i) | .value.frames] | add' 2>/dev/null)
 diag "port 3: counters $cstat candidate frames, npuctl $cfold, the map alone $craw"
+ktap_result $([ "${ccache:-0}" != null ] && [ "${ccache:-0}" -gt 0 ]; echo $?) \
+	"mid-stream the per-CPU candidate cache held frames not yet in the map (${ccache:-none})"
 ktap_result $([ -n "$cstat" ] && [ "$cstat" != null ] && [ "$cstat" = "$cfold" ]; echo $?) \
 	"port 3: npuctl's candidate frames (map + per-CPU cache) = the counters' ($cstat)"
 kill -TERM $dpid
