@@ -276,7 +276,7 @@ struct npuflow_event {
 #define NPUFLOW_CONN_F_HW1	0x20	/* direction 1's rule is in hardware */
 
 /*
- * 272 bytes, no holes.  Direction 0 is conntrack's original direction as it
+ * 304 bytes, no holes.  Direction 0 is conntrack's original direction as it
  * arrives on its ingress port, direction 1 the reply direction as it
  * arrives on its own (with NAT, key[1] carries the translated addresses).
  * Times are CLOCK_MONOTONIC ns.
@@ -308,6 +308,12 @@ struct npuflow_conn {
 	__u32 holds;
 	__u64 cand_frames;	/* candidate's frames/bytes when it crossed */
 	__u64 cand_bytes;
+	/* The last make, for make bench's time to hardware (classifier clock,
+	 * the same CLOCK_MONOTONIC): */
+	__u64 first_ns;		/* first frame either direction's candidate counted */
+	__u64 cross_ns;		/* the frame whose crossing started it (0 = a timer's) */
+	__u64 hw_ns;		/* the write returned: both rules in hardware */
+	__u64 punted;		/* frames both directions' candidates had counted then */
 };
 
 /* Flow-maker counters: BPF_MAP_TYPE_ARRAY "fmstats", one entry, written by npuflowd. */
@@ -368,7 +374,7 @@ _Static_assert((NPUFLOW_CACHE_SLOTS & (NPUFLOW_CACHE_SLOTS - 1)) == 0, "cache sl
 _Static_assert(sizeof(struct npuflow_counters) == 360, "npuflow_counters: no holes");
 _Static_assert(sizeof(struct npuflow_event) == 88, "npuflow_event: no holes");
 _Static_assert(NPUFLOW_S_MAX <= NPUFLOW_S_SLOTS, "stat slots");
-_Static_assert(sizeof(struct npuflow_conn) == 272, "npuflow_conn: no holes");
+_Static_assert(sizeof(struct npuflow_conn) == 304, "npuflow_conn: no holes");
 _Static_assert(NPUFLOW_FM_MAX <= NPUFLOW_FM_SLOTS, "fm stat slots");
 _Static_assert(sizeof(struct npuflow_fmstats) == 8 * (32 + 16 + 8 + 2), "npuflow_fmstats");
 

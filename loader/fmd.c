@@ -296,7 +296,9 @@ static uint32_t egress(struct fmd *d, const struct npuflow_key *k, const uint8_t
 
 static void do_write(struct fmd *d, uint32_t id, uint64_t now);
 
-static void do_lookup(struct fmd *d, uint32_t id, uint64_t now)
+/* @cross_ns: the punted frame the make starts from (an event's, a
+ * candidate's latest), 0 for a timer's remake. */
+static void do_lookup(struct fmd *d, uint32_t id, uint64_t now, uint64_t cross_ns)
 {
 	struct fm_entry *e = fm_get(&d->fm, id);
 	struct npuflow_key cand;
@@ -308,6 +310,7 @@ static void do_lookup(struct fmd *d, uint32_t id, uint64_t now)
 	if (!e)
 		return;
 	cand = e->rec.key[0];
+	e->rec.cross_ns = cross_ns;
 	memset(&l, 0, sizeof(l));
 	if (!ctc_find(&d->ct, &cand, e->rec.zone, &ci, &dir)) {
 		l.ct_flags = ctc_fm_flags(&ci);
@@ -341,18 +344,46 @@ static void do_lookup(struct fmd *d, uint32_t id, uint64_t now)
 	sync_id(d, id);
 }
 
+/*
+ * In hardware at @hw_ns: what the candidates counted until then - the first
+ * frame of either direction and the frames punted - before the re-arm
+ * deletes them (npuctl flows --json, make bench).
+ */
+static void note_made(struct fmd *d, struct fm_entry *e, uint64_t hw_ns)
+{
+	struct npuflow_cand v;
+	uint64_t first = 0, frames = 0;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		if (!e->rec.key[i].ifindex ||
+		    bpf_map_lookup_elem(d->cand_fd, &e->rec.key[i], &v))
+			continue;
+		if (v.first_ns && (!first || v.first_ns < first))
+			first = v.first_ns;
+		frames += v.frames;
+	}
+	e->rec.first_ns = first;
+	e->rec.hw_ns = hw_ns;
+	e->rec.punted = frames;
+}
+
 static void do_write(struct fmd *d, uint32_t id, uint64_t now)
 {
 	struct fm_entry *e = fm_get(&d->fm, id);
 	enum fm_action a;
+	uint64_t hw_ns;
 	int rc;
 
 	if (!e)
 		return;
 	rc = hw_write(d, e);
+	hw_ns = fmd_now();
 	a = fm_write_done(&d->fm, id, rc, now);
 	if (a == FM_A_REARM) {
 		char kb[160];
+
+		note_made(d, e, hw_ns);
 
 		/*
 		 * As nft_flow_offload does: conntrack stops seeing the stream,
@@ -391,7 +422,7 @@ void fmd_event(struct fmd *d, const struct npuflow_event *ev, uint64_t now)
 			 &id);
 	switch (a) {
 	case FM_A_LOOKUP:
-		do_lookup(d, id, now);
+		do_lookup(d, id, now, ev->ts_ns);
 		break;
 	case FM_A_HOLD: {
 		struct fm_entry *e = &d->fm.e[id];
@@ -675,7 +706,7 @@ void fmd_tick(struct fmd *d, uint64_t now)
 				memset(&v, 0, sizeof(v));
 			r = fm_recheck(&d->fm, id, v.frames, v.bytes, now);
 			if (r == FM_A_LOOKUP) {
-				do_lookup(d, id, now);
+				do_lookup(d, id, now, v.last_ns);
 			} else if (r == FM_A_FORGET) {
 				rearm(d, e);
 				fm_forget(&d->fm, id);
@@ -684,7 +715,7 @@ void fmd_tick(struct fmd *d, uint64_t now)
 			break;
 		}
 		case FM_A_LOOKUP:
-			do_lookup(d, id, now);
+			do_lookup(d, id, now, 0);
 			break;
 		case FM_A_WATCH: {
 			struct npuflow_cand v;
@@ -694,7 +725,7 @@ void fmd_tick(struct fmd *d, uint64_t now)
 			    !read_cand(d, &e->rec.key[0], &v) &&
 			    fm_candidate(&d->fm, &e->rec.key[0], v.frames, v.bytes, v.reason,
 					 v.last_ns, now, &nid) == FM_A_LOOKUP)
-				do_lookup(d, nid, now);
+				do_lookup(d, nid, now, v.last_ns);
 			else
 				sync_id(d, id);
 			break;

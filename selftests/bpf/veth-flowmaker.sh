@@ -128,7 +128,7 @@ if $NR tc qdisc add dev ra clsact 2>/dev/null &&
 fi
 $NR tc qdisc del dev ra clsact 2>/dev/null
 echo "# software flower: $([ $FLOWER = 1 ] && echo yes || echo 'no (cls_flower/act_pedit/act_csum missing): rule writes are refused')"
-echo "1..33"
+echo "1..34"
 
 # --- helpers --------------------------------------------------------------------------
 start_daemon() {
@@ -238,6 +238,8 @@ if [ $FLOWER = 1 ]; then
 		[ "$(echo "$PK" | jq -r '[.[].htype] | join(",")')" = "eth,eth,eth,ipv4,tcp,ipv4" ]
 	check "rb rule matches the reply tcp 10.212.2.2:5201 > 10.212.2.1:$NATPORT, to ra" \
 		[ "$(echo "$RB" | jq -r '.[0].options.keys | [.ip_proto, .src_ip, .dst_ip, .src_port, .dst_port] | join(" ")') $(echo "$RB" | jq -r '.[0].options.actions[2].to_dev')" = "tcp 10.212.2.2 10.212.2.1 5201 $NATPORT ra" ]
+	check "the make's times: first punted frame <= crossing <= handled <= in hardware; >= 8 frames punted" \
+		[ "$(echo "$F" | jq '.first_ns > 0 and .first_ns <= .cross_ns and .cross_ns <= .made_ns and .made_ns <= .hw_ns and .punted >= 8')" = true ]
 	sleep 1
 	check "keepalive: counters of both directions read back" \
 		wait_flow $((5 * SLOW)) "[.[] | select(.id == $ID and .dirs[0].packets > 50 and .dirs[1].packets > 10)] | length == 1"
@@ -290,7 +292,7 @@ if [ $FLOWER = 1 ]; then
 	rm -f "$LOG.s3"
 else
 	for d in "one rule per port" "ra match" "ra actions" "ra pedit" "rb match/actions" \
-		"keepalive counters" "no invalid"; do skip "$d" "no software flower in this kernel"; done
+		"make times" "keepalive counters" "no invalid"; do skip "$d" "no software flower in this kernel"; done
 	# --- 2. DESTROY reaches the flow maker --------------------------------------------------
 	touch "$LOG.s1.pause"; sleep 0.2
 	$NR conntrack -D -p tcp --orig-src 10.212.1.2 --sport "$SPORT" >/dev/null 2>&1

@@ -392,7 +392,9 @@ static int cmd_flows(int argc, char **argv)
 			printf("%s\n  {\"id\":%u,\"state\":\"%s\",\"reason\":\"%s\",\"proto\":%u,"
 			       "\"family\":%u,\"ct_id\":%u,\"zone\":%u,\"nat\":%s,\"routed\":%s,"
 			       "\"age_ns\":%llu,\"idle_ns\":%llu,\"givebacks\":%u,\"remakes\":%u,"
-			       "\"revives\":%u,\"holds\":%u,\"wait_ns\":%llu,\"dirs\":[",
+			       "\"revives\":%u,\"holds\":%u,\"wait_ns\":%llu,"
+			       "\"made_ns\":%llu,\"first_ns\":%llu,\"cross_ns\":%llu,"
+			       "\"hw_ns\":%llu,\"punted\":%llu,\"dirs\":[",
 			       n ? "," : "", key, fm_state_name(c.state), fm_reason_name(c.reason),
 			       c.key[0].proto, c.key[0].family == 10 ? 6 : 4, c.ct_id, c.zone,
 			       c.flags & NPUFLOW_CONN_F_NAT ? "true" : "false",
@@ -400,7 +402,9 @@ static int cmd_flows(int argc, char **argv)
 			       c.made_ns && now > c.made_ns ? now - c.made_ns : 0,
 			       c.last_used_ns && now > c.last_used_ns ? now - c.last_used_ns : 0,
 			       c.givebacks, c.remakes, c.revives, c.holds,
-			       (unsigned long long)c.wait_ns);
+			       (unsigned long long)c.wait_ns, (unsigned long long)c.made_ns,
+			       (unsigned long long)c.first_ns, (unsigned long long)c.cross_ns,
+			       (unsigned long long)c.hw_ns, (unsigned long long)c.punted);
 			for (dir = 0; dir < 2; dir++) {
 				char ifa[IF_NAMESIZE], ifb[IF_NAMESIZE], s[48], d[48];
 				int af = c.key[dir].family == 10 ? AF_INET6 : AF_INET;
