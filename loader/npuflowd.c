@@ -373,6 +373,30 @@ static void serve_ctl(int lfd)
 	}
 }
 
+/*
+ * Detach from the terminal once started: the parent exits 0 (the attached
+ * programs, pinned maps, sockets and the lock belong to the child), the
+ * child logs to syslog and writes its pid into the lock file.
+ */
+static int daemonize(int lock_fd)
+{
+	char pid[32];
+	int n;
+
+	if (daemon(0, 0)) {
+		err("daemon: %s", strerror(errno));
+		return -1;
+	}
+	openlog("npuflowd", LOG_PID, LOG_DAEMON);
+	use_syslog = 1;
+	/* the lock's pid is the daemon's now */
+	n = snprintf(pid, sizeof(pid), "%d\n", getpid());
+	if (ftruncate(lock_fd, 0) || pwrite(lock_fd, pid, n, 0) != n)
+		warn("cannot write pid to %s", opts.lock_file);
+	info("running as a daemon, pid %d", getpid());
+	return 0;
+}
+
 static const char *mode_str(enum xdp_attach_mode m)
 {
 	switch (m) {
@@ -427,21 +451,6 @@ int main(int argc, char **argv)
 	}
 	chmod(opts.pin_dir, 0700);
 
-	if (!opts.foreground) {
-		if (daemon(0, 0)) {
-			err("daemon: %s", strerror(errno));
-			return 1;
-		}
-		openlog("npuflowd", LOG_PID, LOG_DAEMON);
-		use_syslog = 1;
-		/* the lock's pid is the daemon's now */
-		if (ftruncate(lock_fd, 0) == 0) {
-			int n = snprintf(msg, sizeof(msg), "%d\n", getpid());
-
-			if (pwrite(lock_fd, msg, n, 0) != n)
-				warn("cannot write pid to %s", opts.lock_file);
-		}
-	}
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
@@ -547,6 +556,13 @@ int main(int argc, char **argv)
 		err("cannot open the event ring: %s", strerror(errno));
 		goto out;
 	}
+	/*
+	 * Everything that can fail at start has run, with its errors on
+	 * stderr: only now become a daemon, so that "npuflowd IFNAME" exits
+	 * non-zero when it cannot attach and 0 once it is serving.
+	 */
+	if (!opts.foreground && daemonize(lock_fd))
+		goto out;
 	while (!stop) {
 		struct pollfd pfd[3] = {
 			{ .fd = ring_buffer__epoll_fd(rb), .events = POLLIN },

@@ -7,7 +7,8 @@
 # ingress.  Pings (v4, v6) and a TCP transfer, then npuctl candidates and
 # bpftool map dump must show both directions with the right counts; a
 # second instance is refused; SIGTERM leaves no XDP program; a restart
-# reuses the pinned maps; --flush removes them.  Prints TAP.
+# reuses the pinned maps; without -f it exits 1 when it cannot attach and 0
+# once attached (then runs as a daemon); --flush removes them.  Prints TAP.
 #
 # Usage: veth-npuflowd.sh [BUILD_DIR]     (root; cleans up after itself)
 set -u
@@ -76,7 +77,7 @@ for i in 1 2 3 4 5; do
 		ip netns exec $A ping -6 -c1 -W1 fd00:211:2::2 >/dev/null && break
 	sleep 0.5
 done
-echo "1..26"
+echo "1..29"
 
 start_daemon() { # log, extra args...
 	local log=$1 i
@@ -208,6 +209,27 @@ for i in $(seq 1 50); do grep -q "classifier on 1 port" "$LOG.2" && break; sleep
 check "--mode skb attaches in generic mode" bash -c "ip -n $R link show npft-d0 | grep -q xdpgeneric"
 stop_daemon
 check "no XDP program left on the bridge" bash -c "! ip -n $R link show npft-d0 | grep -q xdp"
+
+# without -f: everything that can fail at start runs before npuflowd
+# daemonizes, so a failed attach is the exit status and a 0 means attached
+$NR timeout 10 "$BIN/npuflowd" --mode native npft-d0 >"$LOG.3" 2>&1; rc=$?
+check "without -f, a failed attach exits 1 with the reason on stderr (rc $rc)" \
+	bash -c "[ $rc = 1 ] && grep -q 'cannot attach in native mode' '$LOG.3' && flock -n /run/npuflowd.lock true"
+$NR timeout 20 "$BIN/npuflowd" -t 3 --no-flowmaker ra rb >"$LOG.3" 2>&1; rc=$?
+dpid=
+for i in $(seq 1 50); do
+	dpid=$(cat /run/npuflowd.lock 2>/dev/null)
+	[ -n "$dpid" ] && [ "$(cat /proc/$dpid/comm 2>/dev/null)" = npuflowd ] && break
+	dpid=; sleep 0.1
+done
+check "without -f, exits 0 once attached to ra, rb; the lock names the daemon (rc $rc, pid ${dpid:-none})" \
+	bash -c "[ $rc = 0 ] && [ -n '$dpid' ] && ip -n $R link show ra | grep -qw xdp && ip -n $R link show rb | grep -qw xdp"
+if [ -n "$dpid" ]; then
+	kill -TERM "$dpid"
+	for i in $(seq 1 50); do kill -0 "$dpid" 2>/dev/null || break; sleep 0.1; done
+fi
+check "the daemon stops on SIGTERM and leaves no XDP program" \
+	bash -c "! kill -0 '${dpid:-0}' 2>/dev/null && ! ip -n $R link show ra | grep -q xdp && ! ip -n $R link show rb | grep -q xdp"
 
 "$BIN/npuflowd" --flush >/dev/null 2>&1
 check "--flush removes the pins" test ! -e $PIN/candidates -a ! -e $PIN
