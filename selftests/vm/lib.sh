@@ -73,9 +73,11 @@ table netdev keys {
 NFT
 	ip netns exec npuvm-keys sh -c 'echo 1 > /sys/class/net/k0/queues/rx-0/rps_cpus' 2>/dev/null
 	# SO_TIMESTAMP is 29 on x86; the socket lives as long as the guest.
-	ip netns exec npuvm-keys setsid perl -e 'use Socket;
+	# Started from a subshell: no job of the test's shell, whose bare
+	# "wait" (32) would otherwise wait for it forever.
+	(ip netns exec npuvm-keys setsid perl -e 'use Socket;
 		socket(my $s, PF_INET, SOCK_DGRAM, 0) or die;
-		setsockopt($s, SOL_SOCKET, 29, 1) or die; sleep' </dev/null >/dev/null 2>&1 &
+		setsockopt($s, SOL_SOCKET, 29, 1) or die; sleep' </dev/null >/dev/null 2>&1 &)
 	local t=/sys/kernel/tracing
 	[ -d $t/instances ] || t=/sys/kernel/debug/tracing
 	mkdir -p $t/instances/npuvm-keys 2>/dev/null &&
