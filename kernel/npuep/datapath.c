@@ -54,7 +54,7 @@ static bool npuep_rx_refill(struct npuep_qp *qp, gfp_t gfp)
 		dma = page_pool_get_dma_addr(page) + NPUEP_RX_HEADROOM;
 		qp->rx_bufs[ntu].page = page;
 		desc->addr = cpu_to_le64(dma);
-		desc->buf_len = cpu_to_le16(NPUEP_RX_BUF_LEN);
+		desc->buf_len = cpu_to_le16(qp->rx_buf_len);
 		desc->len = 0;
 		desc->reason = 0;
 		desc->port = 0;
@@ -113,7 +113,8 @@ static int npuep_rx_clean(struct npuep_qp *qp, int limit)
 
 		if (unlikely(!page))
 			continue;	/* cannot happen: every posted slot has one */
-		if (unlikely(len > NPUEP_RX_BUF_LEN || len < ETH_HLEN ||
+		/* Checked against the buffer this queue posted. */
+		if (unlikely(len > qp->rx_buf_len || len < ETH_HLEN ||
 			     dport != port->idx || reason >= NPU_PUNT_MAX)) {
 			bad++;
 			page_pool_recycle_direct(qp->pool, page);
@@ -138,7 +139,7 @@ static int npuep_rx_clean(struct npuep_qp *qp, int limit)
 					    &len, &metasize))
 			continue;
 
-		skb = napi_build_skb(va, PAGE_SIZE);
+		skb = napi_build_skb(va, qp->rx_truesize);
 		if (unlikely(!skb)) {
 			alloc_fail++;
 			page_pool_recycle_direct(qp->pool, page);
@@ -620,8 +621,9 @@ static int npuep_qp_alloc(struct npuep_qp *qp)
 {
 	struct npuep_port *port = qp->port;
 	struct npu_hw *hw = port->ndev->hw;
+	unsigned int order = port->rx_order;
 	struct page_pool_params pp = {
-		.order = 0,
+		.order = order,
 		.flags = PP_FLAG_DMA_MAP | PP_FLAG_DMA_SYNC_DEV,
 		.pool_size = port->rx_ring_size,
 		.nid = NUMA_NO_NODE,
@@ -630,11 +632,14 @@ static int npuep_qp_alloc(struct npuep_qp *qp)
 		.netdev = port->netdev,
 		.queue_idx = qp->idx,
 		.dma_dir = DMA_BIDIRECTIONAL,	/* XDP_TX reuses the page */
-		.max_len = NPUEP_RX_BUF_LEN,
+		.max_len = min_t(u32, NPUEP_RX_BUF_LEN(order), U16_MAX),
 		.offset = NPUEP_RX_HEADROOM,
 	};
 	int err;
 
+	qp->rx_order = order;
+	qp->rx_truesize = PAGE_SIZE << order;
+	qp->rx_buf_len = pp.max_len;	/* the descriptor's buf_len is 16 bits */
 	qp->rx_size = port->rx_ring_size;
 	qp->tx_size = port->tx_ring_size;
 	qp->rx_ntc = 0;
@@ -810,7 +815,8 @@ void npuep_rss_default(struct npuep_port *port)
  * npuep_dp_open() - set up rings, NAPIs and vectors of a port's queues
  * @port: the port
  *
- * Called under rtnl with the netdev's queues stopped.
+ * Called under rtnl with the netdev's queues stopped.  The receive buffers
+ * get the page order the netdev's MTU needs (npuep_rx_order()).
  *
  * Return: 0 or a negative errno (nothing left allocated).
  */
@@ -833,6 +839,8 @@ int npuep_dp_open(struct npuep_port *port)
 		return err;
 	if (!netif_is_rxfh_configured(netdev))
 		npuep_rss_default(port);
+	/* Buffers for the MTU in effect now (one page with XDP). */
+	port->rx_order = npuep_rx_order(READ_ONCE(netdev->mtu));
 
 	for (q = 0; q < port->nq; q++) {
 		err = npuep_qp_open(&port->qps[q]);

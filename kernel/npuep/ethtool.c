@@ -101,24 +101,28 @@ static int npuep_get_link_ksettings(struct net_device *netdev,
 }
 
 /**
- * npuep_port_reconfigure() - change queue count and ring depths
+ * npuep_port_reconfigure() - change queue count, ring depths and MTU
  * @port: the port
  * @nq: active queue pairs
  * @rx_size: rx ring depth
  * @tx_size: tx ring depth
- * @extack: for the error message
+ * @mtu: the netdev's MTU (the receive buffers' size follows it)
+ * @extack: for the error message, may be NULL
  *
  * Under rtnl.  A running datapath is closed and reopened with the new
- * values; if that fails it is reopened with the old ones.
+ * values; if that fails it is reopened with the old ones.  The counters live
+ * in the queue pairs, which outlive the datapath: they carry on.
  *
  * Return: 0 or a negative errno.
  */
 int npuep_port_reconfigure(struct npuep_port *port, u32 nq, u32 rx_size,
-			   u32 tx_size, struct netlink_ext_ack *extack)
+			   u32 tx_size, unsigned int mtu,
+			   struct netlink_ext_ack *extack)
 {
 	struct net_device *netdev = port->netdev;
 	u32 old_nq = port->nq, old_rx = port->rx_ring_size;
 	u32 old_tx = port->tx_ring_size;
+	unsigned int old_mtu = netdev->mtu;
 	bool was_open = port->dp_open;
 	int err;
 
@@ -128,6 +132,7 @@ int npuep_port_reconfigure(struct npuep_port *port, u32 nq, u32 rx_size,
 	port->nq = nq;
 	port->rx_ring_size = rx_size;
 	port->tx_ring_size = tx_size;
+	WRITE_ONCE(netdev->mtu, mtu);
 
 	if (!was_open) {
 		err = netif_set_real_num_tx_queues(netdev, nq);
@@ -149,6 +154,7 @@ err_restore:
 	port->nq = old_nq;
 	port->rx_ring_size = old_rx;
 	port->tx_ring_size = old_tx;
+	WRITE_ONCE(netdev->mtu, old_mtu);
 	if (was_open && npuep_dp_open(port))
 		netdev_err(netdev, "datapath could not be restored\n");
 	return err;
@@ -195,7 +201,7 @@ static int npuep_set_ringparam(struct net_device *netdev,
 	    ring->tx_pending == port->tx_ring_size)
 		return 0;
 	return npuep_port_reconfigure(port, port->nq, ring->rx_pending,
-				      ring->tx_pending, extack);
+				      ring->tx_pending, netdev->mtu, extack);
 }
 
 static void npuep_get_channels(struct net_device *netdev,
@@ -230,7 +236,7 @@ static int npuep_set_channels(struct net_device *netdev,
 	}
 	return npuep_port_reconfigure(port, ch->combined_count,
 				      port->rx_ring_size, port->tx_ring_size,
-				      NULL);
+				      netdev->mtu, NULL);
 }
 
 static int npuep_get_coalesce(struct net_device *netdev,

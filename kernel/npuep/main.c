@@ -66,22 +66,41 @@ static int npuep_stop(struct net_device *netdev)
 	return 0;
 }
 
+/*
+ * An MTU whose frames need receive buffers of another page order rebuilds a
+ * running port's queues, as ethtool -G and -L do (npuep_port_reconfigure());
+ * within the same order only the device is told.
+ */
 static int npuep_change_mtu(struct net_device *netdev, int new_mtu)
 {
 	struct npuep_port *port = netdev_priv(netdev);
 	unsigned int old = netdev->mtu;
+	bool rebuild;
 	int err;
 
 	if (READ_ONCE(port->xdp_prog) && new_mtu > NPUEP_XDP_MAX_MTU) {
-		netdev_err(netdev, "MTU %d too large for XDP: a receive buffer holds MTU %d at most\n",
+		netdev_err(netdev, "MTU %d refused with an XDP program attached: one-page receive buffers hold MTU %d at most (no multi-buffer XDP)\n",
 			   new_mtu, NPUEP_XDP_MAX_MTU);
 		return -EINVAL;
 	}
-	WRITE_ONCE(netdev->mtu, new_mtu);
+	rebuild = port->dp_open && npuep_rx_order(new_mtu) != port->rx_order;
+	if (rebuild) {
+		err = npuep_port_reconfigure(port, port->nq, port->rx_ring_size,
+					     port->tx_ring_size, new_mtu, NULL);
+		if (err)
+			return err;
+	} else {
+		WRITE_ONCE(netdev->mtu, new_mtu);
+	}
 	err = npuep_cmd_port_cfg(port, netif_running(netdev));
 	if (err) {
 		netdev_err(netdev, "PORT_CFG mtu %d failed: %d\n", new_mtu, err);
-		WRITE_ONCE(netdev->mtu, old);
+		if (rebuild)
+			npuep_port_reconfigure(port, port->nq,
+					       port->rx_ring_size,
+					       port->tx_ring_size, old, NULL);
+		else
+			WRITE_ONCE(netdev->mtu, old);
 	}
 	return err;
 }

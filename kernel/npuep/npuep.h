@@ -29,23 +29,46 @@
 #define NPUEP_CMD_TIMEOUT_MS	2000
 
 /*
- * Receive buffers: one page each, XDP_PACKET_HEADROOM in front of the frame
- * and room for struct skb_shared_info behind it, so the page can become an
- * skb head (napi_build_skb) or an xdp_buff without a copy.
+ * Receive buffers: one page_pool page of 2^order pages each,
+ * XDP_PACKET_HEADROOM in front of the frame and room for struct
+ * skb_shared_info behind it, so the buffer can become an skb head
+ * (napi_build_skb) or an xdp_buff without a copy.  The order is the smallest
+ * whose buffer holds an MTU-sized frame (npuep_rx_order()): 0 up to
+ * NPUEP_XDP_MAX_MTU, more for jumbo frames.  It is chosen when the queues
+ * are built, so an MTU change that needs another order rebuilds them.
  */
 #define NPUEP_RX_HEADROOM	XDP_PACKET_HEADROOM
-#define NPUEP_RX_BUF_LEN	(PAGE_SIZE - NPUEP_RX_HEADROOM - \
-				 SKB_DATA_ALIGN(sizeof(struct skb_shared_info)))
+#define NPUEP_RX_TAILROOM	SKB_DATA_ALIGN(sizeof(struct skb_shared_info))
+#define NPUEP_RX_BUF_LEN(order)	((PAGE_SIZE << (order)) - NPUEP_RX_HEADROOM - \
+				 NPUEP_RX_TAILROOM)
+/* Frame bytes beyond the MTU a buffer must hold: Ethernet + two VLAN tags. */
+#define NPUEP_RX_L2_MAX		(ETH_HLEN + 2 * VLAN_HLEN)
 /* L2 overhead the device adds to an L3 MTU (npu_cmd_port_cfg: 9216 - 22). */
 #define NPUEP_L2_OVERHEAD	(ETH_HLEN + VLAN_HLEN + ETH_FCS_LEN)
-#define NPUEP_MAX_MTU		min_t(int, NPUEP_RX_BUF_LEN - NPUEP_L2_OVERHEAD, \
-				      NPU_MAX_FRAME - NPUEP_L2_OVERHEAD)
+#define NPUEP_MAX_MTU		(NPU_MAX_FRAME - NPUEP_L2_OVERHEAD)
 
 /*
- * With an XDP program the whole frame must sit in one buffer (no multi-buffer
+ * With an XDP program the whole frame must sit in one page (no multi-buffer
  * XDP): MTU + Ethernet header + two VLAN tags (Q-in-Q stays in the frame).
+ * Every MTU up to this one has order-0 buffers.
  */
-#define NPUEP_XDP_MAX_MTU	((int)NPUEP_RX_BUF_LEN - ETH_HLEN - 2 * VLAN_HLEN)
+#define NPUEP_XDP_MAX_MTU	((int)NPUEP_RX_BUF_LEN(0) - NPUEP_RX_L2_MAX)
+
+/**
+ * npuep_rx_order() - page order of the receive buffers for an MTU
+ * @mtu: the port's L3 MTU
+ *
+ * Return: the smallest order whose buffer holds @mtu + NPUEP_RX_L2_MAX
+ * bytes; 0 for every MTU up to NPUEP_XDP_MAX_MTU.
+ */
+static inline unsigned int npuep_rx_order(unsigned int mtu)
+{
+	unsigned int order = 0;
+
+	while (NPUEP_RX_BUF_LEN(order) < mtu + NPUEP_RX_L2_MAX)
+		order++;
+	return order;
+}
 
 /* Per-queue NAPI budget (ethtool rx-frames-irq). */
 #define NPUEP_RX_BUDGET_MAX	NAPI_POLL_WEIGHT
@@ -143,6 +166,9 @@ struct npuep_qp {
 	struct page_pool *pool;
 	struct xdp_rxq_info xdp_rxq;
 	u32 rx_size;
+	u32 rx_buf_len;			/* frame bytes a posted buffer holds */
+	u32 rx_truesize;		/* PAGE_SIZE << rx_order */
+	u8 rx_order;			/* page order of the buffers */
 	u32 rx_ntc;			/* next to clean */
 	u32 rx_ntu;			/* next to use (== tail written) */
 
@@ -173,6 +199,7 @@ struct npuep_port {
 	u32 reg;			/* NPU_REG_PORT(idx) */
 
 	bool dp_open;			/* rings, NAPI and vectors set up */
+	u8 rx_order;			/* buffer order of the open datapath */
 	u32 nq;				/* active queue pairs */
 	u32 rx_ring_size;
 	u32 tx_ring_size;
@@ -285,7 +312,8 @@ extern const struct xdp_metadata_ops npuep_xdp_metadata_ops;
 /* ethtool.c */
 extern const struct ethtool_ops npuep_ethtool_ops;
 int npuep_port_reconfigure(struct npuep_port *port, u32 nq, u32 rx_size,
-			   u32 tx_size, struct netlink_ext_ack *extack);
+			   u32 tx_size, unsigned int mtu,
+			   struct netlink_ext_ack *extack);
 
 /* ntuple.c */
 int npuep_ntuple_get_rxnfc(struct npuep_port *port, struct ethtool_rxnfc *cmd,

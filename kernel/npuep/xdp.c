@@ -4,10 +4,12 @@
  * queue pair's transmit ring, redirect and ndo_xdp_xmit, the npuflow
  * metadata in front of every frame and the rx metadata kfuncs.
  *
- * The receive buffers always have XDP_PACKET_HEADROOM in front of the frame
- * and one page each, so attaching or detaching a program never changes the
- * ring layout: the program pointer is swapped with xchg() and NAPI reads it
- * once per pass with READ_ONCE() (the old program is freed after an RCU grace
+ * The receive buffers always have XDP_PACKET_HEADROOM in front of the frame,
+ * and up to NPUEP_XDP_MAX_MTU they are one page each.  A program is attached
+ * only at such an MTU, and the MTU cannot grow past it while one is (no
+ * multi-buffer XDP), so attaching or detaching never changes the ring
+ * layout: the program pointer is swapped with xchg() and NAPI reads it once
+ * per pass with READ_ONCE() (the old program is freed after an RCU grace
  * period by bpf_prog_put()).
  */
 #include <linux/bpf.h>
@@ -138,7 +140,7 @@ bool npuep_xdp_rx(struct npuep_qp *qp, struct npuep_xdp_ctx *xc,
 	u32 act;
 	int err;
 
-	xdp_init_buff(&xb.xdp, PAGE_SIZE, &qp->xdp_rxq);
+	xdp_init_buff(&xb.xdp, qp->rx_truesize, &qp->xdp_rxq);
 	xdp_prepare_buff(&xb.xdp, va, NPUEP_RX_HEADROOM, len, true);
 	meta = xb.xdp.data - sizeof(*meta);
 	npuep_xdp_meta_fill(meta, desc, flags);
@@ -286,9 +288,11 @@ static int npuep_xdp_setup(struct npuep_port *port, struct bpf_prog *prog,
 	struct bpf_prog *old;
 
 	ASSERT_RTNL();
-	if (prog && netdev->mtu > NPUEP_XDP_MAX_MTU) {
+	/* port->rx_order follows the MTU: checked too, XDP_TX needs order 0. */
+	if (prog && (netdev->mtu > NPUEP_XDP_MAX_MTU ||
+		     (port->dp_open && port->rx_order))) {
 		NL_SET_ERR_MSG_FMT_MOD(extack,
-				       "MTU %u too large for XDP: a receive buffer holds MTU %d at most",
+				       "MTU %u too large for XDP: one-page buffers hold MTU %d at most",
 				       netdev->mtu, NPUEP_XDP_MAX_MTU);
 		return -EINVAL;
 	}

@@ -4,7 +4,7 @@
 # bad value is refused.
 # timeout: 300
 . "$(dirname "$0")/lib.sh"
-ktap_plan 40
+ktap_plan 43
 
 npu_load && npu_new 0 8 2 || { ktap_fail "setup"; ktap_finish; }
 DL=auxiliary/npusim.npu.0
@@ -69,7 +69,10 @@ check "ethtool -X default" ethtool -X "$D" default
 
 # MTU
 check "MTU 1400" ip link set "$D" mtu 1400
-check_fail "MTU 9000 (more than one receive buffer holds) refused" ip link set "$D" mtu 9000
+check "MTU 9000 (jumbo: multi-page receive buffers)" ip link set "$D" mtu 9000
+check "max_mtu 9194 (NPU_MAX_FRAME 9216 - 22)" eq "$(ip -j -d link show dev "$D" | jq '.[0].max_mtu')" 9194
+check_fail "MTU 9195 (over max_mtu) refused" ip link set "$D" mtu 9195
+check "MTU 1500 again" ip link set "$D" mtu 1500
 check_fail "MTU 67 refused" ip link set "$D" mtu 67
 
 # devlink params
