@@ -13,7 +13,7 @@
 #   each other above one page.
 # timeout: 900
 . "$(dirname "$0")/lib.sh"
-ktap_plan 26
+ktap_plan 28
 
 B=$NPU_REPO/build
 X=$B/selftests-bpf
