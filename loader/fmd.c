@@ -377,6 +377,22 @@ static void do_write(struct fmd *d, uint32_t id, uint64_t now)
 
 	if (!e)
 		return;
+	/*
+	 * As nft_flow_offload does, before the write: conntrack stops seeing
+	 * the stream, so its TCP window tracking is relaxed first.  Relaxed
+	 * after it, an ACK the host still took in the moment the rules landed
+	 * acknowledged data conntrack never saw: invalid, so not translated
+	 * back - with masquerade it reached the host's own address and the
+	 * host's stack reset the connection (wip/68).  The host also takes
+	 * the stream back later (give-back, hold, takeout, npuflowd gone)
+	 * without invalid-state drops.
+	 */
+	if (e->rec.key[0].proto == IPPROTO_TCP) {
+		rc = ctc_be_liberal(&d->ct, &e->rec.key[0], e->rec.zone);
+		if (rc)
+			d->log(L_WARN, "connection %u: be-liberal failed: %s", id,
+			       strerror(-rc));
+	}
 	rc = hw_write(d, e);
 	hw_ns = fmd_now();
 	a = fm_write_done(&d->fm, id, rc, now);
@@ -385,18 +401,6 @@ static void do_write(struct fmd *d, uint32_t id, uint64_t now)
 
 		note_made(d, e, hw_ns);
 
-		/*
-		 * As nft_flow_offload does: conntrack stops seeing the stream,
-		 * so its TCP window tracking is relaxed now, and the host
-		 * takes the stream back (give-back, hold, takeout, npuflowd
-		 * gone) without invalid-state drops.
-		 */
-		if (e->rec.key[0].proto == IPPROTO_TCP) {
-			rc = ctc_be_liberal(&d->ct, &e->rec.key[0], e->rec.zone);
-			if (rc)
-				d->log(L_WARN, "connection %u: be-liberal failed: %s", id,
-				       strerror(-rc));
-		}
 		rearm(d, e);
 		fmt_key(&e->rec.key[0], kb, sizeof(kb));
 		d->log(L_INFO, "connection %u made%s: %s%s", id, e->rec.remakes ? " again" : "",
