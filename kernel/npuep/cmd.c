@@ -103,26 +103,55 @@ static int npuep_cmdq_try_slot(struct npuep_dev *ndev, u32 ring,
 	return 0;
 }
 
+/* A posted command waiting in a ring's backlog (npuep_cmd_post_queued()). */
+struct npuep_cmd_pending {
+	struct list_head node;
+	u16 opcode;
+	u16 len;
+	u8 data[NPU_CMD_DATA_LEN];
+};
+
+/*
+ * A backlog caps what a device that stopped answering can pin in host
+ * memory: 4,096 commands of 248 bytes, about 1 MiB per ring (a teardown
+ * of the seed's 1,000 connections queues at most 2,000).
+ */
+#define NPUEP_CMD_BACKLOG_MAX	4096
+
+/* As npuep_cmdq_try_slot(), but behind the backlog: commands keep ring order. */
+static int npuep_cmdq_try_slot_ordered(struct npuep_dev *ndev, u32 ring,
+				       struct npu_cmd **slotp)
+{
+	if (!list_empty(&ndev->dlx.cmdq[ring].backlog))
+		return ndev->cmd_dead ? -ENODEV : -EAGAIN;
+	return npuep_cmdq_try_slot(ndev, ring, slotp);
+}
+
 /*
  * Take the slot at the ring's tail, waiting while the ring is full of
- * posted commands (they raise no event) until the device has moved its
- * head on.  Returns with slot_lock held on success; sleeps.
+ * posted commands (they raise no event) or has a backlog, until the device
+ * has moved its head on; -EBUSY once it has not moved for
+ * NPUEP_CMD_TIMEOUT_MS.  Returns with slot_lock held on success; sleeps.
  */
 static int npuep_cmdq_slot(struct npuep_dev *ndev, u32 ring,
 			   struct npu_cmd **slotp)
 {
 	struct npuep_cmdq *q = &ndev->dlx.cmdq[ring];
+	u32 head, last = NPU_CMD_RING_SIZE;
 	unsigned long deadline = 0;
 	int err;
 
 	for (;;) {
 		spin_lock_bh(&q->slot_lock);
-		err = npuep_cmdq_try_slot(ndev, ring, slotp);
+		err = npuep_cmdq_try_slot_ordered(ndev, ring, slotp);
 		if (err != -EAGAIN)
 			break;
 		spin_unlock_bh(&q->slot_lock);
-		if (!deadline)
+		/* Stuck is a device that stops moving, not a long backlog. */
+		head = npuep_rd32(ndev, NPU_REG_CMDQ(ring) + NPU_CMDQ_HEAD);
+		if (!deadline || head != last)
 			deadline = jiffies + msecs_to_jiffies(NPUEP_CMD_TIMEOUT_MS);
+		last = head;
 		if (time_after(jiffies, deadline)) {
 			dev_err_ratelimited(ndev->dev,
 					    "command ring %u stuck (head %u tail %u)\n",
@@ -273,7 +302,7 @@ static int npuep_cmd_post_ring(struct npuep_dev *ndev, u32 ring, u16 opcode,
 		err = npuep_cmdq_slot(ndev, ring, &slot);	/* locks on success */
 	} else {
 		spin_lock_bh(&q->slot_lock);
-		err = npuep_cmdq_try_slot(ndev, ring, &slot);
+		err = npuep_cmdq_try_slot_ordered(ndev, ring, &slot);
 		if (err)
 			spin_unlock_bh(&q->slot_lock);
 	}
@@ -327,6 +356,169 @@ int npuep_cmd_post_atomic(struct npuep_dev *ndev, u32 ring, u16 opcode,
 	return npuep_cmd_post_ring(ndev, ring, opcode, req, req_len, false);
 }
 
+/* Opcodes whose loss leaves the device's tables out of step with the host. */
+static bool npuep_cmd_changes_tables(u16 opcode)
+{
+	switch (opcode) {
+	case NPU_CMD_CONN_CREATE:
+	case NPU_CMD_MFLOW_ATTACH:
+	case NPU_CMD_CONN_RECLAIM:
+	case NPU_CMD_MFLOW_INVALIDATE:
+	case NPU_CMD_FT_CONFIG:
+	case NPU_CMD_NTUPLE_ADD:
+	case NPU_CMD_NTUPLE_DEL:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Free the backlog; true when a command in it would have changed tables. */
+static bool npuep_cmdq_backlog_drop(struct npuep_cmdq *q)
+{
+	struct npuep_cmd_pending *p, *tmp;
+	bool tables = false;
+
+	lockdep_assert_held(&q->slot_lock);
+	list_for_each_entry_safe(p, tmp, &q->backlog, node) {
+		if (npuep_cmd_changes_tables(p->opcode))
+			tables = true;
+		list_del(&p->node);
+		kfree(p);
+	}
+	q->backlog_len = 0;
+	return tables;
+}
+
+/*
+ * Move the backlog into the ring, in order, as the device frees slots.
+ * Posted commands raise no event, so the device's head is polled, as
+ * npuep_cmdq_slot() does; once the device has not moved for
+ * NPUEP_CMD_TIMEOUT_MS the poll slows to 20 ms and rings the doorbell again
+ * each time (a waited command on the ring times out meanwhile and the "cmd"
+ * health recovery resets the ring, which empties the backlog).
+ */
+static void npuep_cmdq_drain_work(struct work_struct *work)
+{
+	struct npuep_cmdq *q = container_of(work, struct npuep_cmdq, drain_work);
+	unsigned long deadline = jiffies + msecs_to_jiffies(NPUEP_CMD_TIMEOUT_MS);
+	struct npuep_dev *ndev = q->ndev;
+	struct npuep_cmd_pending *p;
+	struct npu_cmd *slot;
+	bool moved, empty;
+	int err = 0;
+
+	for (;;) {
+		moved = false;
+		spin_lock_bh(&q->slot_lock);
+		while ((p = list_first_entry_or_null(&q->backlog,
+						     struct npuep_cmd_pending, node))) {
+			err = npuep_cmdq_try_slot(ndev, q->idx, &slot);
+			if (err)
+				break;
+			npuep_cmd_fill(q, slot, p->opcode, NPU_CMD_F_POSTED,
+				       p->data, p->len);
+			q->posted_slots |= BIT(q->tail);
+			q->posted++;
+			npuep_cmdq_ring_doorbell(ndev, q->idx);
+			list_del(&p->node);
+			q->backlog_len--;
+			kfree(p);
+			moved = true;
+		}
+		if (err && err != -EAGAIN)
+			npuep_cmdq_backlog_drop(q);	/* device gone or broken */
+		empty = list_empty(&q->backlog);
+		spin_unlock_bh(&q->slot_lock);
+		if (empty)
+			return;
+		if (moved)
+			deadline = jiffies + msecs_to_jiffies(NPUEP_CMD_TIMEOUT_MS);
+		if (time_after(jiffies, deadline)) {
+			dev_err_ratelimited(ndev->dev,
+					    "command ring %u not moving, %u commands queued behind it\n",
+					    q->idx, READ_ONCE(q->backlog_len));
+			/*
+			 * Ring the doorbell again (the same tail): a device
+			 * that lost the last one, or came back from a stall,
+			 * sees the full ring; nothing else would ring it.
+			 */
+			spin_lock_bh(&q->slot_lock);
+			if (!ndev->cmd_dead)
+				npuep_wr32(ndev, NPU_REG_CMDQ(q->idx) + NPU_CMDQ_TAIL,
+					   q->tail);
+			spin_unlock_bh(&q->slot_lock);
+			msleep(20);
+		} else {
+			usleep_range(20, 100);
+		}
+	}
+}
+
+/**
+ * npuep_cmd_post_queued() - post one command, never waiting for the ring
+ * @ndev: the coprocessor
+ * @ring: enum npuep_cmd_ring
+ * @opcode: enum npu_cmd_opcode
+ * @req: request payload
+ * @req_len: request length
+ * @queued: set when the ring was full (or had a backlog already) and the
+ *	command was queued in the driver behind it
+ *
+ * As npuep_cmd_post() but never sleeps, and a full ring does not make the
+ * caller wait: the command goes into the ring's backlog (GFP_ATOMIC),
+ * which a work item moves into the ring in order as the device frees
+ * slots; every later command on the ring, waited or posted, goes behind
+ * it.  For callers that hold a lock the device must not extend (the flow
+ * table's, seed 004: the lock is the bottleneck).
+ *
+ * Return: 0 once the command is in the ring or its backlog; -ENOMEM,
+ * -ENOBUFS with NPUEP_CMD_BACKLOG_MAX commands queued, or another negative
+ * errno.
+ */
+int npuep_cmd_post_queued(struct npuep_dev *ndev, u32 ring, u16 opcode,
+			  const void *req, u16 req_len, bool *queued)
+{
+	struct npuep_cmd_pending *p;
+	struct npuep_cmdq *q;
+	struct npu_cmd *slot;
+	int err;
+
+	*queued = false;
+	if (req_len > NPU_CMD_DATA_LEN || ring >= NPU_CMD_RINGS)
+		return -EINVAL;
+	q = &ndev->dlx.cmdq[ring];
+	spin_lock_bh(&q->slot_lock);
+	err = npuep_cmdq_try_slot_ordered(ndev, ring, &slot);
+	if (!err) {
+		npuep_cmd_fill(q, slot, opcode, NPU_CMD_F_POSTED, req, req_len);
+		q->posted_slots |= BIT(q->tail);
+		q->posted++;
+		npuep_cmdq_ring_doorbell(ndev, ring);
+	} else if (err == -EAGAIN) {
+		err = 0;
+		p = NULL;
+		if (q->backlog_len >= NPUEP_CMD_BACKLOG_MAX)
+			err = -ENOBUFS;
+		else
+			p = kmalloc(sizeof(*p), GFP_ATOMIC);
+		if (p) {
+			p->opcode = opcode;
+			p->len = req_len;
+			memcpy(p->data, req, req_len);
+			list_add_tail(&p->node, &q->backlog);
+			q->backlog_len++;
+			q->backlogged++;
+			*queued = true;
+			queue_work(system_unbound_wq, &q->drain_work);
+		} else if (!err) {
+			err = -ENOMEM;
+		}
+	}
+	spin_unlock_bh(&q->slot_lock);
+	return err;
+}
+
 /**
  * npuep_cmd_ring_state() - a command ring's state, for diagnose and dump
  * @ndev: the coprocessor
@@ -359,23 +551,6 @@ static void npuep_cmdq_program(struct npuep_dev *ndev, u32 ring)
 	q->posted_slots = 0;
 }
 
-/* Opcodes whose loss leaves the device's tables out of step with the host. */
-static bool npuep_cmd_changes_tables(u16 opcode)
-{
-	switch (opcode) {
-	case NPU_CMD_CONN_CREATE:
-	case NPU_CMD_MFLOW_ATTACH:
-	case NPU_CMD_CONN_RECLAIM:
-	case NPU_CMD_MFLOW_INVALIDATE:
-	case NPU_CMD_FT_CONFIG:
-	case NPU_CMD_NTUPLE_ADD:
-	case NPU_CMD_NTUPLE_DEL:
-		return true;
-	default:
-		return false;
-	}
-}
-
 /**
  * npuep_cmd_ring_reset() - reset a command ring (health recovery)
  * @ndev: the coprocessor
@@ -385,7 +560,8 @@ static bool npuep_cmd_changes_tables(u16 opcode)
  *	device's tables back in step with the host's (npuep_flow_replay())
  *
  * Disables and re-programs the ring: the device restarts at slot 0 and
- * forgets what it had not executed.
+ * forgets what it had not executed; the driver's backlog behind the ring
+ * goes too (counted in @lost like the ring's own).
  *
  * Return: 0, or -ENODEV when the device is gone.
  */
@@ -404,6 +580,8 @@ int npuep_cmd_ring_reset(struct npuep_dev *ndev, u32 ring, bool *lost)
 		head = npuep_rd32(ndev, NPU_REG_CMDQ(ring) + NPU_CMDQ_HEAD);
 		if (head >= NPU_CMD_RING_SIZE)
 			*lost = true;	/* untrusted: assume the worst */
+		if (npuep_cmdq_backlog_drop(q))
+			*lost = true;
 		for (i = head; !*lost && i != q->tail; i = (i + 1) % NPU_CMD_RING_SIZE) {
 			const struct npu_cmd *slot = &q->ring[i];
 
@@ -498,6 +676,10 @@ int npuep_cmd_init(struct npuep_dev *ndev)
 
 		mutex_init(&q->lock);
 		spin_lock_init(&q->slot_lock);
+		q->ndev = ndev;
+		q->idx = r;
+		INIT_LIST_HEAD(&q->backlog);
+		INIT_WORK(&q->drain_work, npuep_cmdq_drain_work);
 		q->held = NPU_CMD_RING_SIZE;
 		q->ring = dma_alloc_coherent(hw->dma_dev, size, &q->dma,
 					     GFP_KERNEL);
@@ -556,6 +738,10 @@ void npuep_cmd_fini(struct npuep_dev *ndev)
 		WRITE_ONCE(ndev->cmd_dead, true);
 		spin_unlock_bh(&q->slot_lock);
 		mutex_unlock(&q->lock);
+		cancel_work_sync(&q->drain_work);
+		spin_lock_bh(&q->slot_lock);
+		npuep_cmdq_backlog_drop(q);
+		spin_unlock_bh(&q->slot_lock);
 	}
 
 	free_irq(ndev->cmd_irq, ndev);

@@ -38,6 +38,14 @@ enum npuep_cmd_ring {
  * @posted: posted commands
  * @posted_failed: posted commands the device answered with an error
  * @timeouts: waited commands that timed out
+ * @ndev: the coprocessor (for @drain_work)
+ * @idx: this ring's number
+ * @backlog: posted commands that found the ring full, in order, each a
+ *	struct npuep_cmd_pending; under @slot_lock.  While it is not empty
+ *	every command on this ring goes behind it
+ * @backlog_len: entries in @backlog
+ * @backlogged: commands that went through @backlog
+ * @drain_work: moves @backlog into the ring as the device frees slots
  */
 struct npuep_cmdq {
 	struct mutex lock;	/* see above */
@@ -51,6 +59,12 @@ struct npuep_cmdq {
 	u64 posted;
 	u64 posted_failed;
 	u64 timeouts;
+	struct npuep_dev *ndev;
+	u32 idx;
+	struct list_head backlog;
+	u32 backlog_len;
+	u64 backlogged;
+	struct work_struct drain_work;
 };
 
 /**
@@ -105,6 +119,8 @@ int npuep_cmd_post(struct npuep_dev *ndev, u32 ring, u16 opcode,
 		   const void *req, u16 req_len);
 int npuep_cmd_post_atomic(struct npuep_dev *ndev, u32 ring, u16 opcode,
 			  const void *req, u16 req_len);
+int npuep_cmd_post_queued(struct npuep_dev *ndev, u32 ring, u16 opcode,
+			  const void *req, u16 req_len, bool *queued);
 void npuep_cmd_ring_state(struct npuep_dev *ndev, u32 ring, u32 *head,
 			  u32 *tail, u16 *seq);
 int npuep_cmd_ring_reset(struct npuep_dev *ndev, u32 ring, bool *lost);

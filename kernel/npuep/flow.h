@@ -37,8 +37,8 @@ enum npuep_flow_owner {
  *	the kernel offered them again
  * @cmd_waited: flow commands sent and waited for
  * @cmd_posted: flow commands posted (not waited for)
- * @cmd_ring_full: posts that found the command ring full and waited for a
- *	slot (the device behind the host)
+ * @cmd_ring_full: posts that found the command ring full (the device
+ *	behind the host) and were queued in the driver behind it
  * @cmd_failed: flow commands that failed
  * @stats_reads: batched connection-statistics reads
  * @lock_held_max_ns: longest hold of the flow-table lock (seed 004)

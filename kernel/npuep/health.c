@@ -46,6 +46,11 @@ static void npuep_health_cmd_fmsg(struct npuep_dev *ndev,
 					  READ_ONCE(q->posted_failed));
 		devlink_fmsg_u64_pair_put(fmsg, "timeouts",
 					  READ_ONCE(q->timeouts));
+		/* posted commands queued in the driver behind a full ring */
+		devlink_fmsg_u32_pair_put(fmsg, "backlog",
+					  READ_ONCE(q->backlog_len));
+		devlink_fmsg_u64_pair_put(fmsg, "backlogged",
+					  READ_ONCE(q->backlogged));
 		devlink_fmsg_obj_nest_end(fmsg);
 	}
 	devlink_fmsg_arr_pair_nest_end(fmsg);
