@@ -6,7 +6,7 @@
 # extack message; a port driven by flower refuses a flowtable and back.
 # timeout: 600
 . "$(dirname "$0")/lib.sh"
-ktap_plan 12
+ktap_plan 14
 
 npu_load && npu_new 0 8 2 || { ktap_fail "setup"; ktap_finish; }
 topo_pc_far 0; ktap_result $? "topology"
@@ -91,5 +91,26 @@ rs=$(devlink -j health diagnose $DL reporter cmd | jq '.. | objects | select(.re
 diag "after the recover: $(fp fp_conns)/$(fp hw_fp_conns), resyncs $rs"
 ktap_result $([ "$(fp fp_conns)" = 0 ] && [ "$(fp hw_fp_conns)" = 0 ] && [ "$rs" = 1 ]; echo $?) \
 	"the recovery found the lost reclaim and re-programmed the fast path: both 0"
+
+# More posted writes than the ring has slots (32), behind a stalled channel:
+# the driver queues them behind the ring (the cmd reporter's "backlog"), tc
+# returns at once, and every one reaches the device, in order, once it moves
+# (the driver rings the doorbell again while the ring stands still).
+backlog() { devlink -j health diagnose $DL reporter cmd | jq '[.. | objects | select(has("backlog")) | .backlog] | add'; }
+f0=$(fp fp_cmd_ring_full) e0=$(fp fp_cmd_failed)
+echo 1 > $DBG/cmd_stall
+for i in $(seq 40); do
+	echo "filter add dev $P3 ingress protocol ip prio 1 flower skip_sw ip_proto udp src_ip $PC4 dst_ip $FAR4 src_port $((4100 + i)) dst_port 5000 action mirred egress redirect dev $P8"
+done | tc -batch -; rc=$?
+bl=$(backlog); c1="$(fp fp_conns)/$(fp hw_fp_conns)"
+echo 0 > $DBG/cmd_stall
+for i in $(seq 100); do [ "$(fp hw_fp_conns)" = 40 ] && [ "$(backlog)" = 0 ] && break; sleep 0.1; done
+diag "tc rc $rc; stalled: driver/coprocessor $c1, backlog $bl, ring-full posts $(( $(fp fp_cmd_ring_full) - f0 )); moving again: $(fp fp_conns)/$(fp hw_fp_conns), backlog $(backlog)"
+ktap_result $([ $rc = 0 ] && [ "$c1" = 40/0 ] && [ "${bl:-0}" -ge 8 ]; echo $?) \
+	"40 posted writes behind a stalled ring: tc succeeds, the driver holds them in its backlog"
+ktap_result $([ "$(fp fp_conns)" = 40 ] && [ "$(fp hw_fp_conns)" = 40 ] && [ "$(backlog)" = 0 ] && [ "$(fp fp_cmd_failed)" = "$e0" ]; echo $?) \
+	"the channel moves again: all 40 in the coprocessor, backlog empty, no command failed"
+tc filter del dev "$P3" ingress
+for i in $(seq 50); do [ "$(fp hw_fp_conns)" = 0 ] && break; sleep 0.1; done
 devlink health set $DL reporter cmd auto_recover true
 ktap_finish
