@@ -150,7 +150,7 @@ static void npuep_ft_unlock(struct npuep_ft *ft)
 		ft->st.lock_held_max_ns = held;
 		if (held > 5 * NSEC_PER_MSEC)
 			dev_info(ft->ndev->dev,
-				 "flow-table lock held %llu us by %pS: on CPU %llu us, slept %lu times, preempted %lu times\n",
+				 "flow-table lock held %llu us by %pS: on CPU ~%llu us (scheduler ticks), slept %lu times, preempted %lu times\n",
 				 div_u64(held, NSEC_PER_USEC), (void *)_RET_IP_,
 				 div_u64(READ_ONCE(current->se.sum_exec_runtime) - ft->lock_run0,
 					 NSEC_PER_USEC),
