@@ -3,15 +3,20 @@
 # The flow maker with address translation (issue 5, "Must show"):
 # masquerade on port 8 (LAN to WAN), the connection made by npuflowd from
 # conntrack's two tuples and forwarded in hardware both ways.
-# PARKED (wip/): in the VM the connection is made, both rules in_hw and the
-# reply matched at the masqueraded address, but the npuload stream stops
-# right after the make (port 3 forwards 0 frames, the host takes 1, far
-# receives 0 over 8 s) - while the demo's iperf3 through the same
-# masquerade runs in hardware.  Not diagnosed yet.
+# Until npuflowd relaxed conntrack's TCP window tracking before it wrote the
+# rules (not after), an ACK the host took as the rules landed acknowledged
+# data conntrack had not seen: invalid, so not translated back; addressed to
+# the host's own port-8 address it reached the host's stack, which reset the
+# connection (captures: the host's RST to far, then far's to pc).  Asserted:
+# the host sends no RST and pc's connection is still established.
+# PARKED (wip/) once more, until a VM run shows it: diagnosed and fixed in
+# session 3 (npuflowd 4a5660d, be-liberal before the write), but both VM runs
+# of this script that session (beside two other VMs on 2 cores) had not
+# finished after 5-9 minutes when the session had to end - not seen why.
 # Counts only; times belong to the benchmark.
 # timeout: 900
 . "$(dirname "$0")/../lib.sh"
-ktap_plan 6
+ktap_plan 7
 LOAD=$NPU_REPO/build/bin/npuload
 in_hw() { tc -j filter show dev "$1" ingress | jq '[.[] | select(.options.in_hw == true and .options.skip_sw == true)] | length'; }
 share() { # LABEL: the host's IP punts against far's received frames over 8 s
@@ -22,6 +27,8 @@ share() { # LABEL: the host's IP punts against far's received frames over 8 s
 	diag "$1: far received $w frames in 8 s (port 3 forwarded $(( $(eth_sum "$P3" '^hw_fwd_frames$') - f0 ))), the host took $h IP frames"
 	[ "$w" -gt 1000 ] && [ $((h * 1000)) -lt "$w" ]
 }
+# the host's own TCP resets sent (its netns), from /proc/net/snmp
+out_rsts() { awk '/^Tcp:/ { if (!h) { for (i = 1; i <= NF; i++) c[$i] = i; h = 1 } else print $c["OutRsts"] }' /proc/net/snmp; }
 trap fm_cleanup EXIT
 
 npu_load && npu_new 0 8 2 || { ktap_fail "setup"; ktap_finish; }
@@ -42,6 +49,7 @@ ip netns exec far "$LOAD" server -p 5201 -t 300 >/dev/null 2>&1 &
 wait_listen far 5201
 
 # IPv4 through masquerade: far sees the host's address on port 8
+rst0=$(out_rsts)
 fm_stream $FAR4
 ktap_result $(fm_wait_jq 30 '[.[] | select(.family == 4 and .nat == true and .state == "made")] | length == 1'; echo $?) \
 	"the translated IPv4 connection is made (nat)"
@@ -52,6 +60,11 @@ ktap_result $([ "$(in_hw "$P3")" = 1 ] && [ "$(in_hw "$P8")" = 1 ] && [ "$rdst" 
 	"both directions in hardware, the reply matched at the masqueraded address"
 sleep 3
 share "IPv4, masquerade"; ktap_result $? "IPv4 with masquerade: the host sees < 0.1 % of the stream"
+rst=$(( $(out_rsts) - rst0 ))
+est=$(ip netns exec pc ss -Htn state established dst $FAR4 | wc -l)
+diag "the host's stack sent $rst RST; pc has $est established connection(s) to far"
+ktap_result $([ "$rst" = 0 ] && [ "$est" = 1 ]; echo $?) \
+	"no reset from the host: the stream's connection is still established on pc"
 
 [ "$KTAP_FAIL" = 0 ] || tail -30 $FM_LOG | sed 's/^/# /'
 ktap_finish
