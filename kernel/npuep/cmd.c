@@ -177,6 +177,20 @@ static void npuep_cmdq_ring_doorbell(struct npuep_dev *ndev, u32 ring)
 	npuep_wr32(ndev, NPU_REG_CMDQ(ring) + NPU_CMDQ_TAIL, q->tail);
 }
 
+/* Fill @slot with a posted command and ring the doorbell; slot_lock held. */
+static void npuep_cmdq_put_posted(struct npuep_dev *ndev, u32 ring,
+				  struct npu_cmd *slot, u16 opcode,
+				  const void *req, u16 req_len)
+{
+	struct npuep_cmdq *q = &ndev->dlx.cmdq[ring];
+
+	lockdep_assert_held(&q->slot_lock);
+	npuep_cmd_fill(q, slot, opcode, NPU_CMD_F_POSTED, req, req_len);
+	q->posted_slots |= BIT(q->tail);
+	q->posted++;
+	npuep_cmdq_ring_doorbell(ndev, ring);
+}
+
 static bool npuep_cmd_slot_done(struct npu_cmd *slot)
 {
 	return le16_to_cpu(READ_ONCE(slot->flags)) & NPU_CMD_F_DONE;
@@ -308,10 +322,7 @@ static int npuep_cmd_post_ring(struct npuep_dev *ndev, u32 ring, u16 opcode,
 	}
 	if (err)
 		return err == -EAGAIN ? -EBUSY : err;
-	npuep_cmd_fill(q, slot, opcode, NPU_CMD_F_POSTED, req, req_len);
-	q->posted_slots |= BIT(q->tail);
-	q->posted++;
-	npuep_cmdq_ring_doorbell(ndev, ring);
+	npuep_cmdq_put_posted(ndev, ring, slot, opcode, req, req_len);
 	spin_unlock_bh(&q->slot_lock);
 	return 0;
 }
@@ -416,11 +427,8 @@ static void npuep_cmdq_drain_work(struct work_struct *work)
 			err = npuep_cmdq_try_slot(ndev, q->idx, &slot);
 			if (err)
 				break;
-			npuep_cmd_fill(q, slot, p->opcode, NPU_CMD_F_POSTED,
-				       p->data, p->len);
-			q->posted_slots |= BIT(q->tail);
-			q->posted++;
-			npuep_cmdq_ring_doorbell(ndev, q->idx);
+			npuep_cmdq_put_posted(ndev, q->idx, slot, p->opcode,
+					      p->data, p->len);
 			list_del(&p->node);
 			q->backlog_len--;
 			kfree(p);
@@ -491,10 +499,7 @@ int npuep_cmd_post_queued(struct npuep_dev *ndev, u32 ring, u16 opcode,
 	spin_lock_bh(&q->slot_lock);
 	err = npuep_cmdq_try_slot_ordered(ndev, ring, &slot);
 	if (!err) {
-		npuep_cmd_fill(q, slot, opcode, NPU_CMD_F_POSTED, req, req_len);
-		q->posted_slots |= BIT(q->tail);
-		q->posted++;
-		npuep_cmdq_ring_doorbell(ndev, ring);
+		npuep_cmdq_put_posted(ndev, ring, slot, opcode, req, req_len);
 	} else if (err == -EAGAIN) {
 		err = 0;
 		p = NULL;
