@@ -128,6 +128,15 @@ static void npuep_ft_lock_bh(struct npuep_ft *ft)
 	ft->bh_off = true;
 }
 
+/* The lock for flow writes: softirqs off when they are posted (never wait). */
+static void npuep_ft_lock_writes(struct npuep_ft *ft)
+{
+	if (READ_ONCE(ft->ndev->dlx.flow_cmd_posted))
+		npuep_ft_lock_bh(ft);
+	else
+		npuep_ft_lock(ft);
+}
+
 static gfp_t npuep_ft_gfp(struct npuep_ft *ft)
 {
 	return ft->bh_off ? GFP_ATOMIC : GFP_KERNEL;
@@ -851,11 +860,7 @@ static int npuep_flow_cls(struct npuep_port *port, struct flow_cls_offload *cls,
 		NL_SET_ERR_MSG_MOD(cls->common.extack, "only chain 0 is offloaded");
 		return -EOPNOTSUPP;
 	}
-	/* Posted writes never wait: the hold runs with softirqs off. */
-	if (READ_ONCE(port->ndev->dlx.flow_cmd_posted))
-		npuep_ft_lock_bh(ft);
-	else
-		npuep_ft_lock(ft);
+	npuep_ft_lock_writes(ft);
 	switch (cls->command) {
 	case FLOW_CLS_REPLACE:
 		err = npuep_flow_replace(ft, port, cls, owner);
@@ -911,10 +916,7 @@ static void npuep_flow_purge(struct npuep_ft *ft, u32 port, u8 owner)
 
 	do {
 		n = 0;
-		if (READ_ONCE(ft->ndev->dlx.flow_cmd_posted))
-			npuep_ft_lock_bh(ft);
-		else
-			npuep_ft_lock(ft);
+		npuep_ft_lock_writes(ft);
 		rhashtable_walk_enter(&ft->by_key, &iter);
 		rhashtable_walk_start(&iter);
 		while (n < NPUEP_FLOW_PURGE_BATCH &&
