@@ -339,6 +339,10 @@ enum npuflow_fm_stat {
 	NPUFLOW_FM_HW_DELETES,		/* tc rules deleted */
 	NPUFLOW_FM_HW_ORPHANS,		/* rules found without a connection (restart), deleted */
 	NPUFLOW_FM_RESTORED,		/* connections restored at start */
+	NPUFLOW_FM_LOOKUP_US,		/* time in lookups (conntrack, egress), us */
+	NPUFLOW_FM_WRITE_US,		/* time in writes (be-liberal, tc rules), us */
+	NPUFLOW_FM_EGRESS_CACHED,	/* egress facts answered from npuflowd's cache */
+	NPUFLOW_FM_EGRESS_ASKED,	/* ... asked of rtnetlink (a miss) */
 	NPUFLOW_FM_MAX,
 };
 #define NPUFLOW_FM_SLOTS	32

@@ -720,7 +720,8 @@ const char *fm_stat_name(unsigned int s)
 		"events", "stale_events", "lookups", "made", "remade", "givebacks", "held",
 		"held_events", "revives", "taken_out", "released", "refused", "punted_made",
 		"core_full", "expired", "ct_refresh", "ct_resync", "hw_writes", "hw_deletes",
-		"hw_orphans", "restored",
+		"hw_orphans", "restored", "lookup_us", "write_us", "egress_cached",
+		"egress_asked",
 	};
 
 	return s < NPUFLOW_FM_MAX ? n[s] : NULL;

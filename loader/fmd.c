@@ -24,6 +24,13 @@
 #define L_DBG	3
 
 #define TICK_NS	(50ull * 1000000)
+/*
+ * Egress facts (route, next hop, port MAC and shaping) serve at most this
+ * long between rtnetlink's announcements; the bound on what it does not
+ * announce to the monitor (a qdisc added to an egress port is obeyed within
+ * it).
+ */
+#define FMD_EGRESS_MAX_AGE_NS	(1000ull * 1000000)
 
 uint64_t fmd_now(void)
 {
@@ -256,22 +263,57 @@ static int hw_write(struct fmd *d, struct fm_entry *e)
 
 /* --- making a connection ------------------------------------------------- */
 
-/* Egress facts of one direction arriving on @key->ifindex. */
+/*
+ * The port's MAC and shaping as an egress, from rtc's generation (refreshed
+ * when rtnetlink announced a change or they aged out): 0, or -errno if the
+ * link cannot be read.
+ */
+static int port_facts(struct fmd *d, int po, uint64_t now)
+{
+	struct fmd_port *p = &d->ports[po];
+	struct nls_link l;
+
+	if (rtc_fresh(d->rtc, p->facts_gen, p->facts_ns, now)) {
+		d->fm.stat[NPUFLOW_FM_EGRESS_CACHED]++;
+		return 0;
+	}
+	d->fm.stat[NPUFLOW_FM_EGRESS_ASKED]++;
+	if (nls_link_get(&d->rt, p->ifindex, &l))
+		return -ENODEV;
+	memcpy(p->mac, l.mac, 6);
+	p->shaped = nls_shaped(&d->tc, p->ifindex) > 0;
+	p->facts_gen = d->rtc->gen;
+	p->facts_ns = now;
+	return 0;
+}
+
+/*
+ * Egress facts of one direction arriving on @key->ifindex.  Route, port
+ * facts and next hop come from rtc while rtnetlink announced no change: the
+ * connections between two hosts share them (wip/68's burst asked 8 round
+ * trips per connection for them before).
+ */
 static uint32_t egress(struct fmd *d, const struct npuflow_key *k, const uint8_t *out_daddr,
 		       uint32_t *oif, uint8_t dmac[6], uint8_t smac[6])
 {
 	int af = k->family == 10 ? AF_INET6 : AF_INET, pi, po, rc;
+	uint64_t now = fmd_now();
 	struct nls_route r;
-	struct nls_link l;
 
 	*oif = 0;
 	if (k->vlan_outer || k->vlan_inner)
 		return FM_EG_VLAN;
 	/* as the stack routes it: after the destination translation (conntrack
 	 * un-NATs a reply in PREROUTING), before the source one (POSTROUTING) */
-	rc = nls_route_get(&d->rt, af, k->saddr, out_daddr, k->ifindex, &r);
-	if (rc || !r.oif)
-		return FM_EG_NO_ROUTE;
+	if (!rtc_route_get(d->rtc, af, k->saddr, out_daddr, k->ifindex, now, &r)) {
+		d->fm.stat[NPUFLOW_FM_EGRESS_CACHED]++;
+	} else {
+		d->fm.stat[NPUFLOW_FM_EGRESS_ASKED]++;
+		rc = nls_route_get(&d->rt, af, k->saddr, out_daddr, k->ifindex, &r);
+		if (rc || !r.oif)
+			return FM_EG_NO_ROUTE;
+		rtc_route_put(d->rtc, af, k->saddr, out_daddr, k->ifindex, now, &r);
+	}
 	if (r.type == RTN_LOCAL || r.type == RTN_BROADCAST || r.type == RTN_MULTICAST)
 		return FM_EG_LOCAL;
 	if (r.type != RTN_UNICAST)
@@ -284,13 +326,19 @@ static uint32_t egress(struct fmd *d, const struct npuflow_key *k, const uint8_t
 	if (d->ports[pi].switch_id_len != d->ports[po].switch_id_len ||
 	    memcmp(d->ports[pi].switch_id, d->ports[po].switch_id, d->ports[po].switch_id_len))
 		return FM_EG_FOREIGN;
-	if (nls_shaped(&d->tc, r.oif) > 0)
-		return FM_EG_SHAPED;
-	if (nls_link_get(&d->rt, r.oif, &l))
+	if (port_facts(d, po, now))
 		return FM_EG_NO_ROUTE;
-	memcpy(smac, l.mac, 6);
+	if (d->ports[po].shaped)
+		return FM_EG_SHAPED;
+	memcpy(smac, d->ports[po].mac, 6);
+	if (!rtc_neigh_get(d->rtc, af, r.oif, r.nexthop, now, dmac)) {
+		d->fm.stat[NPUFLOW_FM_EGRESS_CACHED]++;
+		return 0;
+	}
+	d->fm.stat[NPUFLOW_FM_EGRESS_ASKED]++;
 	if (nls_neigh_get(&d->rt, af, r.oif, r.nexthop, dmac))
 		return FM_EG_NO_NEIGH;
+	rtc_neigh_put(d->rtc, af, r.oif, r.nexthop, now, dmac);
 	return 0;
 }
 
@@ -305,10 +353,14 @@ static void do_lookup(struct fmd *d, uint32_t id, uint64_t now, uint64_t cross_n
 	struct fm_lookup l;
 	struct ct_info ci;
 	enum fm_action a;
+	uint64_t t0;
 	int dir, o;
 
 	if (!e)
 		return;
+	t0 = fmd_now();
+	if (d->mon.nl && nls_monitor_changed(&d->mon))
+		rtc_invalidate(d->rtc);
 	cand = e->rec.key[0];
 	e->rec.cross_ns = cross_ns;
 	memset(&l, 0, sizeof(l));
@@ -330,11 +382,14 @@ static void do_lookup(struct fmd *d, uint32_t id, uint64_t now, uint64_t cross_n
 					       l.dmac[o], l.smac[o]);
 		l.routed = 1;
 	}
+	d->lookup_ns = fmd_now() - t0;
+	d->fm.stat[NPUFLOW_FM_LOOKUP_US] += d->lookup_ns / 1000;
 	a = fm_lookup_done(&d->fm, id, &l, now);
 	if (a == FM_A_WRITE) {
 		do_write(d, id, now);
 		return;
 	}
+	d->lookup_ns = 0;
 	if (a == FM_A_REFUSE && d->o->log_level >= L_DBG) {
 		char kb[160];
 
@@ -371,10 +426,11 @@ static void note_made(struct fmd *d, struct fm_entry *e, uint64_t hw_ns)
 static void do_write(struct fmd *d, uint32_t id, uint64_t now)
 {
 	struct fm_entry *e = fm_get(&d->fm, id);
+	uint64_t hw_ns, t0 = fmd_now(), lookup_ns = d->lookup_ns;
 	enum fm_action a;
-	uint64_t hw_ns;
 	int rc;
 
+	d->lookup_ns = 0;
 	if (!e)
 		return;
 	/*
@@ -395,6 +451,7 @@ static void do_write(struct fmd *d, uint32_t id, uint64_t now)
 	}
 	rc = hw_write(d, e);
 	hw_ns = fmd_now();
+	d->fm.stat[NPUFLOW_FM_WRITE_US] += (hw_ns - t0) / 1000;
 	a = fm_write_done(&d->fm, id, rc, now);
 	if (a == FM_A_REARM) {
 		char kb[160];
@@ -403,8 +460,10 @@ static void do_write(struct fmd *d, uint32_t id, uint64_t now)
 
 		rearm(d, e);
 		fmt_key(&e->rec.key[0], kb, sizeof(kb));
-		d->log(L_INFO, "connection %u made%s: %s%s", id, e->rec.remakes ? " again" : "",
-		       kb, e->rec.flags & NPUFLOW_CONN_F_NAT ? " (NAT)" : "");
+		d->log(L_INFO, "connection %u made%s: %s%s (lookup %.1f ms, write %.1f ms)", id,
+		       e->rec.remakes ? " again" : "", kb,
+		       e->rec.flags & NPUFLOW_CONN_F_NAT ? " (NAT)" : "", lookup_ns / 1e6,
+		       (hw_ns - t0) / 1e6);
 	}
 	sync_id(d, id);
 }
@@ -941,6 +1000,17 @@ int fmd_init(struct fmd *d, const struct npuflowd_opts *o, const int *ifindex,
 		log(L_ERR, "cannot open rtnetlink: %s", strerror(errno));
 		return -errno;
 	}
+	d->rtc = malloc(sizeof(*d->rtc));
+	if (!d->rtc)
+		return -ENOMEM;
+	/* without the monitor nothing is kept: every make asks rtnetlink */
+	if (nls_monitor_open(&d->mon)) {
+		log(L_WARN, "cannot watch rtnetlink (%s): egress facts not cached",
+		    strerror(errno));
+		rtc_init(d->rtc, 0);
+	} else {
+		rtc_init(d->rtc, FMD_EGRESS_MAX_AGE_NS);
+	}
 	rc = ctc_open(&d->ct, o->ct_rcvbuf, on_destroy, d);
 	if (rc) {
 		log(L_ERR, "cannot open conntrack netlink: %s", strerror(-rc));
@@ -970,6 +1040,8 @@ void fmd_fini(struct fmd *d)
 	ctc_close(&d->ct);
 	nls_close(&d->rt);
 	nls_close(&d->tc);
+	nls_close(&d->mon);
+	free(d->rtc);
 	fm_free(&d->fm);
 	free(d->mark);
 	free(d->pending);

@@ -13,6 +13,7 @@
 #include "flowmaker.h"
 #include "npuflow_cache.h"
 #include "nlsock.h"
+#include "rtcache.h"
 #include "npuflowd_opts.h"
 
 typedef void (*fmd_log_fn)(int level, const char *fmt, ...)
@@ -24,6 +25,10 @@ struct fmd_port {
 	uint8_t switch_id[32];
 	int switch_id_len;
 	int clsact;			/* clsact qdisc present (ours or found) */
+	/* as egress: MAC and shaping, looked up at facts_gen/facts_ns (rtcache) */
+	uint8_t mac[6];
+	int shaped;
+	uint64_t facts_gen, facts_ns;
 };
 
 struct fmd {
@@ -31,6 +36,9 @@ struct fmd {
 	struct ctc ct;
 	struct nlsock rt;		/* routes, neighbours, links */
 	struct nlsock tc;		/* qdiscs and filters */
+	struct nlsock mon;		/* rtnetlink announcements (invalidate rtc) */
+	struct rtc *rtc;		/* egress facts between connections */
+	uint64_t lookup_ns;		/* the lookup do_write() follows, for its log */
 	const struct npuflowd_opts *o;
 	struct fmd_port ports[NPUFLOWD_MAX_PORTS];
 	int nports;

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/socket.h>
 #include <linux/if_link.h>
 #include <linux/neighbour.h>
 #include <linux/netlink.h>
@@ -49,6 +50,51 @@ void nls_close(struct nlsock *s)
 	free(s->buf);
 	s->nl = NULL;
 	s->buf = NULL;
+}
+
+int nls_monitor_open(struct nlsock *s)
+{
+	static const unsigned int groups[] = {
+		RTNLGRP_LINK, RTNLGRP_NEIGH, RTNLGRP_IPV4_ROUTE, RTNLGRP_IPV6_ROUTE,
+		RTNLGRP_IPV4_RULE, RTNLGRP_IPV6_RULE,
+	};
+	unsigned int i;
+
+	memset(s, 0, sizeof(*s));
+	s->buflen = MNL_SOCKET_BUFFER_SIZE;
+	s->buf = aligned_alloc(8, s->buflen);
+	s->nl = mnl_socket_open2(NETLINK_ROUTE, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	if (!s->buf || !s->nl || mnl_socket_bind(s->nl, 0, MNL_SOCKET_AUTOPID) < 0)
+		goto fail;
+	for (i = 0; i < sizeof(groups) / sizeof(groups[0]); i++)
+		if (mnl_socket_setsockopt(s->nl, NETLINK_ADD_MEMBERSHIP, (void *)&groups[i],
+					  sizeof(groups[i])) < 0)
+			goto fail;
+	s->portid = mnl_socket_get_portid(s->nl);
+	return 0;
+fail:
+	nls_close(s);
+	return -1;
+}
+
+int nls_monitor_changed(struct nlsock *s)
+{
+	int changed = 0;
+	ssize_t n;
+
+	for (;;) {
+		n = recv(mnl_socket_get_fd(s->nl), s->buf, s->buflen, MSG_DONTWAIT);
+		if (n > 0) {
+			changed = 1;
+			continue;
+		}
+		if (n == 0 || errno == EAGAIN || errno == EWOULDBLOCK)
+			return changed;
+		if (errno == ENOBUFS)
+			changed = 1;	/* lost some: as good as a change */
+		else if (errno != EINTR)
+			return -errno;
+	}
 }
 
 uint32_t nls_seq(struct nlsock *s)

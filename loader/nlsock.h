@@ -53,4 +53,17 @@ int nls_link_get(struct nlsock *s, uint32_t ifindex, struct nls_link *out);
  * taprio, ets, drr, qfq, cbq), 0 if not, -errno. */
 int nls_shaped(struct nlsock *s, uint32_t ifindex);
 
+/*
+ * A socket on the rtnetlink groups whose announcements change what the
+ * lookups above answer: links, neighbours, IPv4/IPv6 routes and rules (not
+ * tc: our own filter writes would flood it; a qdisc change is seen when
+ * rtcache's entries age out).  Non-blocking; opened on @s like nls_open().
+ */
+int nls_monitor_open(struct nlsock *s);
+/*
+ * Read what the monitor has queued without waiting: 1 if anything changed
+ * (or announcements were lost: ENOBUFS), 0 if nothing, -errno on error.
+ */
+int nls_monitor_changed(struct nlsock *s);
+
 #endif

@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rtcache.c - egress facts kept between connections (see rtcache.h).
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/socket.h>
+#include "rtcache.h"
+
+static int alen(int family)
+{
+	return family == AF_INET6 ? 16 : 4;
+}
+
+/* FNV-1a over the bytes of a key, folded to a slot. */
+static uint32_t fnv(uint32_t h, const void *p, size_t n)
+{
+	const uint8_t *b = p;
+
+	while (n--)
+		h = (h ^ *b++) * 16777619u;
+	return h;
+}
+
+static uint32_t slot(int family, uint32_t ifindex, const uint8_t *a, const uint8_t *b)
+{
+	uint32_t h = fnv(2166136261u, &ifindex, sizeof(ifindex));
+
+	h = fnv(h, a, alen(family));
+	if (b)
+		h = fnv(h, b, alen(family));
+	return h & (RTC_SLOTS - 1);
+}
+
+void rtc_init(struct rtc *c, uint64_t max_age_ns)
+{
+	memset(c, 0, sizeof(*c));
+	c->gen = 1;
+	c->max_age_ns = max_age_ns;
+}
+
+void rtc_invalidate(struct rtc *c)
+{
+	c->gen++;
+}
+
+int rtc_fresh(const struct rtc *c, uint64_t gen, uint64_t at_ns, uint64_t now_ns)
+{
+	return gen == c->gen && now_ns >= at_ns && now_ns - at_ns < c->max_age_ns;
+}
+
+int rtc_route_get(struct rtc *c, int family, const uint8_t *src, const uint8_t *dst,
+		  uint32_t iif, uint64_t now_ns, struct nls_route *out)
+{
+	const struct rtc_route_slot *s = &c->route[slot(family, iif, src, dst)];
+	int n = alen(family);
+
+	if (s->used && s->family == family && s->iif == iif && !memcmp(s->src, src, n) &&
+	    !memcmp(s->dst, dst, n) && rtc_fresh(c, s->gen, s->at_ns, now_ns)) {
+		*out = s->r;
+		c->hits++;
+		return 0;
+	}
+	c->misses++;
+	return -ENOENT;
+}
+
+void rtc_route_put(struct rtc *c, int family, const uint8_t *src, const uint8_t *dst,
+		   uint32_t iif, uint64_t now_ns, const struct nls_route *r)
+{
+	struct rtc_route_slot *s = &c->route[slot(family, iif, src, dst)];
+	int n = alen(family);
+
+	memset(s, 0, sizeof(*s));
+	s->used = 1;
+	s->family = family;
+	s->iif = iif;
+	memcpy(s->src, src, n);
+	memcpy(s->dst, dst, n);
+	s->r = *r;
+	s->gen = c->gen;
+	s->at_ns = now_ns;
+}
+
+int rtc_neigh_get(struct rtc *c, int family, uint32_t ifindex, const uint8_t *addr,
+		  uint64_t now_ns, uint8_t mac[6])
+{
+	const struct rtc_neigh_slot *s = &c->neigh[slot(family, ifindex, addr, NULL)];
+
+	if (s->used && s->family == family && s->ifindex == ifindex &&
+	    !memcmp(s->addr, addr, alen(family)) && rtc_fresh(c, s->gen, s->at_ns, now_ns)) {
+		memcpy(mac, s->mac, 6);
+		c->hits++;
+		return 0;
+	}
+	c->misses++;
+	return -ENOENT;
+}
+
+void rtc_neigh_put(struct rtc *c, int family, uint32_t ifindex, const uint8_t *addr,
+		   uint64_t now_ns, const uint8_t mac[6])
+{
+	struct rtc_neigh_slot *s = &c->neigh[slot(family, ifindex, addr, NULL)];
+
+	memset(s, 0, sizeof(*s));
+	s->used = 1;
+	s->family = family;
+	s->ifindex = ifindex;
+	memcpy(s->addr, addr, alen(family));
+	memcpy(s->mac, mac, 6);
+	s->gen = c->gen;
+	s->at_ns = now_ns;
+}

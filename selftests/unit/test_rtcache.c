@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The flow maker's egress-facts cache (loader/rtcache.c): an entry answers
+ * only for its exact key, only while no change was announced and only while
+ * younger than the maximum age; a colliding key replaces it.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include "../../loader/rtcache.c"
+
+#define MS	1000000ull
+
+static struct rtc c;
+static const uint8_t a4[16] = { 10, 0, 1, 2 }, b4[16] = { 10, 0, 2, 2 };
+static const uint8_t a6[16] = { 0xfd, 0, [15] = 1 }, b6[16] = { 0xfd, 0, [15] = 2 };
+
+static struct nls_route route(uint32_t oif)
+{
+	struct nls_route r = { .oif = oif, .type = 1 };
+
+	memcpy(r.nexthop, b4, 4);
+	return r;
+}
+
+static void test_route_exact_key(void **state)
+{
+	struct nls_route r = route(8), got;
+
+	(void)state;
+	rtc_init(&c, 1000 * MS);
+	assert_int_equal(rtc_route_get(&c, AF_INET, a4, b4, 3, 0, &got), -ENOENT);
+	rtc_route_put(&c, AF_INET, a4, b4, 3, 0, &r);
+	assert_int_equal(rtc_route_get(&c, AF_INET, a4, b4, 3, 10 * MS, &got), 0);
+	assert_int_equal(got.oif, 8);
+	assert_memory_equal(got.nexthop, b4, 4);
+	/* another arrival port, the reverse addresses, the other family */
+	assert_int_equal(rtc_route_get(&c, AF_INET, a4, b4, 4, 10 * MS, &got), -ENOENT);
+	assert_int_equal(rtc_route_get(&c, AF_INET, b4, a4, 3, 10 * MS, &got), -ENOENT);
+	assert_int_equal(rtc_route_get(&c, AF_INET6, a4, b4, 3, 10 * MS, &got), -ENOENT);
+	assert_int_equal(c.hits, 1);
+	assert_int_equal(c.misses, 4);
+}
+
+static void test_stale(void **state)
+{
+	struct nls_route r = route(8), got;
+	uint8_t mac[6] = { 2, 0, 0, 0, 8, 2 }, m[6];
+
+	(void)state;
+	rtc_init(&c, 1000 * MS);
+	rtc_route_put(&c, AF_INET6, a6, b6, 3, 5 * MS, &r);
+	rtc_neigh_put(&c, AF_INET6, 8, b6, 5 * MS, mac);
+	assert_int_equal(rtc_neigh_get(&c, AF_INET6, 8, b6, 6 * MS, m), 0);
+	assert_memory_equal(m, mac, 6);
+	/* aged out: at max age exactly, and a clock that went backwards */
+	assert_int_equal(rtc_route_get(&c, AF_INET6, a6, b6, 3, 1005 * MS, &got), -ENOENT);
+	assert_int_equal(rtc_neigh_get(&c, AF_INET6, 8, b6, 4 * MS, m), -ENOENT);
+	assert_int_equal(rtc_route_get(&c, AF_INET6, a6, b6, 3, 1004 * MS, &got), 0);
+	/* an announced change makes everything stale, a new put serves again */
+	rtc_invalidate(&c);
+	assert_int_equal(rtc_route_get(&c, AF_INET6, a6, b6, 3, 6 * MS, &got), -ENOENT);
+	assert_int_equal(rtc_neigh_get(&c, AF_INET6, 8, b6, 6 * MS, m), -ENOENT);
+	rtc_neigh_put(&c, AF_INET6, 8, b6, 7 * MS, mac);
+	assert_int_equal(rtc_neigh_get(&c, AF_INET6, 8, b6, 8 * MS, m), 0);
+	/* max age 0 (no monitor): nothing is ever kept */
+	rtc_init(&c, 0);
+	rtc_neigh_put(&c, AF_INET6, 8, b6, 7 * MS, mac);
+	assert_int_equal(rtc_neigh_get(&c, AF_INET6, 8, b6, 7 * MS, m), -ENOENT);
+}
+
+static void test_collision_replaces(void **state)
+{
+	uint8_t mac[6] = { 2, 0, 0, 0, 8, 2 }, m[6], addr[16] = { 10, 0, 2, 0 };
+	uint32_t first = slot(AF_INET, 8, addr, NULL), i;
+
+	(void)state;
+	rtc_init(&c, 1000 * MS);
+	rtc_neigh_put(&c, AF_INET, 8, addr, 0, mac);
+	for (i = 0x201; i < 65536; i++) {	/* past 10.0.2.0 itself */
+		addr[2] = i >> 8;
+		addr[3] = i;
+		if (slot(AF_INET, 8, addr, NULL) == first)
+			break;
+	}
+	assert_true(i < 65536);
+	mac[5] = 9;
+	rtc_neigh_put(&c, AF_INET, 8, addr, 0, mac);
+	assert_int_equal(rtc_neigh_get(&c, AF_INET, 8, addr, 1, m), 0);
+	assert_int_equal(m[5], 9);
+	addr[2] = 2;
+	addr[3] = 0;
+	assert_int_equal(rtc_neigh_get(&c, AF_INET, 8, addr, 1, m), -ENOENT);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_route_exact_key),
+		cmocka_unit_test(test_stale),
+		cmocka_unit_test(test_collision_replaces),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
