@@ -193,21 +193,27 @@ static int same_tuple(const struct npuflow_key *a, const struct npuflow_key *b)
 	       !memcmp(a->daddr, b->daddr, 16);
 }
 
+/*
+ * One query whichever direction @t is: ctnetlink's get looks the tuple up
+ * in conntrack's hash, which holds both directions' tuples (CTA_TUPLE_ORIG
+ * only names the attribute), so the entry comes back for a reply tuple too.
+ */
 int ctc_find(struct ctc *c, const struct npuflow_key *t, uint32_t zone, struct ct_info *out,
 	     int *dir)
 {
 	int rc = ctc_get(c, t, 0, zone, out);
 
-	if (!rc && same_tuple(&out->orig, t)) {
+	if (rc)
+		return rc;
+	if (same_tuple(&out->orig, t)) {
 		*dir = 0;
 		return 0;
 	}
-	rc = ctc_get(c, t, 1, zone, out);
-	if (!rc && same_tuple(&out->reply, t)) {
+	if (same_tuple(&out->reply, t)) {
 		*dir = 1;
 		return 0;
 	}
-	return rc ? rc : -ENOENT;
+	return -ENOENT;
 }
 
 static int update(struct ctc *c, struct nf_conntrack *ct)
