@@ -167,6 +167,42 @@ struct frag6_hdr {
 	__be32 identification;
 };
 
+/*
+ * The key as 64-bit words.  parse() writes each word once, whole, from
+ * values in registers: the cache compares the key word by word, and a
+ * 64-bit load that spans several narrower stores cannot be forwarded from
+ * the store buffer (it waits for them to retire), which cost about 2 ns a
+ * frame when parse wrote the struct field by field on a zeroed key.
+ */
+union npuflow_key_w {
+	struct npuflow_key k;
+	__u64 w[6];
+};
+
+/* @v (@size bytes) at byte @off of a 64-bit word, as it lies in memory. */
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define KW(v, off, size)	((__u64)(v) << (8 * (off)))
+#else
+#define KW(v, off, size)	((__u64)(v) << (8 * (8 - (off) - (size))))
+#endif
+
+_Static_assert(__builtin_offsetof(struct npuflow_key, vlan_outer) == 4 &&
+	       __builtin_offsetof(struct npuflow_key, vlan_inner) == 6 &&
+	       __builtin_offsetof(struct npuflow_key, family) == 8 &&
+	       __builtin_offsetof(struct npuflow_key, proto) == 9 &&
+	       __builtin_offsetof(struct npuflow_key, sport) == 12 &&
+	       __builtin_offsetof(struct npuflow_key, dport) == 14 &&
+	       __builtin_offsetof(struct npuflow_key, saddr) == 16 &&
+	       __builtin_offsetof(struct npuflow_key, daddr) == 32,
+	       "the key's words, as parse() writes them");
+
+/* Key word 1: family, protocol, ports (pad zero). */
+static __always_inline void key_l4(union npuflow_key_w *k, __u8 family, __u8 proto,
+				   __be16 sport, __be16 dport)
+{
+	k->w[1] = KW(family, 0, 1) | KW(proto, 1, 1) | KW(sport, 4, 2) | KW(dport, 6, 2);
+}
+
 /* What parse() found. */
 struct parsed {
 	__u8 stat;	/* NPUFLOW_S_CANDIDATE or the reason it is not one */
@@ -193,16 +229,17 @@ static __always_inline int icmp_has_id(__u8 type)
  * header (@frag: a first fragment, which carries only part of it).
  */
 static __always_inline void parse_l4(void *data, void *end, __u32 off,
-				     __u32 l4len, int frag,
-				     struct npuflow_key *k, struct parsed *p)
+				     __u32 l4len, int frag, __u8 family, __u8 proto,
+				     union npuflow_key_w *k, struct parsed *p)
 {
+	__be16 sport = 0, dport = 0;
 	void *l4;
 
 	if (off > 4096)		/* bounds the cursor for the checks below */
 		goto trunc;
 	l4 = data + off;
 
-	switch (k->proto) {
+	switch (proto) {
 	case IPPROTO_TCP: {
 		struct tcphdr *th = l4;
 		__u32 hl;
@@ -214,8 +251,8 @@ static __always_inline void parse_l4(void *data, void *end, __u32 off,
 			p->stat = NPUFLOW_S_MALFORMED;
 			return;
 		}
-		k->sport = th->source;
-		k->dport = th->dest;
+		sport = th->source;
+		dport = th->dest;
 		p->tcp_flags = ((__u8 *)th)[13];
 		break;
 	}
@@ -230,8 +267,8 @@ static __always_inline void parse_l4(void *data, void *end, __u32 off,
 			p->stat = NPUFLOW_S_MALFORMED;
 			return;
 		}
-		k->sport = uh->source;
-		k->dport = uh->dest;
+		sport = uh->source;
+		dport = uh->dest;
 		break;
 	}
 	case IPPROTO_ICMP:
@@ -240,16 +277,17 @@ static __always_inline void parse_l4(void *data, void *end, __u32 off,
 
 		if (l4len < sizeof(*ih) || (void *)(ih + 1) > end)
 			goto trunc;
-		if (k->proto == IPPROTO_ICMP ? icmp_has_id(ih->type) :
+		if (proto == IPPROTO_ICMP ? icmp_has_id(ih->type) :
 		    ih->type == ICMPV6_ECHO_REQUEST || ih->type == ICMPV6_ECHO_REPLY)
-			k->sport = ih->id;
-		k->dport = bpf_htons(ih->type << 8 | ih->code);
+			sport = ih->id;
+		dport = bpf_htons(ih->type << 8 | ih->code);
 		break;
 	}
 	default:
 		p->other_l4 = 1;
 		break;
 	}
+	key_l4(k, family, proto, sport, dport);
 	p->stat = NPUFLOW_S_CANDIDATE;
 	return;
 trunc:
@@ -257,7 +295,7 @@ trunc:
 }
 
 static __always_inline void parse_ipv4(void *data, void *end, __u32 off,
-				       struct npuflow_key *k, struct parsed *p)
+				       union npuflow_key_w *k, struct parsed *p)
 {
 	struct iphdr *iph = data + off;
 	__u32 hl, tot, avail;
@@ -287,10 +325,11 @@ static __always_inline void parse_ipv4(void *data, void *end, __u32 off,
 		p->stat = NPUFLOW_S_TRUNC_L3;
 		return;
 	}
-	k->family = AF_INET;
-	k->proto = iph->protocol;
-	__builtin_memcpy(k->saddr, &iph->saddr, 4);
-	__builtin_memcpy(k->daddr, &iph->daddr, 4);
+	/* the first 4 bytes of saddr and daddr, the rest zero */
+	k->w[2] = KW(iph->saddr, 0, 4);
+	k->w[3] = 0;
+	k->w[4] = KW(iph->daddr, 0, 4);
+	k->w[5] = 0;
 	if (hl > sizeof(*iph))
 		p->cflags |= NPUFLOW_CF_IP_OPTIONS;
 
@@ -302,7 +341,7 @@ static __always_inline void parse_ipv4(void *data, void *end, __u32 off,
 		}
 		p->cflags |= NPUFLOW_CF_FRAGMENT;
 	}
-	parse_l4(data, end, off + hl, tot - hl, frag & IP_MF, k, p);
+	parse_l4(data, end, off + hl, tot - hl, frag & IP_MF, AF_INET, iph->protocol, k, p);
 }
 
 static __always_inline int ipv6_ext(__u8 nh)
@@ -313,7 +352,7 @@ static __always_inline int ipv6_ext(__u8 nh)
 }
 
 static __always_inline void parse_ipv6(void *data, void *end, __u32 off,
-				       struct npuflow_key *k, struct parsed *p)
+				       union npuflow_key_w *k, struct parsed *p)
 {
 	struct ipv6hdr *ip6 = data + off;
 	__u32 plen, avail, l4off, ext = 0;
@@ -334,9 +373,7 @@ static __always_inline void parse_ipv6(void *data, void *end, __u32 off,
 		p->stat = NPUFLOW_S_TRUNC_L3;
 		return;
 	}
-	k->family = AF_INET6;
-	__builtin_memcpy(k->saddr, &ip6->saddr, 16);
-	__builtin_memcpy(k->daddr, &ip6->daddr, 16);
+	__builtin_memcpy(&k->w[2], &ip6->saddr, 32);	/* saddr, daddr */
 	nh = ip6->nexthdr;
 	l4off = off + sizeof(*ip6);
 
@@ -391,19 +428,20 @@ static __always_inline void parse_ipv6(void *data, void *end, __u32 off,
 		p->stat = NPUFLOW_S_MALFORMED;
 		return;
 	}
-	k->proto = nh;
-	parse_l4(data, end, l4off, plen - ext, frag, k, p);
+	parse_l4(data, end, l4off, plen - ext, frag, AF_INET6, nh, k, p);
 	return;
 trunc:
 	p->stat = NPUFLOW_S_TRUNC_L3;
 }
 
-static __always_inline void parse(void *data, void *end,
-				  struct npuflow_key *k, struct parsed *p)
+/* @k: the key of a candidate (p->stat NPUFLOW_S_CANDIDATE), else partly written. */
+static __always_inline void parse(void *data, void *end, __u32 ifindex,
+				  union npuflow_key_w *k, struct parsed *p)
 {
 	struct ethhdr *eth = data;
 	struct vlan_hdr *vh;
 	__u32 off = sizeof(*eth);
+	__u16 outer = 0, inner = 0;
 	__be16 proto;
 
 	if ((void *)(eth + 1) > end)
@@ -413,14 +451,14 @@ static __always_inline void parse(void *data, void *end,
 		vh = data + off;
 		if ((void *)(vh + 1) > end)
 			goto trunc;
-		k->vlan_outer = bpf_ntohs(vh->tci) & 0x0fff;
+		outer = bpf_ntohs(vh->tci) & 0x0fff;
 		proto = vh->encap_proto;
 		off += sizeof(*vh);
 		if (vlan_proto(proto)) {
 			vh = data + off;
 			if ((void *)(vh + 1) > end)
 				goto trunc;
-			k->vlan_inner = bpf_ntohs(vh->tci) & 0x0fff;
+			inner = bpf_ntohs(vh->tci) & 0x0fff;
 			proto = vh->encap_proto;
 			off += sizeof(*vh);
 			if (vlan_proto(proto)) {
@@ -429,6 +467,7 @@ static __always_inline void parse(void *data, void *end,
 			}
 		}
 	}
+	k->w[0] = KW(ifindex, 0, 4) | KW(outer, 4, 2) | KW(inner, 6, 2);
 	if (proto == bpf_htons(ETH_P_IP))
 		parse_ipv4(data, end, off, k, p);
 	else if (proto == bpf_htons(ETH_P_IPV6))
@@ -467,10 +506,10 @@ static __always_inline void emit(__u32 type, const struct npuflow_key *k,
 	c->stat[type == NPUFLOW_EV_THRESHOLD ? NPUFLOW_S_THRESHOLD : NPUFLOW_S_REVIVE]++;
 }
 
-/* Two keys (8-byte aligned, 48 bytes) are equal. */
-static __always_inline int key_eq(const struct npuflow_key *a, const struct npuflow_key *b)
+/* @a (8-byte aligned) is the key @b. */
+static __always_inline int key_eq(const struct npuflow_key *a, const union npuflow_key_w *b)
 {
-	const __u64 *x = (const void *)a, *y = (const void *)b;
+	const __u64 *x = (const void *)a, *y = b->w;
 
 	return !((x[0] ^ y[0]) | (x[1] ^ y[1]) | (x[2] ^ y[2]) |
 		 (x[3] ^ y[3]) | (x[4] ^ y[4]) | (x[5] ^ y[5]));
@@ -534,7 +573,8 @@ int npuflow_classify(struct xdp_md *ctx)
 	__u32 len = end - data;
 	__u32 conn = NPUFLOW_CONN_NONE, hash = 0, slot, rslot, n = 1;
 	__u8 reason = NPUFLOW_R_NONE, port = NPUFLOW_PORT_NONE, bad_meta = 0, hashed = 0;
-	struct npuflow_key key __attribute__((aligned(8))) = {};
+	union npuflow_key_w kw;		/* written by parse() */
+	struct npuflow_key *key = &kw.k;
 	struct npuflow_cache *e = NULL;
 	struct parsed p = {};
 	struct npuflow_counters *c;
@@ -567,8 +607,7 @@ int npuflow_classify(struct xdp_md *ctx)
 	if (bad_meta)
 		c->stat[NPUFLOW_S_BAD_META]++;
 
-	key.ifindex = ifindex;
-	parse(data, end, &key, &p);
+	parse(data, end, ifindex, &kw, &p);
 
 	if (p.cflags & NPUFLOW_CF_IP_OPTIONS)
 		c->stat[NPUFLOW_S_IP_OPTIONS]++;
@@ -591,8 +630,7 @@ int npuflow_classify(struct xdp_md *ctx)
 	c->stat[NPUFLOW_S_CANDIDATE]++;
 
 #ifdef NPUFLOW_BENCH_NEW
-	key.sport ^= bench_seq;
-	key.dport ^= bench_seq >> 16;
+	kw.w[1] ^= KW(bench_seq, 4, 4);		/* the ports */
 	bench_seq++;
 #endif
 #ifdef NPUFLOW_BENCH_NAIVE
@@ -601,7 +639,7 @@ int npuflow_classify(struct xdp_md *ctx)
 	 * value, change it, bpf_map_update_elem every frame), to compare with.
 	 */
 	{
-		struct npuflow_cand nv = {}, *ov = bpf_map_lookup_elem(&candidates, &key);
+		struct npuflow_cand nv = {}, *ov = bpf_map_lookup_elem(&candidates, key);
 
 		now = bpf_ktime_get_ns();
 		if (ov)
@@ -616,7 +654,7 @@ int npuflow_classify(struct xdp_md *ctx)
 		nv.reason = reason;
 		nv.conn = conn;
 		nv.port = port;
-		bpf_map_update_elem(&candidates, &key, &nv, BPF_ANY);
+		bpf_map_update_elem(&candidates, key, &nv, BPF_ANY);
 		return XDP_PASS;
 	}
 #endif
@@ -633,7 +671,7 @@ int npuflow_classify(struct xdp_md *ctx)
 		e = bpf_map_lookup_elem(&candcache, &idx);
 		tick = bpf_jiffies64();
 	}
-	if (e && key_eq(&e->key, &key)) {
+	if (e && key_eq(&e->key, &kw)) {
 		/*
 		 * A cached known candidate: in the tick it was last written,
 		 * a frame that changes nothing else only counts here.
@@ -651,7 +689,7 @@ int npuflow_classify(struct xdp_md *ctx)
 	}
 
 	now = npuflow_coarse_clock ? bpf_ktime_get_coarse_ns() : bpf_ktime_get_ns();
-	v = bpf_map_lookup_elem(&candidates, &key);
+	v = bpf_map_lookup_elem(&candidates, key);
 	if (own) {
 		/* what it holds goes to the candidate with this frame */
 		if (v && v->first_ns == e->first_ns) {
@@ -681,21 +719,21 @@ int npuflow_classify(struct xdp_md *ctx)
 			nv.flags |= NPUFLOW_CF_THRESHOLD;
 		if (rev)
 			nv.revive_ns = now;
-		err = bpf_map_update_elem(&candidates, &key, &nv, BPF_NOEXIST);
+		err = bpf_map_update_elem(&candidates, key, &nv, BPF_NOEXIST);
 		if (!err) {
 			c->stat[NPUFLOW_S_NEW]++;
 			if (thr)
-				emit(NPUFLOW_EV_THRESHOLD, &key, &nv, 1, now, reason,
+				emit(NPUFLOW_EV_THRESHOLD, key, &nv, 1, now, reason,
 				     conn, hash, c);
 			if (rev)
-				emit(NPUFLOW_EV_REVIVE, &key, &nv, 1, now, reason,
+				emit(NPUFLOW_EV_REVIVE, key, &nv, 1, now, reason,
 				     conn, hash, c);
 			if (e && !rev && (!npuflow_threshold || thr))
-				cache_fill(e, own, &key, &nv, tick);
+				cache_fill(e, own, key, &nv, tick);
 			return XDP_PASS;
 		}
 		/* Another CPU inserted it first: update that one. */
-		v = err == -EEXIST ? bpf_map_lookup_elem(&candidates, &key) : NULL;
+		v = err == -EEXIST ? bpf_map_lookup_elem(&candidates, key) : NULL;
 		if (!v) {
 			c->stat[NPUFLOW_S_CAND_FAIL]++;
 			return XDP_PASS;
@@ -722,15 +760,15 @@ int npuflow_classify(struct xdp_md *ctx)
 		v->port = port;
 	if (old < npuflow_threshold && old + n >= npuflow_threshold) {
 		v->flags |= NPUFLOW_CF_THRESHOLD;
-		emit(NPUFLOW_EV_THRESHOLD, &key, v, old + n, now, reason, conn, hash, c);
+		emit(NPUFLOW_EV_THRESHOLD, key, v, old + n, now, reason, conn, hash, c);
 	}
 	if (revive) {
 		if (revive_due(v, now))
-			emit(NPUFLOW_EV_REVIVE, &key, v, old + n, now, reason, conn, hash, c);
+			emit(NPUFLOW_EV_REVIVE, key, v, old + n, now, reason, conn, hash, c);
 		return XDP_PASS;
 	}
 	if (e && (!npuflow_threshold || (v->flags & NPUFLOW_CF_THRESHOLD)))
-		cache_fill(e, own, &key, v, tick);
+		cache_fill(e, own, key, v, tick);
 	return XDP_PASS;
 }
 
