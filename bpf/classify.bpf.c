@@ -515,9 +515,45 @@ static __always_inline int key_eq(const struct npuflow_key *a, const union npufl
 		 (x[3] ^ y[3]) | (x[4] ^ y[4]) | (x[5] ^ y[5]));
 }
 
+/* @a and @b (8-byte aligned, or packet metadata) hold the same 16 bytes. */
+static __always_inline int meta_eq(const struct npuflow_meta *a, const struct npuflow_meta *b)
+{
+	const __u64 *x = (const void *)a, *y = (const void *)b;
+
+	return !((x[0] ^ y[0]) | (x[1] ^ y[1]));
+}
+
 /*
- * Another flow takes @e's slot: write the frames and bytes it holds to its
- * candidate, if that is still the one they were counted for.
+ * The frames @e holds are not in its port's counters yet (a cache hit
+ * counts only in the entry, npuflow.h): add them to this CPU's copy.
+ */
+static __always_inline void cache_count(const struct npuflow_cache *e)
+{
+	__u32 slot = e->meta.port, r = e->meta.reason;
+	struct npuflow_counters *c;
+
+	c = bpf_map_lookup_elem(&counters, &slot);	/* port < MAX_PORTS: checked at fill */
+	if (!c)
+		return;
+	if (r >= NPUFLOW_R_MAX)
+		r = NPUFLOW_R_UNKNOWN;
+	c->frames[r] += e->frames;
+	c->bytes[r] += e->bytes;
+	c->stat[NPUFLOW_S_CANDIDATE] += e->frames;
+	if (e->pflags & NPUFLOW_CF_IP_OPTIONS)
+		c->stat[NPUFLOW_S_IP_OPTIONS] += e->frames;
+	if (e->pflags & NPUFLOW_CF_FRAGMENT)
+		c->stat[NPUFLOW_S_FRAGMENT] += e->frames;
+	if (e->pflags & NPUFLOW_CF_EXTHDR)
+		c->stat[NPUFLOW_S_EXTHDR] += e->frames;
+	if (e->pflags & NPUFLOW_CACHE_OTHER_L4)
+		c->stat[NPUFLOW_S_OTHER_L4] += e->frames;
+}
+
+/*
+ * Another flow takes @e's slot: write the frames and bytes it holds to the
+ * counters, and to its candidate if that is still the one they were
+ * counted for.
  */
 static __always_inline void cache_evict(struct npuflow_cache *e)
 {
@@ -525,6 +561,7 @@ static __always_inline void cache_evict(struct npuflow_cache *e)
 
 	if (!e->frames)
 		return;
+	cache_count(e);
 	o = bpf_map_lookup_elem(&candidates, &e->key);
 	if (o && o->first_ns == e->first_ns) {
 		__sync_fetch_and_add(&o->frames, e->frames);
@@ -534,10 +571,14 @@ static __always_inline void cache_evict(struct npuflow_cache *e)
 	e->bytes = 0;
 }
 
-/* @e caches @v (key @k) as of @tick; @own: @e holds @k already. */
+/*
+ * @e caches @v (key @k) as of @tick for frames with the metadata @m and
+ * parse flags @pflags; @own: @e holds @k already (written back).
+ */
 static __always_inline void cache_fill(struct npuflow_cache *e, int own,
 				       const struct npuflow_key *k,
-				       const struct npuflow_cand *v, __u64 tick)
+				       const struct npuflow_cand *v, __u64 tick,
+				       const struct npuflow_meta *m, __u8 pflags)
 {
 	if (!own) {
 		cache_evict(e);
@@ -545,12 +586,10 @@ static __always_inline void cache_fill(struct npuflow_cache *e, int own,
 	}
 	e->tick = tick;
 	e->first_ns = v->first_ns;
+	__builtin_memcpy(&e->meta, m, sizeof(*m));
 	e->gen = npuflow_cache_gen;
-	e->conn = v->conn;
 	e->tcp_flags = v->tcp_flags;
-	e->reason = v->reason;
-	e->port = v->port;
-	e->flags = v->flags;
+	e->pflags = pflags;
 }
 
 /* Revive: at most one event per npuflow_revive_gap_ns per candidate. */
@@ -580,7 +619,42 @@ int npuflow_classify(struct xdp_md *ctx)
 	struct npuflow_counters *c;
 	struct npuflow_cand *v;
 	__u64 now, old, nb = len, tick = 0;
-	int revive, own = 0;
+	int revive, own = 0, same = 0;
+	__u8 pflags;
+
+	parse(data, end, ifindex, &kw, &p);
+#ifdef NPUFLOW_BENCH_NEW
+	if (p.stat == NPUFLOW_S_CANDIDATE) {
+		kw.w[1] ^= KW(bench_seq, 4, 4);		/* the ports */
+		bench_seq++;
+	}
+#endif
+	pflags = p.cflags | (p.other_l4 ? NPUFLOW_CACHE_OTHER_L4 : 0);
+
+	/*
+	 * A known candidate cached on this CPU (npuflow.h), before the
+	 * metadata is even decoded: byte for byte the metadata of the frame
+	 * that filled the entry (valid then, hashed, not a revive) is the
+	 * same reason, port and connection.  Only the entry is written; the
+	 * counters get its frames when it is written back.  The tick is
+	 * jiffies (the verifier inlines bpf_jiffies64() into a load); the
+	 * coarse clock moves with it.  The precise clock moves every frame:
+	 * not cached.
+	 */
+	if (p.stat == NPUFLOW_S_CANDIDATE && (void *)(m + 1) <= data && npuflow_coarse_clock) {
+		__u32 idx = m->hash & (NPUFLOW_CACHE_SLOTS - 1);
+
+		e = bpf_map_lookup_elem(&candcache, &idx);
+		tick = bpf_jiffies64();
+		same = e && key_eq(&e->key, &kw);
+		if (same && e->tick == tick && e->gen == npuflow_cache_gen &&
+		    meta_eq(&e->meta, m) && e->pflags == pflags &&
+		    (e->tcp_flags | p.tcp_flags) == e->tcp_flags) {
+			e->frames++;
+			e->bytes += len;
+			return XDP_PASS;
+		}
+	}
 
 	if ((void *)(m + 1) <= data && m->magic == NPUFLOW_META_MAGIC) {
 		if (m->version == NPUFLOW_META_VERSION && m->port < NPUFLOW_MAX_PORTS) {
@@ -589,7 +663,7 @@ int npuflow_classify(struct xdp_md *ctx)
 			conn = m->conn;
 			hash = m->hash;
 			hashed = m->flags & (NPUFLOW_META_F_HASH_L4 | NPUFLOW_META_F_HASH_L3);
-			p.cflags = NPUFLOW_CF_META;
+			p.cflags |= NPUFLOW_CF_META;
 		} else {
 			bad_meta = 1;
 		}
@@ -606,8 +680,6 @@ int npuflow_classify(struct xdp_md *ctx)
 		c->ifindex = ifindex;
 	if (bad_meta)
 		c->stat[NPUFLOW_S_BAD_META]++;
-
-	parse(data, end, ifindex, &kw, &p);
 
 	if (p.cflags & NPUFLOW_CF_IP_OPTIONS)
 		c->stat[NPUFLOW_S_IP_OPTIONS]++;
@@ -629,10 +701,6 @@ int npuflow_classify(struct xdp_md *ctx)
 		c->stat[NPUFLOW_S_OTHER_L4]++;
 	c->stat[NPUFLOW_S_CANDIDATE]++;
 
-#ifdef NPUFLOW_BENCH_NEW
-	kw.w[1] ^= KW(bench_seq, 4, 4);		/* the ports */
-	bench_seq++;
-#endif
 #ifdef NPUFLOW_BENCH_NAIVE
 	/*
 	 * Benchmark reference only: the straightforward update (copy the
@@ -660,32 +728,14 @@ int npuflow_classify(struct xdp_md *ctx)
 #endif
 
 	revive = reason == NPUFLOW_R_NOT_ACTIVE && conn != NPUFLOW_CONN_NONE;
-	/*
-	 * The tick is jiffies (the verifier inlines bpf_jiffies64() into a
-	 * load); the coarse clock moves with it.  The precise clock moves
-	 * every frame: not cached.
-	 */
-	if (hashed && npuflow_coarse_clock) {
-		__u32 idx = hash & (NPUFLOW_CACHE_SLOTS - 1);
-
-		e = bpf_map_lookup_elem(&candcache, &idx);
-		tick = bpf_jiffies64();
-	}
-	if (e && key_eq(&e->key, &kw)) {
-		/*
-		 * A cached known candidate: in the tick it was last written,
-		 * a frame that changes nothing else only counts here.
-		 */
-		if (e->tick == tick && e->gen == npuflow_cache_gen && !revive &&
-		    e->reason == reason && e->conn == conn && e->port == port &&
-		    (e->tcp_flags | p.tcp_flags) == e->tcp_flags &&
-		    (e->flags | p.cflags) == e->flags) {
-			e->frames++;
-			e->bytes += len;
-			return XDP_PASS;
-		}
+	if (!hashed)
+		e = NULL;	/* no hardware hash: the cache is not used */
+	if (e && same) {
+		/* what it holds is written back with this frame, below */
 		own = 1;
 		e->tick = 0;		/* written again below, or unused */
+		if (e->frames)
+			cache_count(e);
 	}
 
 	now = npuflow_coarse_clock ? bpf_ktime_get_coarse_ns() : bpf_ktime_get_ns();
@@ -729,7 +779,7 @@ int npuflow_classify(struct xdp_md *ctx)
 				emit(NPUFLOW_EV_REVIVE, key, &nv, 1, now, reason,
 				     conn, hash, c);
 			if (e && !rev && (!npuflow_threshold || thr))
-				cache_fill(e, own, key, &nv, tick);
+				cache_fill(e, own, key, &nv, tick, m, pflags);
 			return XDP_PASS;
 		}
 		/* Another CPU inserted it first: update that one. */
@@ -768,7 +818,7 @@ int npuflow_classify(struct xdp_md *ctx)
 		return XDP_PASS;
 	}
 	if (e && (!npuflow_threshold || (v->flags & NPUFLOW_CF_THRESHOLD)))
-		cache_fill(e, own, key, v, tick);
+		cache_fill(e, own, key, v, tick, m, pflags);
 	return XDP_PASS;
 }
 

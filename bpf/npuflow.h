@@ -130,16 +130,22 @@ struct npuflow_cand {
  * threshold 0) is cached in its slot on the CPU that saw it.  A frame that
  * matches the cached key in the same tick (jiffy; the coarse clock moves
  * with it) as the entry's last write to the candidate, and changes nothing
- * but frames and bytes (same reason, connection index and port, no new TCP
- * or candidate flags, not a revive), only adds to the entry's frames and
- * bytes: no hash-map lookup.  The first frame of a new tick, any change,
- * another flow on the slot, or a cache generation bump writes the entry's
- * frames and bytes into the candidate (if it is still the same candidate:
- * same first_ns) with the frame's own.  So the candidate's last_ns, flags,
- * reason, conn and port are as current as without the cache (tick
- * resolution), and its frames and bytes lag by what the entries hold:
- * readers add them (npuflow_cache_fold(), loader/npuflow_cache.c; npuctl
- * and npuflowd do; a raw `bpftool map dump` does not).  Whoever deletes
+ * but frames and bytes (byte for byte the same metadata - so the same
+ * reason, connection index, port and hash, not a revive -, the same parse
+ * flags, no new TCP flags), only adds to the entry's frames and bytes: no
+ * hash-map lookup, and no counters either: those frames are also the
+ * port's (meta.port) frames and bytes of reason meta.reason and its
+ * NPUFLOW_S_CANDIDATE frames (and NPUFLOW_S_IP_OPTIONS, _FRAGMENT,
+ * _EXTHDR, _OTHER_L4 as @pflags says).  The first frame of a new tick, any
+ * change, another flow on the slot, or a cache generation bump writes the
+ * entry's frames and bytes into the candidate (if it is still the same
+ * candidate: same first_ns) and always into the counters, with the frame's
+ * own.  So the candidate's last_ns, flags, reason, conn and port are as
+ * current as without the cache (tick resolution), and the frames and bytes
+ * of candidates and counters lag by what the entries hold: readers add
+ * them (npuflow_cache_fold() and npuflow_cache_count(),
+ * loader/npuflow_cache.c; npuctl and npuflowd do; a raw `bpftool map dump`
+ * does not).  A counters slot's ifindex is the last one written there.  Whoever deletes
  * candidates from userspace bumps npuflow_cache_gen (classifier .bss) so no
  * CPU keeps counting for a deleted candidate; a deletion it does not hear
  * of (LRU eviction, bpftool) is seen at the next tick.  Not used without a
@@ -147,21 +153,21 @@ struct npuflow_cand {
  */
 #define NPUFLOW_CACHE_SLOTS	1024	/* per CPU, power of two */
 
-/* 96 bytes, no holes. */
+/* 104 bytes, no holes. */
 struct npuflow_cache {
 	struct npuflow_key key;	/* ifindex 0: empty */
-	__u64 frames;		/* frames not yet added to the candidate */
+	__u64 frames;		/* frames not yet added to the candidate and counters */
 	__u64 bytes;		/* ... and their bytes */
 	__u64 tick;		/* bpf_jiffies64() when this CPU last wrote the candidate */
 	__u64 first_ns;		/* candidate's first_ns: which candidate it is */
+	struct npuflow_meta meta; /* metadata of the frame that wrote it (valid, hashed) */
 	__u32 gen;		/* npuflow_cache_gen when written */
-	__u32 conn;		/* the candidate's conn, tcp_flags, reason, port and */
-	__u8 tcp_flags;		/* flags when written: a frame that would change */
-	__u8 reason;		/* one of them is written to the candidate */
-	__u8 port;
-	__u8 flags;
-	__u32 pad;
+	__u8 tcp_flags;		/* the candidate's TCP flags when written */
+	__u8 pflags;		/* that frame's parse: NPUFLOW_CF_IP_OPTIONS, _FRAGMENT, */
+	__u16 pad;		/* _EXTHDR, and NPUFLOW_CACHE_OTHER_L4 */
 };
+
+#define NPUFLOW_CACHE_OTHER_L4	0x80	/* pflags: the frames count as NPUFLOW_S_OTHER_L4 */
 
 /* ------------------------------------------------------------------ */
 /* Counters: BPF_MAP_TYPE_PERCPU_ARRAY "counters", one entry per port  */
@@ -373,7 +379,7 @@ struct npuflow_fmstats {
 _Static_assert(sizeof(struct npuflow_meta) == 16, "npuflow_meta: 16 bytes");
 _Static_assert(sizeof(struct npuflow_key) == 48, "npuflow_key: 48 bytes, no holes");
 _Static_assert(sizeof(struct npuflow_cand) == 48, "npuflow_cand: 48 bytes, no holes");
-_Static_assert(sizeof(struct npuflow_cache) == 96, "npuflow_cache: no holes");
+_Static_assert(sizeof(struct npuflow_cache) == 104, "npuflow_cache: no holes");
 _Static_assert((NPUFLOW_CACHE_SLOTS & (NPUFLOW_CACHE_SLOTS - 1)) == 0, "cache slots: power of 2");
 _Static_assert(sizeof(struct npuflow_counters) == 360, "npuflow_counters: no holes");
 _Static_assert(sizeof(struct npuflow_event) == 88, "npuflow_event: no holes");

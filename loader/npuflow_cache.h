@@ -2,8 +2,9 @@
 /*
  * npuflow_cache.h - read the classifier's per-CPU candidate cache
  * ("candcache", bpf/npuflow.h) and add what it holds to candidates read
- * from the "candidates" map: the frames and bytes of a busy candidate are
- * the map's plus those (npuctl, npuflowd and the tests read them so).
+ * from the "candidates" map and to the "counters": the frames and bytes of
+ * a busy candidate, and of its port, are the map's plus those (npuctl,
+ * npuflowd and the tests read them so).
  */
 #ifndef _NPUFLOW_CACHE_H
 #define _NPUFLOW_CACHE_H
@@ -21,6 +22,13 @@ int npuflow_cache_read(int cache_fd, struct npuflow_cache **out, size_t *n);
  */
 void npuflow_cache_fold(struct npuflow_row *rows, size_t n,
 			const struct npuflow_cache *ents, size_t nents);
+
+/*
+ * Add @ents of port slot @slot to @c (the slot's counters summed over
+ * CPUs): a cache hit counts in its entry only, not in the counters.
+ */
+void npuflow_cache_count(struct npuflow_counters *c, __u32 slot,
+			 const struct npuflow_cache *ents, size_t nents);
 
 /* The same for one candidate @v of key @k. */
 void npuflow_cache_add(const struct npuflow_key *k, struct npuflow_cand *v,

@@ -3,8 +3,8 @@
  * classify_bench - ns/frame of the XDP classifier by BPF_PROG_TEST_RUN
  * (repeat N, default 1e6), next to a bare XDP_PASS program in the same run:
  * IPv4 TCP, IPv6 TCP, VLAN-tagged (802.1ad + 802.1Q) IPv4 TCP, each for a
- * known candidate (the same frame again: counted in its per-CPU cache slot,
- * written to the candidate once a tick) and a new one
+ * known candidate (the same frame again: counted in its per-CPU cache slot
+ * only, written to the candidate and the counters once a tick) and a new one
  * (bpf/classify_new.bpf.o: the same program built with NPUFLOW_BENCH_NEW,
  * which changes the ports every run, so every run inserts, and the LRU
  * evicts once full).  Frames carry driver metadata (reason flow_miss, a
@@ -213,7 +213,7 @@ int main(int argc, char **argv)
 			res[i][3] / res[i][0], res[i][4], res[i][4] / res[i][0]);
 	fprintf(out, "\nknown/new: the classifier as loaded by npuflowd (coarse clock), metadata "
 		"with the hardware hash as npuep writes it (a known candidate hits the per-CPU "
-		"candidate cache); no hash: metadata without one (as veth, no metadata: every "
+		"candidate cache: only the cache entry is written, the candidate and the counters get its frames once a tick); no hash: metadata without one (as veth, no metadata: every "
 		"frame looks the candidate up); precise clock: bpf_ktime_get_ns() (not cached); "
 		"straightforward: the same parse with a value copy and bpf_map_update_elem() "
 		"every frame and the precise clock (reference only).\n");

@@ -161,12 +161,18 @@ static int read_cands(struct npuflow_row *rows, int max)
 	return n;
 }
 
+/* A port slot's counters as npuctl reads them: with what the per-CPU cache holds. */
 static void read_slot(uint32_t slot, struct npuflow_counters *out)
 {
 	struct npuflow_counters *pc = calloc(ncpu, sizeof(*pc));
+	struct npuflow_cache *ents = NULL;
+	size_t nents = 0;
 
 	bpf_map_lookup_elem(bpf_map__fd(skel->maps.counters), &slot, pc);
 	npuflow_counters_sum(pc, ncpu, out);
+	if (!npuflow_cache_read(bpf_map__fd(skel->maps.candcache), &ents, &nents))
+		npuflow_cache_count(out, slot, ents, nents);
+	free(ents);
 	free(pc);
 }
 
@@ -1213,6 +1219,83 @@ static int t_cache_collision(void)
 	return 0;
 }
 
+/* Port @slot's counters, this CPU's copies summed, without the cache's share. */
+static void raw_slot(uint32_t slot, struct npuflow_counters *out)
+{
+	struct npuflow_counters *pc = calloc(ncpu, sizeof(*pc));
+
+	bpf_map_lookup_elem(bpf_map__fd(skel->maps.counters), &slot, pc);
+	npuflow_counters_sum(pc, ncpu, out);
+	free(pc);
+}
+
+/*
+ * A cache hit counts in its entry only: the counters plus the entries are
+ * exact (as npuctl reads them, per-frame parse stats included), the map's
+ * counters alone are behind.  A frame of the same key and hash whose
+ * metadata differs in anything else (here the connection index) is no hit:
+ * the candidate gets it at once, and the entry's frames go to the counters
+ * of the port they came from.
+ */
+static int t_cache_counters(void)
+{
+	struct fspec s = v4tcp();
+	struct frame f;
+	struct npuflow_meta m = mkmeta(NPUFLOW_R_FLOW_MISS, 4, NPUFLOW_CONN_NONE);
+	struct npuflow_counters cn, rc;
+	struct npuflow_cand raw;
+	struct exp_cand c;
+	int i;
+
+	s.tcp_flags = 0x10;
+	s.ip_opt_len = 8;
+	frame_build(&s, &f);
+	for (i = 0; i < 100; i++)
+		TRY(runf(&f, &m));
+	read_slot(4, &cn);
+	raw_slot(4, &rc);
+	CHECK(cn.frames[NPUFLOW_R_FLOW_MISS] == 100 && cn.bytes[NPUFLOW_R_FLOW_MISS] == 100 * f.len &&
+	      cn.stat[NPUFLOW_S_CANDIDATE] == 100 && cn.stat[NPUFLOW_S_IP_OPTIONS] == 100 &&
+	      cn.stat[NPUFLOW_S_NEW] == 1,
+	      "counters + cache: flow_miss %llu candidate %llu options %llu new %llu",
+	      (unsigned long long)cn.frames[NPUFLOW_R_FLOW_MISS],
+	      (unsigned long long)cn.stat[NPUFLOW_S_CANDIDATE],
+	      (unsigned long long)cn.stat[NPUFLOW_S_IP_OPTIONS],
+	      (unsigned long long)cn.stat[NPUFLOW_S_NEW]);
+	CHECK(rc.stat[NPUFLOW_S_CANDIDATE] < 100 &&
+	      rc.stat[NPUFLOW_S_CANDIDATE] + cache_frames() == 100 &&
+	      rc.stat[NPUFLOW_S_IP_OPTIONS] == rc.stat[NPUFLOW_S_CANDIDATE] &&
+	      rc.frames[NPUFLOW_R_FLOW_MISS] == rc.stat[NPUFLOW_S_CANDIDATE],
+	      "the map's counters %llu + cache %llu, want 100 with the cache used",
+	      (unsigned long long)rc.stat[NPUFLOW_S_CANDIDATE], (unsigned long long)cache_frames());
+	/* same key and hash, another connection index: not a hit */
+	m.conn = 7;
+	TRY(runf(&f, &m));
+	c = cand_of(&s, &f, 101, NPUFLOW_R_FLOW_MISS, 4);
+	c.flags |= NPUFLOW_CF_IP_OPTIONS;
+	c.conn = 7;
+	CHECK(!raw_cand(&c.key, &raw) && raw.conn == 7 && raw.frames == 101,
+	      "map: conn %u frames %llu, want 7 and 101 (no hit)", raw.conn,
+	      (unsigned long long)raw.frames);
+	raw_slot(4, &rc);
+	CHECK(rc.stat[NPUFLOW_S_CANDIDATE] == 101 && rc.stat[NPUFLOW_S_IP_OPTIONS] == 101 &&
+	      rc.bytes[NPUFLOW_R_FLOW_MISS] == 101 * f.len,
+	      "the map's counters: %llu candidate frames after the write-back, want 101",
+	      (unsigned long long)rc.stat[NPUFLOW_S_CANDIDATE]);
+	/* the new metadata is cached: hits again, exact as read */
+	for (i = 0; i < 50; i++)
+		TRY(runf(&f, &m));
+	c.frames = 151;
+	c.bytes = 151 * f.len;
+	TRY(check_cands(&c, 1));
+	read_slot(4, &cn);
+	CHECK(cn.stat[NPUFLOW_S_CANDIDATE] == 151 && cn.stat[NPUFLOW_S_IP_OPTIONS] == 151 &&
+	      cn.frames[NPUFLOW_R_FLOW_MISS] == 151 && cache_frames() > 0,
+	      "counters + cache: %llu candidate frames, want 151 (cache %llu)",
+	      (unsigned long long)cn.stat[NPUFLOW_S_CANDIDATE], (unsigned long long)cache_frames());
+	return 0;
+}
+
 /* No metadata (veth), metadata without a hash, and a hash of 0 classify the same. */
 static int t_cache_no_hash(void)
 {
@@ -1410,6 +1493,7 @@ static const struct test tests[] = {
 	{ "cache_collision_two_flows_one_slot", t_cache_collision },
 	{ "cache_no_metadata_no_hash_hash_0", t_cache_no_hash },
 	{ "cache_revive", t_cache_revive },
+	{ "cache_counters_and_metadata", t_cache_counters },
 };
 
 static int load(void)

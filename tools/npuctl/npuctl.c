@@ -209,7 +209,9 @@ static void print_fmstats(const struct npuflow_fmstats *st);
 static int cmd_stats(int argc, char **argv)
 {
 	int ncpu = libbpf_num_possible_cpus(), json = 0, all = 0, fd, i, first = 1;
+	struct npuflow_cache *ents = NULL;
 	struct npuflow_counters *pc;
+	size_t nents = 0;
 	__u32 slot;
 
 	for (i = 1; i < argc; i++) {
@@ -226,11 +228,30 @@ static int cmd_stats(int argc, char **argv)
 		fprintf(stderr, "npuctl: cannot count CPUs\n");
 		return 1;
 	}
+	/*
+	 * A cache hit of the classifier counts in its per-CPU cache entry,
+	 * not in the counters: add what the entries hold (npuflow.h).
+	 */
+	{
+		char path[512];
+		int cfd;
+
+		snprintf(path, sizeof(path), "%s/candcache", pin_dir);
+		cfd = bpf_obj_get(path);
+		if (cfd >= 0) {
+			if (npuflow_cache_read(cfd, &ents, &nents))
+				nents = 0;
+			close(cfd);
+		}
+	}
 	fd = open_pinned("counters");
-	if (fd < 0)
+	if (fd < 0) {
+		free(ents);
 		return 1;
+	}
 	pc = calloc(ncpu, sizeof(*pc));
 	if (!pc) {
+		free(ents);
 		close(fd);
 		return 1;
 	}
@@ -244,6 +265,7 @@ static int cmd_stats(int argc, char **argv)
 		if (bpf_map_lookup_elem(fd, &slot, pc))
 			continue;
 		npuflow_counters_sum(pc, ncpu, &c);
+		npuflow_cache_count(&c, slot, ents, nents);
 		if (!all && npuflow_counters_empty(&c))
 			continue;
 		if (slot < NPUFLOW_MAX_PORTS)
@@ -287,6 +309,7 @@ static int cmd_stats(int argc, char **argv)
 		printf("%s]\n", first ? "" : "\n");
 	else if (first)
 		printf("no frames counted\n");
+	free(ents);
 	free(pc);
 	close(fd);
 	if (!json) {
