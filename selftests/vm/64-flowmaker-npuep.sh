@@ -20,14 +20,9 @@
 . "$(dirname "$0")/lib.sh"
 ktap_plan 13
 LOAD=$NPU_REPO/build/bin/npuload
-in_hw() { tc -j filter show dev "$1" ingress | jq '[.[] | select(.options.in_hw == true and .options.skip_sw == true)] | length'; }
 trap fm_cleanup EXIT
 
-npu_load && npu_new 0 8 2 || { ktap_fail "setup"; ktap_finish; }
-topo_pc_far 0; ktap_result $? "topology"
-fm_firewall || { ktap_fail "firewall (nft) loaded"; ktap_finish; }
-ip netns exec pc ping -c1 -W2 $FAR4 >/dev/null
-ip netns exec far ping -c1 -W2 $PC4 >/dev/null
+fm_setup
 fm_start; ktap_result $? "npuflowd on $P3 $P8 (native XDP, skip_sw rules)"
 
 ip netns exec far "$LOAD" server -p 5201 -t 400 >/dev/null 2>&1 &
@@ -38,7 +33,7 @@ ktap_result $(fm_wait_jq 30 '[.[] | select(.dirs[0].dport == 5201 and .state == 
 F=$(fm_flows | jq -c '[.[] | select(.dirs[0].dport == 5201)][0]')
 diag "$F"
 ID=$(echo "$F" | jq -r .id) SPORT=$(echo "$F" | jq -r '.dirs[0].sport')
-ktap_result $([ "$(in_hw "$P3")" = 1 ] && [ "$(in_hw "$P8")" = 1 ]; echo $?) \
+ktap_result $([ "$(fm_in_hw "$P3")" = 1 ] && [ "$(fm_in_hw "$P8")" = 1 ]; echo $?) \
 	"one skip_sw rule per port, both in hardware"
 sleep 5
 h0=$(( $(link_stat "$P3" rx_packets) + $(link_stat "$P8" rx_packets) ))

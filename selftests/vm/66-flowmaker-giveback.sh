@@ -19,11 +19,7 @@ na() { echo $(( $(st "$P3" hw_punt_not_active) + $(st "$P8" hw_punt_not_active) 
 fmc() { fm_ctl status --json | jq ".counters.$1"; }
 trap fm_cleanup EXIT
 
-npu_load && npu_new 0 8 2 || { ktap_fail "setup"; ktap_finish; }
-topo_pc_far 0; ktap_result $? "topology"
-fm_firewall || { ktap_fail "firewall (nft) loaded"; ktap_finish; }
-ip netns exec pc ping -c1 -W2 $FAR4 >/dev/null
-ip netns exec far ping -c1 -W2 $PC4 >/dev/null
+fm_setup
 # Give-backs here come from the debugfs knob only: under TCG the transitions
 # retransmit, and the retransmit rule (63's subject) would give back again.
 echo 0 > $DBG/fp_retrans_max

@@ -3,29 +3,15 @@
 # The flow maker with IPv6 (issue 5, "Must show"): an IPv6 stream made by
 # npuflowd from conntrack's two tuples and forwarded in hardware both ways:
 # the host takes < 0.1 % of the stream's frames.  (Masquerade: see
-# wip/68-flowmaker-nat.sh.)
+# 68-flowmaker-nat.sh.)
 # Counts only; times belong to the benchmark.
 # timeout: 900
 . "$(dirname "$0")/lib.sh"
 ktap_plan 5
 LOAD=$NPU_REPO/build/bin/npuload
-in_hw() { tc -j filter show dev "$1" ingress | jq '[.[] | select(.options.in_hw == true and .options.skip_sw == true)] | length'; }
-share() { # LABEL: the host's IP punts against far's received frames over 8 s
-	local h0 w0 f0 h w
-	h0=$(ip_punts); w0=$(link_stat -n far npuw0p8 rx_packets); f0=$(eth_sum "$P3" '^hw_fwd_frames$')
-	sleep 8
-	h=$(( $(ip_punts) - h0 )); w=$(( $(link_stat -n far npuw0p8 rx_packets) - w0 ))
-	diag "$1: far received $w frames in 8 s (port 3 forwarded $(( $(eth_sum "$P3" '^hw_fwd_frames$') - f0 ))), the host took $h IP frames"
-	[ "$w" -gt 1000 ] && [ $((h * 1000)) -lt "$w" ]
-}
 trap fm_cleanup EXIT
 
-npu_load && npu_new 0 8 2 || { ktap_fail "setup"; ktap_finish; }
-topo_pc_far 0; ktap_result $? "topology"
-fm_firewall || { ktap_fail "firewall (nft) loaded"; ktap_finish; }
-ip netns exec pc ping -c1 -W2 $FAR4 >/dev/null
-ip netns exec pc ping -6 -c1 -W2 $FAR6 >/dev/null
-ip netns exec far ping -6 -c1 -W2 $PC6 >/dev/null
+fm_setup
 echo 0 > /sys/kernel/debug/npusim/0/fp_retrans_max	# 63's subject
 fm_start; ktap_result $? "npuflowd on $P3 $P8"
 ip netns exec far "$LOAD" server -p 5201 -t 300 >/dev/null 2>&1 &
@@ -36,10 +22,10 @@ fm_stream $FAR6
 ktap_result $(fm_wait_jq 30 '[.[] | select(.family == 6 and .state == "made")] | length == 1'; echo $?) \
 	"the IPv6 connection is made"
 diag "$(fm_flows | jq -c '[.[] | select(.family == 6)][0] | {id, state, dirs}')"
-ktap_result $([ "$(in_hw "$P3")" -ge 1 ] && [ "$(in_hw "$P8")" -ge 1 ] &&
+ktap_result $([ "$(fm_in_hw "$P3")" -ge 1 ] && [ "$(fm_in_hw "$P8")" -ge 1 ] &&
 	[ "$(tc -j filter show dev "$P3" ingress | jq '[.[] | select(.protocol == "ipv6" and .options.in_hw == true)] | length')" = 1 ]; echo $?) \
 	"its IPv6 rules are in hardware on both ports"
 sleep 3
-share "IPv6"; ktap_result $? "IPv6: the host sees < 0.1 % of the stream"
+fm_share "IPv6"; ktap_result $? "IPv6: the host sees < 0.1 % of the stream"
 [ "$KTAP_FAIL" = 0 ] || tail -30 $FM_LOG | sed 's/^/# /'
 ktap_finish

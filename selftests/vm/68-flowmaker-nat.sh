@@ -14,31 +14,17 @@
 . "$(dirname "$0")/lib.sh"
 ktap_plan 7
 LOAD=$NPU_REPO/build/bin/npuload
-in_hw() { tc -j filter show dev "$1" ingress | jq '[.[] | select(.options.in_hw == true and .options.skip_sw == true)] | length'; }
-share() { # LABEL: the host's IP punts against far's received frames over 8 s
-	local h0 w0 f0 h w
-	h0=$(ip_punts); w0=$(link_stat -n far npuw0p8 rx_packets); f0=$(eth_sum "$P3" '^hw_fwd_frames$')
-	sleep 8
-	h=$(( $(ip_punts) - h0 )); w=$(( $(link_stat -n far npuw0p8 rx_packets) - w0 ))
-	diag "$1: far received $w frames in 8 s (port 3 forwarded $(( $(eth_sum "$P3" '^hw_fwd_frames$') - f0 ))), the host took $h IP frames"
-	[ "$w" -gt 1000 ] && [ $((h * 1000)) -lt "$w" ]
-}
 # the host's own TCP resets sent (its netns), from /proc/net/snmp
 out_rsts() { awk '/^Tcp:/ { if (!h) { for (i = 1; i <= NF; i++) c[$i] = i; h = 1 } else print $c["OutRsts"] }' /proc/net/snmp; }
 trap fm_cleanup EXIT
 
-npu_load && npu_new 0 8 2 || { ktap_fail "setup"; ktap_finish; }
-topo_pc_far 0; ktap_result $? "topology"
-fm_firewall || { ktap_fail "firewall (nft) loaded"; ktap_finish; }
+fm_setup
 nft -f - <<NFT
 table ip nat {
 	chain postrouting { type nat hook postrouting priority 100; oifname "$P8" masquerade; }
 }
 NFT
 ktap_result $? "masquerade on $P8"
-ip netns exec pc ping -c1 -W2 $FAR4 >/dev/null
-ip netns exec pc ping -6 -c1 -W2 $FAR6 >/dev/null
-ip netns exec far ping -6 -c1 -W2 $PC6 >/dev/null
 echo 0 > /sys/kernel/debug/npusim/0/fp_retrans_max	# 63's subject
 fm_start; ktap_result $? "npuflowd on $P3 $P8"
 ip netns exec far "$LOAD" server -p 5201 -t 300 >/dev/null 2>&1 &
@@ -52,10 +38,10 @@ ktap_result $(fm_wait_jq 30 '[.[] | select(.family == 4 and .nat == true and .st
 diag "$(fm_flows | jq -c '[.[] | select(.family == 4)][0] | {id, state, nat, dirs}')"
 rdst=$(tc -j filter show dev "$P8" ingress | jq -r '[.[] | select(.options.keys.dst_ip?) | .options.keys.dst_ip][0]')
 diag "the rule on $P8 matches replies to $rdst"
-ktap_result $([ "$(in_hw "$P3")" = 1 ] && [ "$(in_hw "$P8")" = 1 ] && [ "$rdst" = "$H8_4" ]; echo $?) \
+ktap_result $([ "$(fm_in_hw "$P3")" = 1 ] && [ "$(fm_in_hw "$P8")" = 1 ] && [ "$rdst" = "$H8_4" ]; echo $?) \
 	"both directions in hardware, the reply matched at the masqueraded address"
 sleep 3
-share "IPv4, masquerade"; ktap_result $? "IPv4 with masquerade: the host sees < 0.1 % of the stream"
+fm_share "IPv4, masquerade"; ktap_result $? "IPv4 with masquerade: the host sees < 0.1 % of the stream"
 rst=$(( $(out_rsts) - rst0 ))
 est=$(ip netns exec pc ss -Htn state established dst $FAR4 | wc -l)
 diag "the host's stack sent $rst RST; pc has $est established connection(s) to far"

@@ -215,6 +215,34 @@ table inet fw {
 }
 NFT
 }
+# fm_setup: the flow-maker tests' start - modules, coprocessor 0 (8 ports,
+# 2 queues), pc on port 3 and far on port 8 (result "topology"), the
+# firewall, both families' neighbours resolved both ways.  Ends the test
+# if the device or the firewall cannot be set up.
+fm_setup() {
+	npu_load && npu_new 0 8 2 || { ktap_fail "setup"; ktap_finish; }
+	topo_pc_far 0; ktap_result $? "topology"
+	fm_firewall || { ktap_fail "firewall (nft) loaded"; ktap_finish; }
+	ip netns exec pc ping -c1 -W2 $FAR4 >/dev/null
+	ip netns exec far ping -c1 -W2 $PC4 >/dev/null
+	ip netns exec pc ping -6 -c1 -W2 $FAR6 >/dev/null
+	ip netns exec far ping -6 -c1 -W2 $PC6 >/dev/null
+}
+# fm_in_hw DEV: npuflowd's skip_sw rules on DEV's ingress that are in hardware.
+fm_in_hw() {
+	tc -j filter show dev "$1" ingress |
+		jq '[.[] | select(.options.in_hw == true and .options.skip_sw == true)] | length'
+}
+# fm_share LABEL: true if, over 8 s, far received > 1,000 frames and the
+# host took < 0.1 % of that in IP punts on ports 3 and 8.
+fm_share() {
+	local h0 w0 f0 h w
+	h0=$(ip_punts); w0=$(link_stat -n far npuw0p8 rx_packets); f0=$(eth_sum "$P3" '^hw_fwd_frames$')
+	sleep 8
+	h=$(( $(ip_punts) - h0 )); w=$(( $(link_stat -n far npuw0p8 rx_packets) - w0 ))
+	diag "$1: far received $w frames in 8 s (port 3 forwarded $(( $(eth_sum "$P3" '^hw_fwd_frames$') - f0 ))), the host took $h IP frames"
+	[ "$w" -gt 1000 ] && [ $((h * 1000)) -lt "$w" ]
+}
 FM_PIN=/sys/fs/bpf/npfm-vm
 FM_LOCK=/run/npfm-vm.lock
 FM_CTL=/run/npfm-vm.sock
