@@ -299,10 +299,16 @@ fm_stream() {
 	FM_CLI=$!
 }
 # fm_cleanup: the flow-maker tests' EXIT trap - load stopped, npuflowd
-# stopped, its rules and pinned maps gone.
+# stopped, its rules and pinned maps gone, its log kept.
 fm_cleanup() {
 	[ -n "${FM_CLI:-}" ] && kill "$FM_CLI" 2>/dev/null
 	ip netns pids pc 2>/dev/null | xargs -r kill 2>/dev/null
 	ip netns pids far 2>/dev/null | xargs -r kill 2>/dev/null
 	fm_flush
+	# npuflowd's whole log (a failure prints only its tail) beside the
+	# run's console log on the host: build/vm/last/npuflowd-TEST.log
+	if [ -n "${NPUVM_OUT:-}" ] && [ -s $FM_LOG ]; then
+		cp $FM_LOG "$NPUVM_OUT/npuflowd-$(basename "$0" .sh).log"
+		: > $FM_LOG
+	fi
 }
