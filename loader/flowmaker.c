@@ -277,7 +277,7 @@ enum fm_action fm_candidate(struct fm *fm, const struct npuflow_key *k, uint64_t
 			    uint64_t now, uint32_t *id)
 {
 	struct fm_entry *e = fm_find(fm, k);
-	uint64_t wait;
+	uint64_t wait, landed;
 	uint32_t i;
 
 	fm->stat[NPUFLOW_FM_EVENTS]++;
@@ -314,7 +314,15 @@ enum fm_action fm_candidate(struct fm *fm, const struct npuflow_key *k, uint64_t
 		fm->stat[NPUFLOW_FM_LOOKUPS]++;
 		return FM_A_LOOKUP;
 	case NPUFLOW_CS_MADE:
-		if (seen_ns && seen_ns <= e->rec.made_ns) {
+		/*
+		 * Measured from when the rules landed (hw_ns, the executor's),
+		 * not when the make began: a write can take long (npuflowd's
+		 * first loads tc's flower and action modules, 1.6 s in the
+		 * VM), and the other direction crossing meanwhile is no new
+		 * identity (64 held its stream for it).
+		 */
+		landed = e->rec.hw_ns > e->rec.made_ns ? e->rec.hw_ns : e->rec.made_ns;
+		if (seen_ns && seen_ns <= landed) {
 			fm->stat[NPUFLOW_FM_STALE]++;
 			return FM_A_NONE;
 		}
@@ -322,8 +330,7 @@ enum fm_action fm_candidate(struct fm *fm, const struct npuflow_key *k, uint64_t
 			fm->stat[NPUFLOW_FM_PUNTED_MADE]++;
 			return FM_A_NONE;
 		}
-		if (!e->rec.packets[0] && !e->rec.packets[1] &&
-		    now - e->rec.made_ns < FM_SETTLE_NS) {
+		if (!e->rec.packets[0] && !e->rec.packets[1] && now - landed < FM_SETTLE_NS) {
 			/* punted before the write, processed after: re-arm */
 			fm->stat[NPUFLOW_FM_STALE]++;
 			return FM_A_REARM;

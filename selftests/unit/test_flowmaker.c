@@ -409,6 +409,36 @@ static void test_misses_right_after_make(void **st)
 	fm_free(fm);
 }
 
+/*
+ * A write that takes long (npuflowd's first loads tc's modules: 1.6 s in
+ * the VM): the other direction crossing before the rules landed, processed
+ * after, is stale, and the settle time runs from the landing.
+ */
+static void test_slow_write(void **st)
+{
+	struct fm *fm = new_fm(64);
+	struct npuflow_key r = kreply(0);
+	uint64_t t = 100 * S, landed = t + 1600 * MS;
+	uint32_t id = make_conn(fm, 0, t), id2;
+	struct fm_entry *e = &fm->e[id];
+
+	(void)st;
+	e->rec.hw_ns = landed;		/* as fmd records it */
+	assert_int_equal(fm_candidate(fm, &r, 16, 0, NPUFLOW_R_FLOW_MISS, t + 1200 * MS,
+				      landed + 5 * MS, &id2), FM_A_NONE);
+	assert_int_equal(fm->stat[NPUFLOW_FM_STALE], 1);
+	/* crossed after the landing, nothing forwarded yet, within the settle time */
+	assert_int_equal(fm_candidate(fm, &r, 16, 0, NPUFLOW_R_FLOW_MISS, landed + 10 * MS,
+				      landed + FM_SETTLE_NS - 1, &id2), FM_A_REARM);
+	assert_int_equal(fm->stat[NPUFLOW_FM_STALE], 2);
+	assert_int_equal(fm->stat[NPUFLOW_FM_GIVEBACKS], 0);
+	assert_int_equal(e->rec.state, NPUFLOW_CS_MADE);
+	/* and past it: a give-back */
+	assert_int_equal(fm_candidate(fm, &r, 16, 0, NPUFLOW_R_FLOW_MISS, landed + FM_SETTLE_NS,
+				      landed + FM_SETTLE_NS, &id2), FM_A_HOLD);
+	fm_free(fm);
+}
+
 static void test_hold_idle_waiting(void **st)
 {
 	struct fm *fm = new_fm(64);
@@ -686,6 +716,7 @@ int main(void)
 		cmocka_unit_test(test_table_full),
 		cmocka_unit_test(test_giveback_hold_doubling),
 		cmocka_unit_test(test_misses_right_after_make),
+		cmocka_unit_test(test_slow_write),
 		cmocka_unit_test(test_hold_idle_waiting),
 		cmocka_unit_test(test_destroy_release_revive),
 		cmocka_unit_test(test_hw_stats),
