@@ -150,6 +150,16 @@ struct icmp_min {
 #define ICMPV6_ECHO_REQUEST	128
 #define ICMPV6_ECHO_REPLY	129
 
+/*
+ * The Ethernet header as read: linux/if_ether.h's struct ethhdr is packed,
+ * so the compiler reads its ethertype byte by byte.
+ */
+struct eth_min {
+	__u8 dst[6];
+	__u8 src[6];
+	__be16 proto;
+};
+
 struct vlan_hdr {
 	__be16 tci;
 	__be16 encap_proto;
@@ -438,7 +448,7 @@ trunc:
 static __always_inline void parse(void *data, void *end, __u32 ifindex,
 				  union npuflow_key_w *k, struct parsed *p)
 {
-	struct ethhdr *eth = data;
+	struct eth_min *eth = data;
 	struct vlan_hdr *vh;
 	__u32 off = sizeof(*eth);
 	__u16 outer = 0, inner = 0;
@@ -446,7 +456,7 @@ static __always_inline void parse(void *data, void *end, __u32 ifindex,
 
 	if ((void *)(eth + 1) > end)
 		goto trunc;
-	proto = eth->h_proto;
+	proto = eth->proto;
 	if (vlan_proto(proto)) {
 		vh = data + off;
 		if ((void *)(vh + 1) > end)
