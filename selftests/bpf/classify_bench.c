@@ -19,7 +19,8 @@
  * loads' (one load of the same program runs up to 0.5 ns a frame apart
  * from another here).  Prints a markdown table and JSON.
  *
- * Usage: classify_bench [--repeat N] [--repeat-fast N] [--rounds R] [--json FILE] [--md FILE] [--wall]
+ * Usage: classify_bench [--repeat N] [--repeat-fast N] [--rounds R]
+ *                       [--json FILE] [--md FILE] [--wall]
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -344,8 +345,9 @@ int main(int argc, char **argv)
 	out = json ? fopen(json, "w") : stdout;
 	if (!out)
 		out = stdout;
-	fprintf(out, "{\"bench\":\"classify\",\"repeat\":%u,\"repeat_fast\":%u,\"loads\":%d,\"rounds\":%u,\"timing\":\"%s\","
-		"\"cpu\":\"%s\",\"kernel\":\"%s\",\"results\":[", repeat, repeat_fast, NINST, rounds,
+	fprintf(out, "{\"bench\":\"classify\",\"repeat\":%u,\"repeat_fast\":%u,"
+		"\"loads\":%d,\"rounds\":%u,\"timing\":\"%s\",\"cpu\":\"%s\","
+		"\"kernel\":\"%s\",\"results\":[", repeat, repeat_fast, NINST, rounds,
 		wall ? "wall" : "thread_cputime", cpu, u.release);
 	for (i = 0; i < 3; i++) {
 		static const char *const name[] = { "bare", "known", "new", "known_precise_clock",
