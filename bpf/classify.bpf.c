@@ -551,25 +551,12 @@ static __always_inline int meta_eq(const struct npuflow_meta *a, const struct np
  */
 static __always_inline void cache_count(const struct npuflow_cache *e)
 {
-	__u32 slot = e->meta.port, r = e->meta.reason;
+	__u32 slot = e->meta.port;
 	struct npuflow_counters *c;
 
 	c = bpf_map_lookup_elem(&counters, &slot);	/* port < MAX_PORTS: checked at fill */
-	if (!c)
-		return;
-	if (r >= NPUFLOW_R_MAX)
-		r = NPUFLOW_R_UNKNOWN;
-	c->frames[r] += e->frames;
-	c->bytes[r] += e->bytes;
-	c->stat[NPUFLOW_S_CANDIDATE] += e->frames;
-	if (e->pflags & NPUFLOW_CF_IP_OPTIONS)
-		c->stat[NPUFLOW_S_IP_OPTIONS] += e->frames;
-	if (e->pflags & NPUFLOW_CF_FRAGMENT)
-		c->stat[NPUFLOW_S_FRAGMENT] += e->frames;
-	if (e->pflags & NPUFLOW_CF_EXTHDR)
-		c->stat[NPUFLOW_S_EXTHDR] += e->frames;
-	if (e->pflags & NPUFLOW_CACHE_OTHER_L4)
-		c->stat[NPUFLOW_S_OTHER_L4] += e->frames;
+	if (c)
+		npuflow_cache_to_counters(c, e);
 }
 
 /*

@@ -216,6 +216,31 @@ struct npuflow_counters {
 	__u64 stat[NPUFLOW_S_SLOTS];	/* enum npuflow_stat */
 };
 
+/*
+ * Add the frames candidate-cache entry @e holds to @c, its port's counters
+ * (slot e->meta.port): the classifier when it writes the entry back, and
+ * readers that sum the counters map and the cache (loader/npuflow_cache.c).
+ */
+static inline void npuflow_cache_to_counters(struct npuflow_counters *c,
+					     const struct npuflow_cache *e)
+{
+	__u32 r = e->meta.reason;
+
+	if (r >= NPUFLOW_R_MAX)
+		r = NPUFLOW_R_UNKNOWN;
+	c->frames[r] += e->frames;
+	c->bytes[r] += e->bytes;
+	c->stat[NPUFLOW_S_CANDIDATE] += e->frames;
+	if (e->pflags & NPUFLOW_CF_IP_OPTIONS)
+		c->stat[NPUFLOW_S_IP_OPTIONS] += e->frames;
+	if (e->pflags & NPUFLOW_CF_FRAGMENT)
+		c->stat[NPUFLOW_S_FRAGMENT] += e->frames;
+	if (e->pflags & NPUFLOW_CF_EXTHDR)
+		c->stat[NPUFLOW_S_EXTHDR] += e->frames;
+	if (e->pflags & NPUFLOW_CACHE_OTHER_L4)
+		c->stat[NPUFLOW_S_OTHER_L4] += e->frames;
+}
+
 /* ------------------------------------------------------------------ */
 /* Events: BPF_MAP_TYPE_RINGBUF "events".                              */
 

@@ -75,26 +75,9 @@ void npuflow_cache_count(struct npuflow_counters *c, __u32 slot,
 {
 	size_t i;
 
-	for (i = 0; i < nents; i++) {
-		const struct npuflow_cache *e = &ents[i];
-		unsigned int r = e->meta.reason;
-
-		if (e->meta.port != slot)
-			continue;
-		if (r >= NPUFLOW_R_MAX)
-			r = NPUFLOW_R_UNKNOWN;
-		c->frames[r] += e->frames;
-		c->bytes[r] += e->bytes;
-		c->stat[NPUFLOW_S_CANDIDATE] += e->frames;
-		if (e->pflags & NPUFLOW_CF_IP_OPTIONS)
-			c->stat[NPUFLOW_S_IP_OPTIONS] += e->frames;
-		if (e->pflags & NPUFLOW_CF_FRAGMENT)
-			c->stat[NPUFLOW_S_FRAGMENT] += e->frames;
-		if (e->pflags & NPUFLOW_CF_EXTHDR)
-			c->stat[NPUFLOW_S_EXTHDR] += e->frames;
-		if (e->pflags & NPUFLOW_CACHE_OTHER_L4)
-			c->stat[NPUFLOW_S_OTHER_L4] += e->frames;
-	}
+	for (i = 0; i < nents; i++)
+		if (ents[i].meta.port == slot)
+			npuflow_cache_to_counters(c, &ents[i]);
 }
 
 void npuflow_cache_add(const struct npuflow_key *k, struct npuflow_cand *v,
