@@ -353,8 +353,8 @@ static void do_lookup(struct fmd *d, uint32_t id, uint64_t now, uint64_t cross_n
 	struct fm_lookup l;
 	struct ct_info ci;
 	enum fm_action a;
-	uint64_t t0;
-	int dir, o;
+	uint64_t t0, tct;
+	int dir, o, rc;
 
 	if (!e)
 		return;
@@ -364,7 +364,10 @@ static void do_lookup(struct fmd *d, uint32_t id, uint64_t now, uint64_t cross_n
 	cand = e->rec.key[0];
 	e->rec.cross_ns = cross_ns;
 	memset(&l, 0, sizeof(l));
-	if (!ctc_find(&d->ct, &cand, e->rec.zone, &ci, &dir)) {
+	tct = fmd_now();
+	rc = ctc_find(&d->ct, &cand, e->rec.zone, &ci, &dir);
+	d->fm.stat[NPUFLOW_FM_CT_US] += (fmd_now() - tct) / 1000;
+	if (!rc) {
 		l.ct_flags = ctc_fm_flags(&ci);
 		l.ct_id = ci.id;
 		l.zone = ci.zone;
