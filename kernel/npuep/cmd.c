@@ -437,6 +437,8 @@ static void npuep_cmdq_drain_work(struct work_struct *work)
 		if (err && err != -EAGAIN)
 			npuep_cmdq_backlog_drop(q);	/* device gone or broken */
 		empty = list_empty(&q->backlog);
+		if (empty && moved)
+			q->drained_ns = ktime_get_ns();
 		spin_unlock_bh(&q->slot_lock);
 		if (empty)
 			return;
@@ -513,6 +515,7 @@ int npuep_cmd_post_queued(struct npuep_dev *ndev, u32 ring, u16 opcode,
 			memcpy(p->data, req, req_len);
 			list_add_tail(&p->node, &q->backlog);
 			q->backlog_len++;
+			q->backlog_max = max(q->backlog_max, q->backlog_len);
 			q->backlogged++;
 			*queued = true;
 			queue_work(system_unbound_wq, &q->drain_work);

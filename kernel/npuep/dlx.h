@@ -64,6 +64,8 @@ struct npuep_cmdq {
 	struct list_head backlog;
 	u32 backlog_len;
 	u64 backlogged;
+	u32 backlog_max;
+	u64 drained_ns;
 	struct work_struct drain_work;
 };
 

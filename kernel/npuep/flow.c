@@ -22,6 +22,7 @@
  * with a connection index makes the driver send that connection's create
  * again (rate limited per connection), see npuep_flow_revive().
  */
+#include <linux/debugfs.h>
 #include <linux/etherdevice.h>
 #include <linux/ethtool.h>
 #include <linux/rhashtable.h>
@@ -848,6 +849,47 @@ static int npuep_flow_stats(struct npuep_ft *ft, struct flow_cls_offload *cls)
 	return 0;
 }
 
+/*
+ * FLOW_CLS_DESTROY, timed for debugfs ft_teardown: the wait for the lock,
+ * the hold, and the calls' first entry and last return.
+ */
+static int npuep_flow_destroy_timed(struct npuep_ft *ft,
+				    struct flow_cls_offload *cls)
+{
+	struct npuep_ft_td *td = &ft->td;
+	u64 t0, t1, t2;
+	u32 in;
+	bool noop = READ_ONCE(td->noop);
+
+	t0 = ktime_get_ns();
+	in = atomic_inc_return(&td->inflight);
+	t1 = t0;
+	t2 = t0;
+	if (!noop) {
+		npuep_ft_lock_writes(ft);
+		t1 = ft->lock_t0;
+		npuep_flow_destroy(ft, cls);
+		t2 = ktime_get_ns();
+	}
+	spin_lock(&td->lock);
+	if (!td->n || t0 < td->first_ns)
+		td->first_ns = t0;
+	td->n++;
+	td->last_entry_ns = max(td->last_entry_ns, t0);
+	td->wait_ns += t1 - t0;
+	td->wait_max_ns = max(td->wait_max_ns, t1 - t0);
+	td->held_ns += t2 - t1;
+	td->held_max_ns = max(td->held_max_ns, t2 - t1);
+	td->inflight_max = max(td->inflight_max, in);
+	td->last_ns = max(td->last_ns, t2);
+	spin_unlock(&td->lock);
+	atomic_dec(&td->inflight);
+	if (noop)
+		return 0;
+	npuep_ft_unlock(ft);
+	return 0;
+}
+
 static int npuep_flow_cls(struct npuep_port *port, struct flow_cls_offload *cls,
 			  u8 owner)
 {
@@ -860,6 +902,8 @@ static int npuep_flow_cls(struct npuep_port *port, struct flow_cls_offload *cls,
 		NL_SET_ERR_MSG_MOD(cls->common.extack, "only chain 0 is offloaded");
 		return -EOPNOTSUPP;
 	}
+	if (cls->command == FLOW_CLS_DESTROY)
+		return npuep_flow_destroy_timed(ft, cls);
 	npuep_ft_lock_writes(ft);
 	switch (cls->command) {
 	case FLOW_CLS_REPLACE:
@@ -1261,6 +1305,78 @@ void npuep_flow_get_stats(struct npuep_port *port, u64 **data)
 	*data = d;
 }
 
+static int npuep_ft_td_show(struct seq_file *m, void *v)
+{
+	struct npuep_ft *ft = m->private;
+	struct npuep_ft_td td;
+	u32 r;
+
+	spin_lock(&ft->td.lock);
+	td = ft->td;
+	spin_unlock(&ft->td.lock);
+	seq_printf(m, "destroys %llu\nfirst_ns %llu\nlast_entry_ns %llu\nlast_ns %llu\n",
+		   td.n, td.first_ns, td.last_entry_ns, td.last_ns);
+	seq_printf(m, "wait_ns %llu\nwait_max_ns %llu\nheld_ns %llu\nheld_max_ns %llu\n",
+		   td.wait_ns, td.wait_max_ns, td.held_ns, td.held_max_ns);
+	seq_printf(m, "inflight_max %u\nnoop %u\n", td.inflight_max, td.noop);
+	for (r = 0; r < NPU_CMD_RINGS; r++) {
+		struct npuep_cmdq *q = &ft->ndev->dlx.cmdq[r];
+
+		seq_printf(m, "ring%u_posted %llu\nring%u_backlogged %llu\nring%u_backlog_max %u\nring%u_drained_ns %llu\n",
+			   r, READ_ONCE(q->posted), r, READ_ONCE(q->backlogged),
+			   r, READ_ONCE(q->backlog_max), r, READ_ONCE(q->drained_ns));
+	}
+	return 0;
+}
+
+static int npuep_ft_td_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, npuep_ft_td_show, inode->i_private);
+}
+
+/* Any write resets the figures; "noop 1" / "noop 0" sets the bench knob. */
+static ssize_t npuep_ft_td_write(struct file *file, const char __user *ubuf,
+				 size_t len, loff_t *ppos)
+{
+	struct npuep_ft *ft = file_inode(file)->i_private;
+	char buf[16] = {};
+	u32 r;
+
+	if (copy_from_user(buf, ubuf, min(len, sizeof(buf) - 1)))
+		return -EFAULT;
+	spin_lock(&ft->td.lock);
+	ft->td.n = 0;
+	ft->td.first_ns = 0;
+	ft->td.last_entry_ns = 0;
+	ft->td.last_ns = 0;
+	ft->td.wait_ns = 0;
+	ft->td.wait_max_ns = 0;
+	ft->td.held_ns = 0;
+	ft->td.held_max_ns = 0;
+	ft->td.inflight_max = 0;
+	if (!strncmp(buf, "noop ", 5))
+		WRITE_ONCE(ft->td.noop, buf[5] == '1');
+	spin_unlock(&ft->td.lock);
+	for (r = 0; r < NPU_CMD_RINGS; r++) {
+		struct npuep_cmdq *q = &ft->ndev->dlx.cmdq[r];
+
+		spin_lock_bh(&q->slot_lock);
+		q->backlog_max = 0;
+		q->drained_ns = 0;
+		spin_unlock_bh(&q->slot_lock);
+	}
+	return len;
+}
+
+static const struct file_operations npuep_ft_td_fops = {
+	.owner = THIS_MODULE,
+	.open = npuep_ft_td_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = single_release,
+	.write = npuep_ft_td_write,
+};
+
 /**
  * npuep_flow_flush() - take every connection out of the coprocessor
  * @ndev: the coprocessor
@@ -1296,6 +1412,7 @@ int npuep_flow_init(struct npuep_dev *ndev, u32 conns, u32 mflows)
 	ft->mflow_max = mflows;
 	ft->revive = true;
 	mutex_init(&ft->lock);
+	spin_lock_init(&ft->td.lock);
 	ida_init(&ft->conn_ida);
 	INIT_DELAYED_WORK(&ft->stats_work, npuep_ft_stats_work);
 	INIT_WORK(&ft->revive_work, npuep_ft_revive_work);
@@ -1320,6 +1437,8 @@ int npuep_flow_init(struct npuep_dev *ndev, u32 conns, u32 mflows)
 	if (err)
 		goto err_cookie;
 	ndev->ft = ft;
+	ft->dbg = debugfs_create_dir(dev_name(ndev->dev), npuep_dbg_root);
+	debugfs_create_file("ft_teardown", 0600, ft->dbg, ft, &npuep_ft_td_fops);
 	queue_delayed_work(system_unbound_wq, &ft->stats_work,
 			   msecs_to_jiffies(NPUEP_FLOW_STATS_MS));
 	return 0;
@@ -1346,6 +1465,7 @@ void npuep_flow_fini(struct npuep_dev *ndev)
 
 	if (!ft)
 		return;
+	debugfs_remove_recursive(ft->dbg);
 	ft->stopping = true;
 	cancel_delayed_work_sync(&ft->stats_work);
 	npuep_flow_flush(ndev);

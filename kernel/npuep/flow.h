@@ -8,6 +8,7 @@
 #include <linux/idr.h>
 #include <linux/atomic.h>
 #include <linux/mutex.h>
+#include <linux/spinlock.h>
 #include <linux/rhashtable-types.h>
 #include <linux/workqueue.h>
 
@@ -66,6 +67,39 @@ struct npuep_ft_stats {
 };
 
 /**
+ * struct npuep_ft_td - where a mass removal's time goes (debugfs
+ *	ft_teardown, make bench); reset by writing the file
+ * @lock: guards the rest (DESTROY callers run concurrently)
+ * @n: FLOW_CLS_DESTROY calls
+ * @first_ns: the first one's entry (ktime_get_ns)
+ * @last_entry_ns: the last one's entry
+ * @last_ns: the last one's return
+ * @wait_ns: time callers waited for the flow-table lock, summed
+ * @wait_max_ns: the longest of those waits
+ * @held_ns: time DESTROYs held the lock, summed
+ * @held_max_ns: the longest of those holds
+ * @inflight: DESTROY callers inside the driver now
+ * @inflight_max: most of them at once
+ * @noop: bench knob: DESTROY returns at once, touching nothing (the
+ *	kernel's own pace with a callback that costs nothing); the
+ *	connections stay until the flowtable's unbind purges them
+ */
+struct npuep_ft_td {
+	spinlock_t lock;	/* see above */
+	u64 n;
+	u64 first_ns;
+	u64 last_entry_ns;
+	u64 last_ns;
+	u64 wait_ns;
+	u64 wait_max_ns;
+	u64 held_ns;
+	u64 held_max_ns;
+	atomic_t inflight;
+	u32 inflight_max;
+	bool noop;
+};
+
+/**
  * struct npuep_ft - one coprocessor's flow-offload state
  * @ndev: the coprocessor
  * @lock: serialises the shadow table and flow commands
@@ -96,6 +130,8 @@ struct npuep_ft_stats {
  * @revived_rx: revives posted straight from the receive path
  * @revive_deferred: revives left to @revive_work (high ring full)
  * @st: counters
+ * @td: teardown timing (debugfs)
+ * @dbg: debugfs directory
  */
 struct npuep_ft {
 	struct npuep_dev *ndev;
@@ -124,6 +160,8 @@ struct npuep_ft {
 	atomic64_t revived_rx;
 	atomic64_t revive_deferred;
 	struct npuep_ft_stats st;
+	struct npuep_ft_td td;
+	struct dentry *dbg;
 };
 
 int npuep_setup_tc(struct net_device *netdev, enum tc_setup_type type,

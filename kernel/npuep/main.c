@@ -6,6 +6,7 @@
  * one devlink instance per coprocessor, one devlink port and one netdev per
  * front port.
  */
+#include <linux/debugfs.h>
 #include <linux/etherdevice.h>
 #include <linux/module.h>
 #include <linux/unaligned.h>
@@ -515,7 +516,28 @@ static struct auxiliary_driver npuep_driver = {
 	.remove = npuep_remove,
 	.id_table = npuep_id_table,
 };
-module_auxiliary_driver(npuep_driver);
+
+/* debugfs: npuep/<device>/ (flow.c) */
+struct dentry *npuep_dbg_root;
+
+static int __init npuep_init(void)
+{
+	int err;
+
+	npuep_dbg_root = debugfs_create_dir(KBUILD_MODNAME, NULL);
+	err = auxiliary_driver_register(&npuep_driver);
+	if (err)
+		debugfs_remove_recursive(npuep_dbg_root);
+	return err;
+}
+module_init(npuep_init);
+
+static void __exit npuep_exit(void)
+{
+	auxiliary_driver_unregister(&npuep_driver);
+	debugfs_remove_recursive(npuep_dbg_root);
+}
+module_exit(npuep_exit);
 
 MODULE_DESCRIPTION("npuflow network coprocessor host driver");
 MODULE_LICENSE("GPL");

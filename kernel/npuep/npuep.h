@@ -291,6 +291,7 @@ void npuep_qp_stats_read(struct npuep_qp *qp, struct npuep_qp_stats *out);
 void npuep_rss_default(struct npuep_port *port);
 u32 npuep_tx_free(const struct npuep_qp *qp);
 extern const struct netdev_stat_ops npuep_stat_ops;
+extern struct dentry *npuep_dbg_root;
 
 /* xdp.c */
 struct npuep_xdp_ctx {

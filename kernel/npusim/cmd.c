@@ -10,7 +10,9 @@
  * safe.  Every command completes: an unknown opcode gets
  * NPU_ST_BAD_OPCODE, bad lengths or parameters NPU_ST_BAD_PARAM.
  */
+#include <linux/debugfs.h>
 #include <linux/log2.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 
 #include "npusim.h"
@@ -84,6 +86,7 @@ void npusim_cmdq_write(struct npusim_dev *nd, u32 ring, u32 reg, u32 val)
 	case NPU_CMDQ_TAIL:
 		if (cq->size && val < cq->size) {
 			WRITE_ONCE(cq->tail, val);
+			nd->cmd_tm.doorbells++;
 			kick = true;
 		}
 		goto out;
@@ -207,6 +210,7 @@ static bool npusim_cmd_one(struct npusim_dev *nd, u32 ring,
 	st = npusim_cmd_exec(nd, c);
 	if (st != NPU_ST_OK)
 		nd->bad_cmds++;
+	nd->cmd_tm.cmds++;
 
 	spin_lock_irqsave(&nd->cmd_lock, flags);
 	if (cq->gen == gen && cq->size) {
@@ -242,9 +246,12 @@ void npusim_cmd_work(struct work_struct *work)
 	struct npusim_dev *nd = container_of(work, struct npusim_dev, cmd_work);
 	bool raise = false, did;
 	struct npu_cmd *c;
+	u64 t0;
 
 	if (READ_ONCE(nd->cmd_stall) || READ_ONCE(nd->dead))
 		return;
+	t0 = ktime_get_ns();
+	nd->cmd_tm.runs++;
 	c = kmalloc(sizeof(*c), GFP_KERNEL);
 	if (!c) {
 		queue_work(system_highpri_wq, &nd->cmd_work);
@@ -261,4 +268,55 @@ void npusim_cmd_work(struct work_struct *work)
 	kfree(c);
 	if (raise)
 		npusim_cmd_irq_event(nd, NPU_EVT_CMD_DONE);
+	nd->cmd_tm.busy_ns += ktime_get_ns() - t0;
+}
+
+static int npusim_cmd_timing_show(struct seq_file *m, void *v)
+{
+	struct npusim_dev *nd = m->private;
+
+	seq_printf(m, "doorbells %llu\nruns %llu\ncmds %llu\nbusy_ns %llu\n",
+		   nd->cmd_tm.doorbells, nd->cmd_tm.runs, nd->cmd_tm.cmds,
+		   nd->cmd_tm.busy_ns);
+	seq_printf(m, "first_ns %llu\nlast_ns %llu\nzero_ns %llu\n",
+		   nd->cmd_tm.first_ns, nd->cmd_tm.last_ns, nd->cmd_tm.zero_ns);
+	return 0;
+}
+
+static int npusim_cmd_timing_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, npusim_cmd_timing_show, inode->i_private);
+}
+
+static ssize_t npusim_cmd_timing_write(struct file *file,
+				       const char __user *ubuf, size_t len,
+				       loff_t *ppos)
+{
+	struct npusim_dev *nd = file_inode(file)->i_private;
+
+	memset(&nd->cmd_tm, 0, sizeof(nd->cmd_tm));
+	return len;
+}
+
+static const struct file_operations npusim_cmd_timing_fops = {
+	.owner = THIS_MODULE,
+	.open = npusim_cmd_timing_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = single_release,
+	.write = npusim_cmd_timing_write,
+};
+
+/**
+ * npusim_cmd_debugfs - cmd_timing: the command loop's timing (make bench)
+ * @nd: model device (nd->dbg exists)
+ *
+ * Doorbells, passes of the loop, commands executed, time in the loop; the
+ * first and last reclaim or invalidate executed and when a reclaim left
+ * no connection (ktime_get_ns).  A write resets them.
+ */
+void npusim_cmd_debugfs(struct npusim_dev *nd)
+{
+	debugfs_create_file("cmd_timing", 0600, nd->dbg, nd,
+			    &npusim_cmd_timing_fops);
 }

@@ -557,6 +557,7 @@ struct npusim_dev *npusim_dev_create(struct device *bus_dev, u32 id,
 		goto err_irq;
 	npusim_debugfs_create(nd);
 	npusim_fp_debugfs(nd);
+	npusim_cmd_debugfs(nd);
 	npusim_ntuple_debugfs(nd);
 
 	nd->hw.ops = &npusim_hw_ops;

@@ -478,6 +478,9 @@ int npusim_fp_cmd(struct npusim_dev *nd, struct npu_cmd *c, u16 len)
 		spin_lock_bh(&fp->lock);
 		st = npusim_ft_mflow_invalidate(&fp->ft, &m->key);
 		spin_unlock_bh(&fp->lock);
+		if (!nd->cmd_tm.first_ns)
+			nd->cmd_tm.first_ns = now;
+		nd->cmd_tm.last_ns = now;
 		break;
 	}
 	case NPU_CMD_CONN_RECLAIM: {
@@ -488,7 +491,12 @@ int npusim_fp_cmd(struct npusim_dev *nd, struct npu_cmd *c, u16 len)
 		spin_lock_bh(&fp->lock);
 		st = npusim_ft_conn_reclaim(&fp->ft, le32_to_cpu(r->conn),
 					    le16_to_cpu(r->rev));
+		if (!fp->ft.used_conns)
+			nd->cmd_tm.zero_ns = ktime_get_ns();
 		spin_unlock_bh(&fp->lock);
+		if (!nd->cmd_tm.first_ns)
+			nd->cmd_tm.first_ns = now;
+		nd->cmd_tm.last_ns = now;
 		break;
 	}
 	case NPU_CMD_CONN_STATS: {

@@ -246,6 +246,17 @@ struct npusim_dev {
 	struct npusim_fp *fp;
 	struct npusim_nt_port *nt;
 
+	/* command loop timing (debugfs cmd_timing; written by cmd_work only) */
+	struct {
+		u64 doorbells;
+		u64 runs;
+		u64 cmds;
+		u64 busy_ns;
+		u64 first_ns;	/* first reclaim or invalidate executed */
+		u64 last_ns;	/* last one */
+		u64 zero_ns;	/* a reclaim left no connection */
+	} cmd_tm;
+
 	struct dentry *dbg;
 	bool force_rx_full;
 	bool tx_defer;
@@ -294,6 +305,7 @@ void npusim_tx_work(struct work_struct *work);
 void npusim_wire_rx(struct net_device *wire, struct sk_buff *skb);
 
 /* cmd.c */
+void npusim_cmd_debugfs(struct npusim_dev *nd);
 void npusim_cmd_work(struct work_struct *work);
 void npusim_cmdq_write(struct npusim_dev *nd, u32 ring, u32 reg, u32 val);
 u32 npusim_cmdq_read(struct npusim_dev *nd, u32 ring, u32 reg);
