@@ -129,6 +129,7 @@ struct npuep_ft_td {
  * @revive_work: sends the revives the receive path could not post
  * @revived_rx: revives posted straight from the receive path
  * @revive_deferred: revives left to @revive_work (high ring full)
+ * @destroy_missed: DESTROYs of a cookie not here, answered without the lock
  * @st: counters
  * @td: teardown timing (debugfs)
  * @dbg: debugfs directory
@@ -159,6 +160,7 @@ struct npuep_ft {
 	struct work_struct revive_work;
 	atomic64_t revived_rx;
 	atomic64_t revive_deferred;
+	atomic64_t destroy_missed;
 	struct npuep_ft_stats st;
 	struct npuep_ft_td td;
 	struct dentry *dbg;
