@@ -460,7 +460,11 @@ static void npuep_cmdq_drain_work(struct work_struct *work)
 			spin_unlock_bh(&q->slot_lock);
 			msleep(20);
 		} else {
+			u64 t0 = ktime_get_ns();
+
 			usleep_range(20, 100);
+			q->drain_sleeps++;
+			q->drain_sleep_ns += ktime_get_ns() - t0;
 		}
 	}
 }

@@ -130,6 +130,14 @@ struct npuep_ft_td {
  * @revived_rx: revives posted straight from the receive path
  * @revive_deferred: revives left to @revive_work (high ring full)
  * @destroy_missed: DESTROYs of a cookie not here, answered without the lock
+ * @dq_lock: guards @dq, @dq_head, @dq_len
+ * @dq: posted DESTROYs' cookies waiting for @destroy_work (a ring of
+ *	NPUEP_FLOW_DESTROY_QLEN)
+ * @dq_head: the oldest in @dq
+ * @dq_len: cookies in @dq
+ * @destroy_work: applies @dq in batches
+ * @destroy_queued: DESTROYs queued in @dq
+ * @destroy_sync: posted DESTROYs done in the caller (@dq full)
  * @st: counters
  * @td: teardown timing (debugfs)
  * @dbg: debugfs directory
@@ -161,6 +169,13 @@ struct npuep_ft {
 	atomic64_t revived_rx;
 	atomic64_t revive_deferred;
 	atomic64_t destroy_missed;
+	spinlock_t dq_lock;		/* see above */
+	unsigned long *dq;
+	u32 dq_head;
+	u32 dq_len;
+	struct delayed_work destroy_work;
+	u64 destroy_queued;
+	u64 destroy_sync;
 	struct npuep_ft_stats st;
 	struct npuep_ft_td td;
 	struct dentry *dbg;
