@@ -233,5 +233,8 @@ check "the daemon stops on SIGTERM and leaves no XDP program" \
 
 "$BIN/npuflowd" --flush >/dev/null 2>&1
 check "--flush removes the pins" test ! -e $PIN/candidates -a ! -e $PIN
+out=$("$BIN/npuctl" status 2>&1); rc=$?
+check "npuctl status with nothing pinned: 'not running', exit 3 (rc $rc: $out)" \
+	bash -c "[ $rc = 3 ] && [[ '$out' == 'npuflowd not running (nothing pinned in'* ]]"
 echo "# npuflowd: $((T - FAILS)) passed, $FAILS failed"
 [ $FAILS = 0 ]

@@ -63,6 +63,15 @@ static void usage(FILE *f)
 		pin_dir, ctl_socket);
 }
 
+/* Whether @name is pinned in pin_dir. */
+static int pinned(const char *name)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s", pin_dir, name);
+	return !access(path, F_OK);
+}
+
 static int open_pinned(const char *name)
 {
 	char path[512];
@@ -525,6 +534,14 @@ static int cmd_status(int argc, char **argv)
 		}
 	}
 	memset(&st, 0, sizeof(st));
+	if (!pid && !pinned("fmstats")) {
+		/* never ran here, or flushed: an answer, not an error (LSB: 3) */
+		if (json)
+			printf("{\"running\":false,\"pid\":0,\"pinned\":false}\n");
+		else
+			printf("npuflowd not running (nothing pinned in %s)\n", pin_dir);
+		return 3;
+	}
 	if (read_fmstats(&st))
 		return 1;
 	if (json) {
