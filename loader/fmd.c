@@ -342,7 +342,7 @@ static uint32_t egress(struct fmd *d, const struct npuflow_key *k, const uint8_t
 	return 0;
 }
 
-static void do_write(struct fmd *d, uint32_t id, uint64_t now);
+static void do_write(struct fmd *d, uint32_t id, uint64_t now, uint64_t lookup_ns);
 
 /* @cross_ns: the punted frame the make starts from (an event's, a
  * candidate's latest), 0 for a timer's remake. */
@@ -353,7 +353,7 @@ static void do_lookup(struct fmd *d, uint32_t id, uint64_t now, uint64_t cross_n
 	struct fm_lookup l;
 	struct ct_info ci;
 	enum fm_action a;
-	uint64_t t0, tct;
+	uint64_t t0, tct, lookup_ns;
 	int dir, o, rc;
 
 	if (!e)
@@ -385,14 +385,13 @@ static void do_lookup(struct fmd *d, uint32_t id, uint64_t now, uint64_t cross_n
 					       l.dmac[o], l.smac[o]);
 		l.routed = 1;
 	}
-	d->lookup_ns = fmd_now() - t0;
-	d->fm.stat[NPUFLOW_FM_LOOKUP_US] += d->lookup_ns / 1000;
+	lookup_ns = fmd_now() - t0;
+	d->fm.stat[NPUFLOW_FM_LOOKUP_US] += lookup_ns / 1000;
 	a = fm_lookup_done(&d->fm, id, &l, now);
 	if (a == FM_A_WRITE) {
-		do_write(d, id, now);
+		do_write(d, id, now, lookup_ns);
 		return;
 	}
-	d->lookup_ns = 0;
 	if (a == FM_A_REFUSE && d->o->log_level >= L_DBG) {
 		char kb[160];
 
@@ -426,14 +425,14 @@ static void note_made(struct fmd *d, struct fm_entry *e, uint64_t hw_ns)
 	e->rec.punted = frames;
 }
 
-static void do_write(struct fmd *d, uint32_t id, uint64_t now)
+/* @lookup_ns: the lookup it follows, for the log line. */
+static void do_write(struct fmd *d, uint32_t id, uint64_t now, uint64_t lookup_ns)
 {
 	struct fm_entry *e = fm_get(&d->fm, id);
-	uint64_t hw_ns, t0 = fmd_now(), lookup_ns = d->lookup_ns;
+	uint64_t hw_ns, t0 = fmd_now();
 	enum fm_action a;
 	int rc;
 
-	d->lookup_ns = 0;
 	if (!e)
 		return;
 	/*

@@ -38,7 +38,6 @@ struct fmd {
 	struct nlsock tc;		/* qdiscs and filters */
 	struct nlsock mon;		/* rtnetlink announcements (invalidate rtc) */
 	struct rtc *rtc;		/* egress facts between connections */
-	uint64_t lookup_ns;		/* the lookup do_write() follows, for its log */
 	const struct npuflowd_opts *o;
 	struct fmd_port ports[NPUFLOWD_MAX_PORTS];
 	int nports;
