@@ -301,6 +301,22 @@ int npuep_cmd_exec(struct npuep_dev *ndev, u16 opcode, const void *req,
 				   req_len, resp, resp_len);
 }
 
+/*
+ * Put a posted command in @ring's next slot behind its backlog, with
+ * slot_lock held.  Return: 0, -EAGAIN if there is no such slot now.
+ */
+static int npuep_cmdq_try_post(struct npuep_dev *ndev, u32 ring, u16 opcode,
+			       const void *req, u16 req_len)
+{
+	struct npu_cmd *slot;
+	int err;
+
+	err = npuep_cmdq_try_slot_ordered(ndev, ring, &slot);
+	if (!err)
+		npuep_cmdq_put_posted(ndev, ring, slot, opcode, req, req_len);
+	return err;
+}
+
 /* Post one command; @wait: sleep while the ring is full, else -EBUSY. */
 static int npuep_cmd_post_ring(struct npuep_dev *ndev, u32 ring, u16 opcode,
 			       const void *req, u16 req_len, bool wait)
@@ -312,16 +328,15 @@ static int npuep_cmd_post_ring(struct npuep_dev *ndev, u32 ring, u16 opcode,
 	if (req_len > NPU_CMD_DATA_LEN || ring >= NPU_CMD_RINGS)
 		return -EINVAL;
 	q = &ndev->dlx.cmdq[ring];
-	if (wait) {
-		err = npuep_cmdq_slot(ndev, ring, &slot);	/* locks on success */
-	} else {
+	if (!wait) {
 		spin_lock_bh(&q->slot_lock);
-		err = npuep_cmdq_try_slot_ordered(ndev, ring, &slot);
-		if (err)
-			spin_unlock_bh(&q->slot_lock);
-	}
-	if (err)
+		err = npuep_cmdq_try_post(ndev, ring, opcode, req, req_len);
+		spin_unlock_bh(&q->slot_lock);
 		return err == -EAGAIN ? -EBUSY : err;
+	}
+	err = npuep_cmdq_slot(ndev, ring, &slot);	/* locks on success */
+	if (err)
+		return err;
 	npuep_cmdq_put_posted(ndev, ring, slot, opcode, req, req_len);
 	spin_unlock_bh(&q->slot_lock);
 	return 0;
@@ -495,7 +510,6 @@ int npuep_cmd_post_queued(struct npuep_dev *ndev, u32 ring, u16 opcode,
 {
 	struct npuep_cmd_pending *p;
 	struct npuep_cmdq *q;
-	struct npu_cmd *slot;
 	int err;
 
 	*queued = false;
@@ -503,10 +517,8 @@ int npuep_cmd_post_queued(struct npuep_dev *ndev, u32 ring, u16 opcode,
 		return -EINVAL;
 	q = &ndev->dlx.cmdq[ring];
 	spin_lock_bh(&q->slot_lock);
-	err = npuep_cmdq_try_slot_ordered(ndev, ring, &slot);
-	if (!err) {
-		npuep_cmdq_put_posted(ndev, ring, slot, opcode, req, req_len);
-	} else if (err == -EAGAIN) {
+	err = npuep_cmdq_try_post(ndev, ring, opcode, req, req_len);
+	if (err == -EAGAIN) {
 		err = 0;
 		p = NULL;
 		if (q->backlog_len >= NPUEP_CMD_BACKLOG_MAX)
