@@ -4,7 +4,7 @@
 # bad value is refused.
 # timeout: 300
 . "$(dirname "$0")/lib.sh"
-ktap_plan 43
+ktap_plan 49
 
 npu_load && npu_new 0 8 2 || { ktap_fail "setup"; ktap_finish; }
 DL=auxiliary/npusim.npu.0
@@ -54,6 +54,28 @@ check "ethtool -C adaptive-rx on" ethtool -C "$D" adaptive-rx on
 check "adaptive-rx reads on" bash -c "ethtool -c $D | grep -q 'Adaptive RX: on'"
 check "ethtool -C adaptive-rx off" ethtool -C "$D" adaptive-rx off
 check_fail "rx-usecs 1000000 refused" ethtool -C "$D" rx-usecs 1000000
+
+# Each accepted field set alone to a new value: the one line of ethtool -c/-g
+# that changes is that field's (after netdevsim's ethtool-coalesce.sh and
+# ethtool-ring.sh).
+alone() { # NAME SHOW-OPTION CHANGED-LINE-ERE COMMAND...
+	local name=$1 opt=$2 re=$3 before after ch rc; shift 3
+	before=$(ethtool "$opt" "$D")
+	"$@" || { ktap_fail "$name (refused)"; return; }
+	after=$(ethtool "$opt" "$D")
+	ch=$(diff <(echo "$before") <(echo "$after") | sed -n 's/^> //p')
+	[ "$(echo "$ch" | grep -c .)" = 1 ] && echo "$ch" | grep -qE "$re"
+	rc=$?
+	[ $rc = 0 ] || diag "changed: $(echo "$ch" | xargs)"
+	ktap_result $rc "$name"
+}
+alone "ethtool -C rx-usecs 30 alone changes only rx-usecs" -c '^rx-usecs:\s+30$' ethtool -C "$D" rx-usecs 30
+alone "ethtool -C rx-frames 12 alone changes only rx-frames" -c '^rx-frames:\s+12$' ethtool -C "$D" rx-frames 12
+alone "ethtool -C rx-frames-irq 32 alone changes only rx-frames-irq" -c '^rx-frames-irq:\s+32$' ethtool -C "$D" rx-frames-irq 32
+alone "ethtool -C adaptive-rx on alone changes only adaptive-rx" -c '^Adaptive RX:\s+on\b' ethtool -C "$D" adaptive-rx on
+ethtool -C "$D" adaptive-rx off
+alone "ethtool -G rx 1024 alone changes only the rx ring" -g '^RX:\s+1024$' ethtool -G "$D" rx 1024
+alone "ethtool -G tx 256 alone changes only the tx ring" -g '^TX:\s+256$' ethtool -G "$D" tx 256
 
 # channels
 check "channels: combined 2 by default" eq "$(chan Combined)" 2
