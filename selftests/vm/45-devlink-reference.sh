@@ -10,7 +10,7 @@
 # recover counters and auto-recover, a firmware fault under flowtable
 # offload recovered with traffic back in hardware; region flow-table
 # new/show/read/dump/del with out-of-range reads refused.
-# timeout: 900
+# timeout: 600
 . "$(dirname "$0")/lib.sh"
 ktap_plan 57
 

@@ -7,7 +7,7 @@
 # listing, refusals (a queue beyond the count, a location beyond the table,
 # a TOS match, ethtool -L under a rule's queue, ntuple off), rules that
 # survive devlink reload and a firmware fault, delete, and -K ntuple off.
-# timeout: 900
+# timeout: 600
 . "$(dirname "$0")/lib.sh"
 ktap_plan 30
 

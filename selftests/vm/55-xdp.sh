@@ -11,7 +11,7 @@
 #   reason and port), attach/replace/detach under iperf3, ethtool -G/-L with
 #   a program attached, the per-queue XDP counters, the MTU and XDP refusing
 #   each other above one page.
-# timeout: 900
+# timeout: 600
 . "$(dirname "$0")/lib.sh"
 ktap_plan 28
 

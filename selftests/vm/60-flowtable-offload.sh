@@ -6,7 +6,7 @@
 # (seed 004: "a connection in hardware sends the host nothing").
 # Then the same with masquerade on the egress port (NAT both ways) and
 # with IPv6.
-# timeout: 900
+# timeout: 600
 . "$(dirname "$0")/lib.sh"
 ktap_plan 11
 SECS=15

@@ -6,7 +6,7 @@
 # `conntrack -F` empties the table in one pass.  Then a table made small
 # with `devlink resource set` + reload: the overflow stays on the host
 # path, counted, and the traffic does not notice.
-# timeout: 900
+# timeout: 600
 . "$(dirname "$0")/lib.sh"
 ktap_plan 6
 LOAD=$NPU_REPO/build/bin/npuload

@@ -10,7 +10,7 @@
 #   - conntrack -F of all of them at once (the load paused): npuflowd's
 #     table, the rules and the coprocessor's table are empty in one pass.
 # Counts only; times belong to the benchmark.
-# timeout: 1200
+# timeout: 600
 . "$(dirname "$0")/lib.sh"
 ktap_plan 10
 LOAD=$NPU_REPO/build/bin/npuload

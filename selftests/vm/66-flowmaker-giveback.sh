@@ -8,7 +8,7 @@
 #     npuflowd sees the connection cross the threshold again, takes it out,
 #     holds it for the first wait (--hold-min-ms) and makes it again.
 # Counts only; times belong to the benchmark.
-# timeout: 900
+# timeout: 600
 . "$(dirname "$0")/lib.sh"
 ktap_plan 7
 LOAD=$NPU_REPO/build/bin/npuload

@@ -5,7 +5,7 @@
 # the host takes < 0.1 % of the stream's frames.  (Masquerade: see
 # 68-flowmaker-nat.sh.)
 # Counts only; times belong to the benchmark.
-# timeout: 900
+# timeout: 600
 . "$(dirname "$0")/lib.sh"
 ktap_plan 5
 LOAD=$NPU_REPO/build/bin/npuload

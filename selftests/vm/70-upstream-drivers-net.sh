@@ -9,7 +9,7 @@
 # NAPI and each NAPI to its queue pair's vector, the page_pools tied to the
 # netdev and NAPI, the XDP features, and the device's qstats never going
 # backwards and agreeing with rtnl stats64 across ethtool -L and link down.
-# timeout: 900
+# timeout: 600
 . "$(dirname "$0")/lib.sh"
 KSRC=${KSRC:-$NPU_REPO/build/ksft/linux-source-6.12}
 TESTS=(ping.py stats.py queues.py)
