@@ -9,6 +9,7 @@
 #include <linux/device.h>
 #include <linux/hrtimer.h>
 #include <linux/irqdomain.h>
+#include <linux/smp.h>
 #include <linux/list.h>
 #include <linux/netdevice.h>
 #include <linux/spinlock.h>
@@ -185,6 +186,22 @@ struct npusim_cmdq {
 };
 
 /**
+ * struct npusim_vec - one interrupt vector, as an MSI-X entry
+ * @nd: device
+ * @virq: Linux IRQ number (0: not mapped)
+ * @cpu: CPU the vector is delivered to (its effective affinity), or -1
+ *	before any affinity was set: delivered where it is raised
+ * @csd: delivery on @cpu when raised elsewhere (an IPI, as a message to
+ *	that CPU's APIC)
+ */
+struct npusim_vec {
+	struct npusim_dev *nd;
+	unsigned int virq;
+	int cpu;
+	call_single_data_t csd;
+};
+
+/**
  * struct npusim_dev - one coprocessor
  * @hw: what the host driver binds to (auxiliary device + ops)
  * @bus_dev: device on the npusim bus (DMA device)
@@ -206,7 +223,7 @@ struct npusim_cmdq {
  * @cmd_irqs: command vector raises
  * @domain: interrupt domain
  * @fwnode: the domain's name
- * @virq: Linux IRQ numbers per vector
+ * @vecs: the interrupt vectors (Linux IRQ, target CPU, delivery)
  * @dead: teardown started: no new raises, timers or work
  * @aux_added: auxiliary device registered
  * @fp: the fast path (fastpath.c)
@@ -239,7 +256,7 @@ struct npusim_dev {
 
 	struct irq_domain *domain;
 	struct fwnode_handle *fwnode;
-	unsigned int *virq;
+	struct npusim_vec *vecs;
 	bool dead;
 	bool aux_added;
 
