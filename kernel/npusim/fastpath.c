@@ -367,7 +367,8 @@ static int npusim_fp_vlan_push(struct sk_buff *skb, __be16 tci)
 /**
  * npusim_fp_ingress - the fast path's look at a frame arriving on a port
  * @port: ingress port
- * @skb: the frame, checksums complete (consumed only when forwarded)
+ * @skb: the frame (consumed only when forwarded; a CHECKSUM_PARTIAL sum
+ *	is completed before the rewrite)
  * @pkt: the parser's result; on return its @reason is the punt reason
  * @conn: on return, the connection index for the punt descriptor
  *
@@ -411,6 +412,9 @@ bool npusim_fp_ingress(struct npusim_port *port, struct sk_buff *skb,
 	}
 
 	if (skb_ensure_writable(skb, skb->len))
+		goto drop;
+	/* the rewrite updates sums incrementally: they must be complete */
+	if (skb->ip_summed == CHECKSUM_PARTIAL && skb_checksum_help(skb))
 		goto drop;
 	npusim_ft_rewrite(skb->data, skb->len, pkt, &rw);
 	if ((rw.flags & NPU_RW_VLAN_POP) && npusim_fp_vlan_pop(skb))

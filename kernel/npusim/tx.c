@@ -181,7 +181,12 @@ static void npusim_tx_deliver(struct npusim_port *port, struct sk_buff *skb)
 		npusim_wire_rx(wire, skb);
 		return;
 	}
-	segs = skb_gso_segment(skb, 0);
+	/*
+	 * Scatter-gather: the segments share the frame's pages (no copy of
+	 * the payload); with no checksum feature their sums are computed
+	 * in software, one read of the payload.
+	 */
+	segs = skb_gso_segment(skb, NETIF_F_SG);
 	if (IS_ERR_OR_NULL(segs)) {
 		atomic64_inc(&port->tx_bad);
 		kfree_skb(skb);
