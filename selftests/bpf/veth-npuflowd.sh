@@ -77,7 +77,7 @@ for i in 1 2 3 4 5; do
 		ip netns exec $A ping -6 -c1 -W1 fd00:211:2::2 >/dev/null && break
 	sleep 0.5
 done
-echo "1..29"
+echo "1..32"
 
 start_daemon() { # log, extra args...
 	local log=$1 i
@@ -236,5 +236,11 @@ check "--flush removes the pins" test ! -e $PIN/candidates -a ! -e $PIN
 out=$("$BIN/npuctl" status 2>&1); rc=$?
 check "npuctl status with nothing pinned: 'not running', exit 3 (rc $rc: $out)" \
 	bash -c "[ $rc = 3 ] && [[ '$out' == 'npuflowd not running (nothing pinned in'* ]]"
+out=$("$BIN/npuctl" release -1 2>&1); rc=$?
+[ $rc = 2 ] && [[ "$out" == *"'-1' is not a connection id"* ]]; ok=$?
+check "npuctl release -1: refused, not wrapped to a huge id (rc $rc)" test $ok = 0
+out=$("$BIN/npuctl" stats --bogus 2>&1); rc=$?
+[ $rc = 2 ] && [[ "$out" == *"unknown option or argument '--bogus'"* ]]; ok=$?
+check "npuctl stats --bogus: exit 2, the option named (rc $rc)" test $ok = 0
 echo "# npuflowd: $((T - FAILS)) passed, $FAILS failed"
 [ $FAILS = 0 ]

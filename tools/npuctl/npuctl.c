@@ -10,6 +10,7 @@
  *   npuctl [--ctl-socket PATH] release ID|--all
  */
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <net/if.h>
@@ -36,10 +37,10 @@ static const char *lock_file = NPUFLOWD_LOCK_DEFAULT;
 static void usage(FILE *f)
 {
 	fprintf(f,
-"usage: npuctl [--pin-dir DIR] COMMAND [OPTIONS]\n"
+"usage: npuctl [--pin-dir DIR] [--ctl-socket PATH] [--lock-file PATH] COMMAND [OPTIONS]\n"
 "\n"
 "commands:\n"
-"  candidates [--json] [--limit N]\n"
+"  candidates|cand [--json] [--limit N]\n"
 "      the candidates (one per direction seen in punted frames), busiest\n"
 "      first: ingress interface, VLANs, protocol, endpoints, frames, bytes,\n"
 "      TCP flags seen, last punt reason, front port (panel number), hardware\n"
@@ -59,8 +60,19 @@ static void usage(FILE *f)
 "      hand connections back to the host: npuflowd sets conntrack's\n"
 "      be-liberal flags first, then removes the rules\n"
 "\n"
-"options: --pin-dir DIR (maps, default %s), --ctl-socket PATH (default %s)\n",
-		pin_dir, ctl_socket);
+"options: --pin-dir DIR (maps, default %s), --ctl-socket PATH (npuflowd's\n"
+"  control socket, default %s), --lock-file PATH (npuflowd's lock, which\n"
+"  names its pid, default %s); -j is --json\n"
+"exit: 0 done, 1 failed, 2 bad usage, 3 status: npuflowd never ran here\n",
+		pin_dir, ctl_socket, lock_file);
+}
+
+/* An option or argument @cmd does not take: say which, then the usage. */
+static int bad_arg(const char *cmd, const char *arg)
+{
+	fprintf(stderr, "npuctl: %s: unknown option or argument '%s'\n", cmd, arg);
+	usage(stderr);
+	return 2;
 }
 
 /* Whether @name is pinned in pin_dir. */
@@ -127,8 +139,7 @@ static int cmd_candidates(int argc, char **argv)
 				return 2;
 			}
 		} else {
-			usage(stderr);
-			return 2;
+			return bad_arg(argv[0], argv[i]);
 		}
 	}
 	fd = open_pinned("candidates");
@@ -228,10 +239,8 @@ static int cmd_stats(int argc, char **argv)
 			json = 1;
 		else if (!strcmp(argv[i], "--all"))
 			all = 1;
-		else {
-			usage(stderr);
-			return 2;
-		}
+		else
+			return bad_arg(argv[0], argv[i]);
 	}
 	if (ncpu <= 0) {
 		fprintf(stderr, "npuctl: cannot count CPUs\n");
@@ -398,10 +407,8 @@ static int cmd_flows(int argc, char **argv)
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--json") || !strcmp(argv[i], "-j"))
 			json = 1;
-		else {
-			usage(stderr);
-			return 2;
-		}
+		else
+			return bad_arg(argv[0], argv[i]);
 	}
 	fd = open_pinned("connections");
 	if (fd < 0)
@@ -528,10 +535,8 @@ static int cmd_status(int argc, char **argv)
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--json") || !strcmp(argv[i], "-j"))
 			json = 1;
-		else {
-			usage(stderr);
-			return 2;
-		}
+		else
+			return bad_arg(argv[0], argv[i]);
 	}
 	memset(&st, 0, sizeof(st));
 	if (!pid && !pinned("fmstats")) {
@@ -584,16 +589,21 @@ static int cmd_release(int argc, char **argv)
 	int fd;
 
 	if (argc != 2) {
+		fprintf(stderr, "npuctl: release: one connection id, or --all\n");
 		usage(stderr);
 		return 2;
 	}
 	if (!strcmp(argv[1], "--all") || !strcmp(argv[1], "all")) {
 		snprintf(req, sizeof(req), "release all");
 	} else {
+		unsigned long id;
 		char *end;
-		unsigned long id = strtoul(argv[1], &end, 10);
 
-		if (end == argv[1] || *end) {
+		/* strtoul() would take "-1" as ULONG_MAX: digits only, a u32 */
+		errno = 0;
+		id = strtoul(argv[1], &end, 10);
+		if (!isdigit((unsigned char)argv[1][0]) || *end || errno ||
+		    id > UINT32_MAX) {
 			fprintf(stderr, "npuctl: release: '%s' is not a connection id\n", argv[1]);
 			return 2;
 		}
@@ -638,6 +648,7 @@ int main(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		} else {
+			fprintf(stderr, "npuctl: unknown option '%s'\n", argv[i]);
 			usage(stderr);
 			return 2;
 		}
