@@ -707,17 +707,6 @@ static int npuep_qp_request_irq(struct npuep_qp *qp)
 		return err;
 	}
 	qp->irq = irq;
-	/*
-	 * Queue N's vector on the Nth CPU near the device, so the queues
-	 * RSS spreads a port's flows over are served by different CPUs
-	 * (irqbalance or smp_affinity may move it; the hint stays).
-	 */
-	err = irq_set_affinity_and_hint(irq,
-					cpumask_of(cpumask_local_spread(qp->idx,
-									dev_to_node(ndev->dev))));
-	if (err)
-		netdev_warn(port->netdev, "queue %u: affinity hint: %d\n",
-			    qp->idx, err);
 	return 0;
 }
 
@@ -760,7 +749,6 @@ static void npuep_qp_close(struct npuep_qp *qp)
 	qp->open = false;
 	npuep_qp_hw_stop(qp);
 	if (qp->irq >= 0) {
-		irq_update_affinity_hint(qp->irq, NULL);
 		free_irq(qp->irq, qp);
 		qp->irq = -1;
 	}

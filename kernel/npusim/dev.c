@@ -366,9 +366,9 @@ static int npusim_irq(struct npu_hw *hw, unsigned int vec)
 {
 	struct npusim_dev *nd = npusim_from_hw(hw);
 
-	if (vec >= nd->nvec || !nd->vecs[vec].virq)
+	if (vec >= nd->nvec || !nd->virq[vec])
 		return -EINVAL;
-	return nd->vecs[vec].virq;
+	return nd->virq[vec];
 }
 
 static const struct npu_hw_ops npusim_hw_ops = {
@@ -390,7 +390,7 @@ static void npusim_free(struct npusim_dev *nd)
 			kfree(nd->ports[p].qps);
 		kfree(nd->ports);
 	}
-	kfree(nd->vecs);
+	kfree(nd->virq);
 	npusim_fp_fini(nd);
 	npusim_ntuple_fini(nd);
 	kfree(nd);
@@ -529,8 +529,8 @@ struct npusim_dev *npusim_dev_create(struct device *bus_dev, u32 id,
 	npusim_coal_init(&nd->cmd_coal, 0, 0);
 	npusim_coal_enable(&nd->cmd_coal, true);
 
-	nd->vecs = kcalloc(nd->nvec, sizeof(*nd->vecs), GFP_KERNEL);
-	if (!nd->vecs) {
+	nd->virq = kcalloc(nd->nvec, sizeof(*nd->virq), GFP_KERNEL);
+	if (!nd->virq) {
 		err = -ENOMEM;
 		goto err_free;
 	}

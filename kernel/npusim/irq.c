@@ -2,24 +2,14 @@
 /*
  * The coprocessor's interrupt vectors.
  *
- * An irq domain of 1 + nports * nqueues vectors.  Vector 0 carries command
- * completions and link events; each queue pair's vector carries its receive
- * frames, moderated (frames/usecs, NPU_CMD_COALESCE), and its transmit
- * completions, raised once per transmit pass without moderation (the host's
- * queue restarts on them; a delayed completion stalls BQL and TCP).
- *
- * A vector behaves as an MSI-X entry: edge triggered (handle_edge_irq, so
- * a raise while the handler runs on another CPU is replayed, not lost) and
- * delivered to the CPU of its affinity (/proc/irq/N/smp_affinity, the
- * driver's hint): raised on another CPU, it reaches its CPU through an
- * IPI (smp_call_function_single_async()), as a message reaches that CPU's
- * APIC.  Before the model took
- * this, every vector ran where the model raised it - in the sender's
- * transmit on the wire - so the whole path ran on one CPU, and a raise
- * during a handler on the other CPU was dropped by handle_simple_irq: the
- * ring filled until the host's safety-net poll came (a 10 s iperf3 through
- * the host: 12 such stalls, 287 frames dropped at a full ring, 284 TCP
- * retransmissions).
+ * An irq domain of 1 + nports * nqueues vectors with a dummy chip and the
+ * simple flow handler; the model raises a vector with
+ * generic_handle_irq_safe(), which runs the host's handler from any
+ * context.  Vector 0 carries command completions and link events; each
+ * queue pair's vector carries its receive frames, moderated (frames/usecs,
+ * NPU_CMD_COALESCE), and its transmit completions, raised once per transmit
+ * pass without moderation (the host's queue restarts on them; a delayed
+ * completion stalls BQL and TCP).
  *
  * Locking: the decision is taken under the vector's lock, the raise happens
  * after it is dropped (the host's handler may write our registers).
@@ -32,45 +22,11 @@
 
 #include "npusim.h"
 
-static int npusim_irq_set_affinity(struct irq_data *d,
-				   const struct cpumask *mask, bool force)
-{
-	struct npusim_dev *nd = irq_data_get_irq_chip_data(d);
-	struct npusim_vec *vec = &nd->vecs[irqd_to_hwirq(d)];
-	unsigned int cpu;
-
-	/* One CPU per vector, as an x86 vector: the first online one. */
-	cpu = force ? cpumask_first(mask) : cpumask_first_and(mask, cpu_online_mask);
-	if (cpu >= nr_cpu_ids)
-		return -EINVAL;
-	WRITE_ONCE(vec->cpu, cpu);
-	irq_data_update_effective_affinity(d, cpumask_of(cpu));
-	return IRQ_SET_MASK_OK_DONE;
-}
-
-static void npusim_irq_noop(struct irq_data *d)
-{
-}
-
-static struct irq_chip npusim_irq_chip = {
-	.name			= DRV_NAME,
-	.irq_ack		= npusim_irq_noop,
-	.irq_mask		= npusim_irq_noop,
-	.irq_unmask		= npusim_irq_noop,
-	.irq_set_affinity	= npusim_irq_set_affinity,
-	.flags			= IRQCHIP_SKIP_SET_WAKE,
-};
-
 static int npusim_irq_map(struct irq_domain *d, unsigned int virq,
 			  irq_hw_number_t hw)
 {
-	irq_set_chip_and_handler(virq, &npusim_irq_chip, handle_edge_irq);
+	irq_set_chip_and_handler(virq, &dummy_irq_chip, handle_simple_irq);
 	irq_set_chip_data(virq, d->host_data);
-	/*
-	 * An affinity change applies at once: nothing here would carry out
-	 * a move deferred to the next interrupt (GENERIC_PENDING_IRQ).
-	 */
-	irq_set_status_flags(virq, IRQ_MOVE_PCNTXT);
 	return 0;
 }
 
@@ -79,33 +35,12 @@ static const struct irq_domain_ops npusim_irq_domain_ops = {
 	.xlate	= irq_domain_xlate_onecell,
 };
 
-/* A vector raised away from its CPU arrives there (hard irq context). */
-static void npusim_vec_deliver(void *info)
+static void npusim_raise(struct npusim_dev *nd, unsigned int vec)
 {
-	struct npusim_vec *vec = info;
+	unsigned int virq = nd->virq[vec];
 
-	if (!READ_ONCE(vec->nd->dead))
-		generic_handle_irq_safe(vec->virq);
-}
-
-static void npusim_raise(struct npusim_dev *nd, unsigned int v)
-{
-	struct npusim_vec *vec = &nd->vecs[v];
-	int cpu = READ_ONCE(vec->cpu);
-
-	if (!vec->virq || READ_ONCE(nd->dead))
-		return;
-	if (cpu < 0 || cpu == raw_smp_processor_id() || !cpu_online(cpu)) {
-		generic_handle_irq_safe(vec->virq);
-		return;
-	}
-	/*
-	 * -EBUSY: a message is in flight and its function has not started
-	 * (the csd is unlocked before the call): it delivers this raise too,
-	 * as a pending MSI-X bit.  -ENXIO: the CPU went away; deliver here.
-	 */
-	if (smp_call_function_single_async(cpu, &vec->csd) == -ENXIO)
-		generic_handle_irq_safe(vec->virq);
+	if (virq && !READ_ONCE(nd->dead))
+		generic_handle_irq_safe(virq);
 }
 
 static void npusim_qp_coal_act(struct npusim_qp *qp, unsigned int act)
@@ -314,11 +249,8 @@ int npusim_irq_init(struct npusim_dev *nd)
 		return err;
 	}
 	for (v = 0; v < nd->nvec; v++) {
-		nd->vecs[v].nd = nd;
-		nd->vecs[v].cpu = -1;
-		INIT_CSD(&nd->vecs[v].csd, npusim_vec_deliver, &nd->vecs[v]);
-		nd->vecs[v].virq = irq_create_mapping(nd->domain, v);
-		if (!nd->vecs[v].virq) {
+		nd->virq[v] = irq_create_mapping(nd->domain, v);
+		if (!nd->virq[v]) {
 			npusim_irq_fini(nd);
 			return -ENOSPC;
 		}
@@ -330,8 +262,7 @@ int npusim_irq_init(struct npusim_dev *nd)
  * npusim_irq_fini - dispose of the vectors and the domain
  * @nd: device
  *
- * The host driver has freed its interrupts (it is unbound); no raise
- * happens any more (nd->dead or never started).
+ * The host driver has freed its interrupts (it is unbound).
  */
 void npusim_irq_fini(struct npusim_dev *nd)
 {
@@ -339,20 +270,10 @@ void npusim_irq_fini(struct npusim_dev *nd)
 
 	if (!nd->domain)
 		return;
-	/*
-	 * A message in flight ends before its vector goes: wait for its csd
-	 * to be unlocked, then for the function it runs (hard irq context,
-	 * an RCU read-side section).
-	 */
-	for (v = 0; v < nd->nvec; v++)
-		/* pairs with the release in csd_unlock() */
-		while (smp_load_acquire(&nd->vecs[v].csd.node.u_flags) & CSD_FLAG_LOCK)
-			cpu_relax();
-	synchronize_rcu();
 	for (v = 0; v < nd->nvec; v++) {
-		if (nd->vecs[v].virq)
-			irq_dispose_mapping(nd->vecs[v].virq);
-		nd->vecs[v].virq = 0;
+		if (nd->virq[v])
+			irq_dispose_mapping(nd->virq[v]);
+		nd->virq[v] = 0;
 	}
 	irq_domain_remove(nd->domain);
 	nd->domain = NULL;

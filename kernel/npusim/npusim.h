@@ -9,7 +9,6 @@
 #include <linux/device.h>
 #include <linux/hrtimer.h>
 #include <linux/irqdomain.h>
-#include <linux/smp.h>
 #include <linux/list.h>
 #include <linux/netdevice.h>
 #include <linux/spinlock.h>
@@ -186,22 +185,6 @@ struct npusim_cmdq {
 };
 
 /**
- * struct npusim_vec - one interrupt vector, as an MSI-X entry
- * @nd: device
- * @virq: Linux IRQ number (0: not mapped)
- * @cpu: CPU the vector is delivered to (its effective affinity), or -1
- *	before any affinity was set: delivered where it is raised
- * @csd: delivery on @cpu when raised elsewhere (an IPI, as a message to
- *	that CPU's APIC)
- */
-struct npusim_vec {
-	struct npusim_dev *nd;
-	unsigned int virq;
-	int cpu;
-	call_single_data_t csd;
-};
-
-/**
  * struct npusim_dev - one coprocessor
  * @hw: what the host driver binds to (auxiliary device + ops)
  * @bus_dev: device on the npusim bus (DMA device)
@@ -223,7 +206,7 @@ struct npusim_vec {
  * @cmd_irqs: command vector raises
  * @domain: interrupt domain
  * @fwnode: the domain's name
- * @vecs: the interrupt vectors (Linux IRQ, target CPU, delivery)
+ * @virq: Linux IRQ numbers per vector
  * @dead: teardown started: no new raises, timers or work
  * @aux_added: auxiliary device registered
  * @fp: the fast path (fastpath.c)
@@ -256,7 +239,7 @@ struct npusim_dev {
 
 	struct irq_domain *domain;
 	struct fwnode_handle *fwnode;
-	struct npusim_vec *vecs;
+	unsigned int *virq;
 	bool dead;
 	bool aux_added;
 
