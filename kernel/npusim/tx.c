@@ -150,28 +150,6 @@ static int npusim_tx_offload(struct sk_buff *skb, const struct npu_tx_desc *d)
 	return 0;
 }
 
-/**
- * npusim_wire_rx - hand one frame to a wire as received
- * @wire: the wire netdev (the far end of a port's cable)
- * @skb: the frame (consumed)
- */
-void npusim_wire_rx(struct net_device *wire, struct sk_buff *skb)
-{
-	unsigned int len = skb->len;
-
-	if (!netif_running(wire) || !netif_carrier_ok(wire)) {
-		dev_dstats_rx_dropped(wire);
-		kfree_skb(skb);
-		return;
-	}
-	skb->dev = wire;
-	skb->protocol = eth_type_trans(skb, wire);
-	if (__netif_rx(skb) == NET_RX_SUCCESS)
-		dev_dstats_rx_add(wire, len);
-	else
-		dev_dstats_rx_dropped(wire);
-}
-
 static void npusim_tx_deliver(struct npusim_port *port, struct sk_buff *skb)
 {
 	struct net_device *wire = port->wire;
@@ -247,6 +225,8 @@ static bool npusim_tx_pass(struct npusim_qp *qp)
 	u16 f;
 
 	__skb_queue_head_init(&q);
+	if (!npusim_wire_tx_ok(port))
+		return false;	/* the wire's NAPI restarts us */
 	spin_lock_irqsave(&qp->tx_lock, flags);
 	if (!qp->tx_en) {
 		spin_unlock_irqrestore(&qp->tx_lock, flags);

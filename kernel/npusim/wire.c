@@ -22,10 +22,97 @@
 /**
  * struct npusim_wire - private data of a wire netdev
  * @port: the coprocessor port at the other end of the cable
+ * @napi: takes the frames the port sent, from @fifo
+ * @fifo: frames on their way to this end (NPUSIM_WIRE_* in npusim.h)
  */
 struct npusim_wire {
 	struct npusim_port *port;
+	struct napi_struct napi;
+	struct sk_buff_head fifo;
 };
+
+/**
+ * npusim_wire_rx - a frame the port sent reaches the far end of its cable
+ * @wire: the wire netdev
+ * @skb: the frame (consumed)
+ *
+ * Queued for the wire's NAPI; dropped and counted (rx_dropped) when the
+ * wire is down or its FIFO holds NPUSIM_WIRE_MAX frames.
+ */
+void npusim_wire_rx(struct net_device *wire, struct sk_buff *skb)
+{
+	struct npusim_wire *w = netdev_priv(wire);
+
+	if (!netif_running(wire) || !netif_carrier_ok(wire) ||
+	    skb_queue_len(&w->fifo) >= NPUSIM_WIRE_MAX) {
+		dev_dstats_rx_dropped(wire);
+		kfree_skb(skb);
+		return;
+	}
+	skb_queue_tail(&w->fifo, skb);
+	napi_schedule(&w->napi);
+}
+
+/**
+ * npusim_wire_tx_ok - may a transmit pass of @port start
+ * @port: port
+ *
+ * Return: true while the wire's FIFO is below NPUSIM_WIRE_HIGH; false marks
+ * the port blocked, and the wire's NAPI restarts its transmit work once
+ * the FIFO is below NPUSIM_WIRE_LOW.
+ */
+bool npusim_wire_tx_ok(struct npusim_port *port)
+{
+	struct npusim_wire *w = netdev_priv(port->wire);
+
+	if (skb_queue_len(&w->fifo) < NPUSIM_WIRE_HIGH)
+		return true;
+	WRITE_ONCE(port->wire_blocked, true);
+	/* pairs with the barrier in npusim_wire_poll(): one of us sees it */
+	smp_mb();
+	if (skb_queue_len(&w->fifo) < NPUSIM_WIRE_HIGH) {
+		WRITE_ONCE(port->wire_blocked, false);
+		return true;
+	}
+	return false;
+}
+
+/* Restart the port's transmit passes (from their work items). */
+static void npusim_wire_unblock(struct npusim_wire *w)
+{
+	struct npusim_port *port = w->port;
+	u32 q;
+
+	WRITE_ONCE(port->wire_blocked, false);
+	if (READ_ONCE(port->nd->dead))
+		return;
+	for (q = 0; q < port->nd->nqueues; q++)
+		queue_work(port->nd->wq, &port->qps[q].tx_work);
+}
+
+static int npusim_wire_poll(struct napi_struct *napi, int budget)
+{
+	struct npusim_wire *w = container_of(napi, struct npusim_wire, napi);
+	struct net_device *dev = napi->dev;
+	struct sk_buff *skb;
+	int done = 0;
+
+	while (done < budget && (skb = skb_dequeue(&w->fifo))) {
+		dev_dstats_rx_add(dev, skb->len);
+		skb->dev = dev;
+		skb->protocol = eth_type_trans(skb, dev);
+		netif_receive_skb(skb);
+		done++;
+	}
+	/* pairs with the barrier in npusim_wire_tx_ok() */
+	smp_mb();
+	if (READ_ONCE(w->port->wire_blocked) &&
+	    skb_queue_len(&w->fifo) <= NPUSIM_WIRE_LOW)
+		npusim_wire_unblock(w);
+	if (done < budget)
+		napi_complete_done(napi, done);
+	return done;
+}
 
 static void npusim_link_event(struct npusim_port *port, bool up)
 {
@@ -70,6 +157,7 @@ static int npusim_wire_open(struct net_device *dev)
 {
 	struct npusim_wire *w = netdev_priv(dev);
 
+	napi_enable(&w->napi);
 	if (READ_ONCE(w->port->host_up))
 		netif_carrier_on(dev);
 	else
@@ -83,6 +171,11 @@ static int npusim_wire_stop(struct net_device *dev)
 	struct npusim_wire *w = netdev_priv(dev);
 
 	npusim_link_event(w->port, false);
+	napi_disable(&w->napi);
+	/* what was on its way is lost with the link; the port may go on */
+	skb_queue_purge(&w->fifo);
+	if (READ_ONCE(w->port->wire_blocked))
+		npusim_wire_unblock(w);
 	return 0;
 }
 
@@ -184,6 +277,8 @@ int npusim_wires_create(struct npusim_dev *nd)
 		}
 		w = netdev_priv(dev);
 		w->port = port;
+		skb_queue_head_init(&w->fifo);
+		netif_napi_add(dev, &w->napi, npusim_wire_poll);
 		eth_hw_addr_random(dev);
 		SET_NETDEV_DEV(dev, nd->bus_dev);
 		netif_carrier_off(dev);
@@ -208,6 +303,7 @@ err:
  */
 void npusim_wires_destroy(struct npusim_dev *nd)
 {
+	struct npusim_wire *w;
 	struct npusim_port *port;
 	u32 p;
 
@@ -215,7 +311,10 @@ void npusim_wires_destroy(struct npusim_dev *nd)
 		port = &nd->ports[p];
 		if (!port->wire)
 			continue;
-		unregister_netdev(port->wire);
+		w = netdev_priv(port->wire);
+		unregister_netdev(port->wire);	/* stops it: NAPI disabled */
+		skb_queue_purge(&w->fifo);
+		netif_napi_del(&w->napi);
 		free_netdev(port->wire);
 		port->wire = NULL;
 	}

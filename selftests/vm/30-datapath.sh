@@ -53,7 +53,7 @@ ktap_result $([ "$q_rx" -gt 0 ] && [ $((all_rx - q_rx)) -le 5 ] && [ $((q_rx - a
 # Transmit: what the host sent on port 8 arrived on far's wire.
 far_rx=$(link_stat -n far npuw0p8 rx_packets)
 host_tx=$(link_stat "$P8" tx_packets)
-diag "host port 8 sent $host_tx, far received $far_rx"
+diag "host port 8 sent $host_tx, far received $far_rx (far's wire dropped $(link_stat -n far npuw0p8 rx_dropped); backlog drops per CPU: $(while read -r _ d _; do printf '%d ' "0x$d"; done < /proc/net/softnet_stat))"
 ktap_result $([ $((host_tx - far_rx)) -le 5 ] && [ $((far_rx - host_tx)) -le 5 ]; echo $?) \
 	"frames sent on port 8 arrive on far's wire"
 
