@@ -60,7 +60,7 @@ bench: deps
 	$(MAKE) -C selftests/bpf bench
 	$(MAKE) -C loader bench
 	rm -f results/bench-vm.json
-	tools/vm/run -t 1500 -- tools/bench/run
+	tools/vm/run --bench -t 1500 -- tools/bench/run
 	tools/bench/report
 
 lint:

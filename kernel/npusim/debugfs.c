@@ -10,6 +10,8 @@
  *   cmd_stall        the command channel stops executing (a hung
  *                    firmware); clearing it resumes at the next doorbell
  *   cmd_irqs, bad_cmds
+ *   datapath_ns      CPU time the model's datapath took, all CPUs (ns):
+ *                    ingress, transmit passes, wire NAPI less the stack
  *
  * Counters are read through the same code as the registers.
  */
@@ -70,6 +72,19 @@ static int npusim_dbg_qp_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(npusim_dbg_qp);
 
+static int npusim_dbg_datapath_ns_show(struct seq_file *m, void *v)
+{
+	struct npusim_dev *nd = m->private;
+	u64 sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += *per_cpu_ptr(nd->datapath_ns, cpu);
+	seq_printf(m, "%llu\n", sum);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(npusim_dbg_datapath_ns);
+
 /**
  * npusim_debugfs_create - create the device's debugfs directory
  * @nd: device
@@ -87,6 +102,8 @@ void npusim_debugfs_create(struct npusim_dev *nd)
 	debugfs_create_bool("cmd_stall", 0600, nd->dbg, &nd->cmd_stall);
 	debugfs_create_u64("cmd_irqs", 0400, nd->dbg, &nd->cmd_irqs);
 	debugfs_create_u64("bad_cmds", 0400, nd->dbg, &nd->bad_cmds);
+	debugfs_create_file("datapath_ns", 0400, nd->dbg, nd,
+			    &npusim_dbg_datapath_ns_fops);
 	for (p = 0; p < nd->nports; p++) {
 		port = &nd->ports[p];
 		snprintf(name, sizeof(name), "p%u", p + 1);

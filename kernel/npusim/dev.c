@@ -391,6 +391,7 @@ static void npusim_free(struct npusim_dev *nd)
 		kfree(nd->ports);
 	}
 	kfree(nd->virq);
+	free_percpu(nd->datapath_ns);
 	npusim_fp_fini(nd);
 	npusim_ntuple_fini(nd);
 	kfree(nd);
@@ -530,7 +531,8 @@ struct npusim_dev *npusim_dev_create(struct device *bus_dev, u32 id,
 	npusim_coal_enable(&nd->cmd_coal, true);
 
 	nd->virq = kcalloc(nd->nvec, sizeof(*nd->virq), GFP_KERNEL);
-	if (!nd->virq) {
+	nd->datapath_ns = alloc_percpu(u64);
+	if (!nd->virq || !nd->datapath_ns) {
 		err = -ENOMEM;
 		goto err_free;
 	}

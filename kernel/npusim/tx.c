@@ -331,8 +331,10 @@ static bool npusim_tx_pass(struct npusim_qp *qp)
 static void npusim_tx_run(struct npusim_qp *qp)
 {
 	int passes = 0;
+	u64 t0;
 
 	local_bh_disable();
+	t0 = npusim_dp_clock();
 	while (npusim_tx_pass(qp)) {
 		if (++passes >= 4) {
 			/* Long queue: let the work item continue. */
@@ -340,6 +342,7 @@ static void npusim_tx_run(struct npusim_qp *qp)
 			break;
 		}
 	}
+	npusim_dp_clock_end(qp->nd, t0, 0);
 	local_bh_enable();
 }
 

@@ -94,6 +94,7 @@ static int npusim_wire_poll(struct napi_struct *napi, int budget)
 {
 	struct npusim_wire *w = container_of(napi, struct npusim_wire, napi);
 	struct net_device *dev = napi->dev;
+	u64 t0 = npusim_dp_clock(), t1, stack_ns = 0;
 	struct sk_buff *skb;
 	int done = 0;
 
@@ -101,7 +102,9 @@ static int npusim_wire_poll(struct napi_struct *napi, int budget)
 		dev_dstats_rx_add(dev, skb->len);
 		skb->dev = dev;
 		skb->protocol = eth_type_trans(skb, dev);
+		t1 = local_clock();
 		netif_receive_skb(skb);
+		stack_ns += local_clock() - t1;
 		done++;
 	}
 	/* pairs with the barrier in npusim_wire_tx_ok() */
@@ -111,6 +114,7 @@ static int npusim_wire_poll(struct napi_struct *napi, int budget)
 		npusim_wire_unblock(w);
 	if (done < budget)
 		napi_complete_done(napi, done);
+	npusim_dp_clock_end(w->port->nd, t0, stack_ns);
 	return done;
 }
 
@@ -184,14 +188,18 @@ static netdev_tx_t npusim_wire_xmit(struct sk_buff *skb,
 {
 	struct npusim_wire *w = netdev_priv(dev);
 	unsigned int len = skb->len;
+	netdev_tx_t ret;
+	u64 t0;
 
 	skb_tx_timestamp(skb);
-	if (npusim_port_ingress(w->port, skb) == NETDEV_TX_OK) {
+	t0 = npusim_dp_clock();
+	ret = npusim_port_ingress(w->port, skb);
+	npusim_dp_clock_end(w->port->nd, t0, 0);
+	if (ret == NETDEV_TX_OK)
 		dev_dstats_tx_add(dev, len);
-		return NETDEV_TX_OK;
-	}
-	dev_dstats_tx_dropped(dev);
-	return NET_XMIT_DROP;
+	else
+		dev_dstats_tx_dropped(dev);
+	return ret;
 }
 
 static const struct net_device_ops npusim_wire_ops = {
