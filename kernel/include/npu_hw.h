@@ -243,6 +243,14 @@ struct npu_tx_desc {
 #define NPU_TXD_TSO6		BIT(4)
 
 /*
+ * Descriptors one frame may span; a frame of more is malformed (counted in
+ * NPU_PORT_TX_BAD).  A 64 KB GRO frame of 1,448-byte segments is 45
+ * buffers: the head, MAX_SKB_FRAGS (17) pages and 27 more on its frag list.
+ * Below NPU_RING_MIN, so that the largest frame fits any ring.
+ */
+#define NPU_TX_MAX_DESCS	48
+
+/*
  * Punt reasons: why the coprocessor handed a frame to the host instead of
  * forwarding it.  Values are ABI (traps, counters, BPF metadata).
  */

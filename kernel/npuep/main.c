@@ -140,6 +140,7 @@ static const struct net_device_ops npuep_netdev_ops = {
 	.ndo_open = npuep_open,
 	.ndo_stop = npuep_stop,
 	.ndo_start_xmit = npuep_start_xmit,
+	.ndo_features_check = npuep_features_check,
 	.ndo_change_mtu = npuep_change_mtu,
 	.ndo_get_stats64 = npuep_get_stats64,
 	.ndo_set_features = npuep_set_features,
@@ -282,7 +283,9 @@ static int npuep_port_create(struct npuep_dev *ndev, u32 idx)
 	netdev->netdev_ops = &npuep_netdev_ops;
 	netdev->ethtool_ops = &npuep_ethtool_ops;
 	netdev->stat_ops = &npuep_stat_ops;
-	netdev->hw_features = NETIF_F_SG | NETIF_F_HIGHDMA | NETIF_F_GRO;
+	/* a frag list is more buffers: npuep_features_check() bounds it */
+	netdev->hw_features = NETIF_F_SG | NETIF_F_FRAGLIST | NETIF_F_HIGHDMA |
+			      NETIF_F_GRO;
 	if (ndev->caps & NPU_CAP_CSUM_TX) {
 		netdev->hw_features |= NETIF_F_HW_CSUM;
 		if (ndev->caps & NPU_CAP_TSO)

@@ -75,8 +75,9 @@ static inline unsigned int npuep_rx_order(unsigned int mtu)
 #define NPUEP_POLL_INTERVAL_US	1000	/* devlink poll_interval_us default */
 
 /* Stop a tx queue when a worst-case skb might not fit. */
-#define NPUEP_TX_STOP_THRS	(MAX_SKB_FRAGS + 1)
-#define NPUEP_TX_START_THRS	(2 * NPUEP_TX_STOP_THRS)
+#define NPUEP_TX_STOP_THRS	NPU_TX_MAX_DESCS
+/* restart at twice that, or at an empty ring when the ring is smaller */
+#define NPUEP_TX_START_THRS(qp)	min(2 * NPUEP_TX_STOP_THRS, (qp)->tx_size - 1)
 
 struct npuep_dev;
 struct npuep_port;
@@ -128,6 +129,7 @@ struct npuep_qp_stats {
 	u64 tx_drops;
 	u64 tx_stop;
 	u64 tx_wake;
+	u64 tx_fraglist;	/* xsyncp: frames sent with their frag list */
 	u64 rx_xdp_pass;
 	u64 rx_xdp_drop;
 	u64 rx_xdp_tx;
@@ -285,6 +287,9 @@ int npuep_cmd_coalesce(struct npuep_port *port, u16 queue, u32 usecs,
 int npuep_dp_open(struct npuep_port *port);
 void npuep_dp_close(struct npuep_port *port);
 netdev_tx_t npuep_start_xmit(struct sk_buff *skb, struct net_device *dev);
+netdev_features_t npuep_features_check(struct sk_buff *skb,
+				       struct net_device *netdev,
+				       netdev_features_t features);
 void npuep_poll_timer_start(struct npuep_dev *ndev);
 void npuep_poll_init(struct npuep_dev *ndev);
 void npuep_qp_stats_read(struct npuep_qp *qp, struct npuep_qp_stats *out);

@@ -37,8 +37,7 @@
 #define NPUSIM_MTU_MIN		68
 #define NPUSIM_MTU_MAX		(NPU_MAX_FRAME - 22)	/* Ethernet + 2 tags */
 
-/* Transmit bounds: a frame of more descriptors or bytes is malformed. */
-#define NPUSIM_TX_MAX_DESCS	(MAX_SKB_FRAGS + 1)
+/* Transmit bounds: a frame of more bytes (or NPU_TX_MAX_DESCS) is malformed. */
 #define NPUSIM_TX_MAX_BYTES	65536
 /* Frames taken from a tx ring per pass before the pass yields. */
 #define NPUSIM_TX_BATCH		64
@@ -103,6 +102,12 @@ struct npusim_nt_port;
  * @tx_inline: transmit passes run in the doorbell writer's context
  * @tx_deferred: transmit passes run from the work item
  */
+/* One buffer of a frame a transmit pass gathers. */
+struct npusim_tx_frag {
+	u64 addr;
+	u32 len;
+};
+
 struct npusim_qp {
 	struct npusim_dev *nd;
 	struct npusim_port *port;
@@ -126,6 +131,7 @@ struct npusim_qp {
 	u32 tx_head;
 	bool tx_en;
 	struct npu_tx_desc *tx_ring;
+	struct npusim_tx_frag tx_frag[NPU_TX_MAX_DESCS];	/* under tx_lock */
 	struct work_struct tx_work;
 
 	spinlock_t irq_lock;	/* see above */

@@ -202,18 +202,13 @@ static struct sk_buff *npusim_tx_alloc(struct net_device *wire, u32 len)
 	return skb;
 }
 
-struct npusim_tx_frag {
-	u64 addr;
-	u32 len;
-};
-
 /*
  * One pass over a transmit ring.  Called with BH disabled.  Return: true if
  * frames are left for another pass.
  */
 static bool npusim_tx_pass(struct npusim_qp *qp)
 {
-	struct npusim_tx_frag frag[NPUSIM_TX_MAX_DESCS];
+	struct npusim_tx_frag *frag = qp->tx_frag;
 	u32 head, tail, idx, mask, n, i, off, total, frames = 0;
 	struct npusim_port *port = qp->port;
 	struct npu_tx_desc first, d;
@@ -250,7 +245,7 @@ static bool npusim_tx_pass(struct npusim_qp *qp)
 			f = le16_to_cpu(d.flags);
 			if (!n)
 				first = d;
-			if (n < NPUSIM_TX_MAX_DESCS) {
+			if (n < NPU_TX_MAX_DESCS) {
 				frag[n].addr = le64_to_cpu(d.addr);
 				frag[n].len = le16_to_cpu(d.len);
 				if (!frag[n].len ||
