@@ -93,7 +93,9 @@ void npusim_qp_irq_event(struct npusim_qp *qp, u32 n)
 	unsigned int act;
 
 	spin_lock_irqsave(&qp->irq_lock, flags);
-	act = npusim_coal_event(&qp->coal, n, ktime_get_ns());
+	/* the time matters only with a time threshold (rx-usecs) */
+	act = npusim_coal_event(&qp->coal, n,
+				qp->coal.usecs ? ktime_get_ns() : 0);
 	npusim_qp_coal_act(qp, act);
 	spin_unlock_irqrestore(&qp->irq_lock, flags);
 	npusim_qp_raise(qp, act);
