@@ -3,13 +3,14 @@
 # The host datapath with real traffic: "pc" on the wire of port 3, "far" on
 # the wire of port 8, the host routing between its port netdevs.  ping v4/v6,
 # one iperf3 TCP stream each way, and the counters agree with the traffic;
-# GRO's frag-list frames leave whole, 16 MB each way arrive intact (sha256);
+# GRO's frag-list frames leave whole, 16 MB each way (and over IPv6) arrive
+# intact (sha256);
 # then MTU 9000 end to end (multi-page receive buffers): 8,000-byte pings
 # with DF each way, frame for frame, and the host's TCP to pc in jumbo frames
 # with TSO off (several descriptors per frame) and on.
 # timeout: 600
 . "$(dirname "$0")/lib.sh"
-ktap_plan 18
+ktap_plan 19
 
 npu_load && npu_new 0 8 2 || { ktap_fail "setup"; ktap_finish; }
 topo_pc_far 0; ktap_result $? "topology pc <-> host <-> far"
@@ -73,10 +74,8 @@ xfer() { # FROM_NS TO_NS TO_ADDR PORT: "sent_bytes sent_sha recv_bytes recv_sha"
 	out=$(mktemp)
 	ip netns exec "$2" python3 - "$4" > "$out" 2>&1 <<'PY' &
 import hashlib, socket, sys
-s = socket.socket()
-s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-s.bind(("0.0.0.0", int(sys.argv[1])))
-s.listen(1)
+s = socket.create_server(("::", int(sys.argv[1])), family=socket.AF_INET6,
+                         dualstack_ipv6=True)
 s.settimeout(120)
 c, _ = s.accept()
 c.settimeout(120)
@@ -107,12 +106,12 @@ PY
 	cat "$out"
 	rm -f "$out"
 }
-for dir in "pc far $FAR4 5301" "far pc $PC4 5302"; do
+for dir in "pc far $FAR4 5301" "far pc $PC4 5302" "pc far $FAR6 5303"; do
 	set -- $dir
 	read -r sn ss rn rs <<< "$(xfer "$@")"
 	diag "$1 -> $2: sent $sn B sha256 $ss, received ${rn:-?} B sha256 ${rs:-?}"
 	ktap_result $([ -n "$ss" ] && [ "$sn" = "$rn" ] && [ "$ss" = "$rs" ]; echo $?) \
-		"16 MB $1 -> $2 arrive intact (sha256)"
+		"16 MB $1 -> $2 ($3) arrive intact (sha256)"
 done
 
 grep -E -e "$P3" /proc/interrupts | head -8 | sed 's/^/# /'
