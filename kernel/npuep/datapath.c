@@ -396,7 +396,7 @@ netdev_tx_t npuep_start_xmit(struct sk_buff *skb, struct net_device *netdev)
 	struct npuep_qp *qp = &port->qps[qidx];
 	struct netdev_queue *txq = netdev_get_tx_queue(netdev, qidx);
 	struct npuep_tx_map m = {};
-	u32 mask, ntu, first, last, bytes;
+	u32 mask, bytes;
 	struct sk_buff *cur;
 	unsigned int descs;
 	u16 segs = 1;
@@ -455,18 +455,15 @@ netdev_tx_t npuep_start_xmit(struct sk_buff *skb, struct net_device *netdev)
 		if (npuep_tx_map(qp, cur, &m))
 			goto err_unmap;
 	}
-	ntu = m.ntu;
-	first = m.first;
-	last = m.last;
-	if (unlikely(ntu == first)) {	/* a zero-length skb */
+	if (unlikely(m.ntu == m.first)) {	/* a zero-length skb */
 		npuep_tx_drop(qp, skb);
 		return NETDEV_TX_OK;
 	}
 
-	qp->tx_ring[last].flags |= cpu_to_le16(NPU_TXD_EOP);
-	qp->tx_bufs[last].skb = skb;
-	qp->tx_bufs[last].bytes = bytes;
-	qp->tx_bufs[last].segs = segs;
+	qp->tx_ring[m.last].flags |= cpu_to_le16(NPU_TXD_EOP);
+	qp->tx_bufs[m.last].skb = skb;
+	qp->tx_bufs[m.last].bytes = bytes;
+	qp->tx_bufs[m.last].segs = segs;
 	skb_tx_timestamp(skb);
 	if (skb_has_frag_list(skb)) {
 		u64_stats_update_begin(&qp->stats.xsyncp);
@@ -477,7 +474,7 @@ netdev_tx_t npuep_start_xmit(struct sk_buff *skb, struct net_device *netdev)
 	/* Descriptors before the index the completion path reads. */
 	dma_wmb();
 	/* Pairs with the acquire in npuep_tx_clean(). */
-	smp_store_release(&qp->tx_ntu, ntu);
+	smp_store_release(&qp->tx_ntu, m.ntu);
 
 	if (!netif_txq_maybe_stop(txq, npuep_tx_free(qp), NPUEP_TX_STOP_THRS,
 				  NPUEP_TX_START_THRS(qp))) {
@@ -486,7 +483,7 @@ netdev_tx_t npuep_start_xmit(struct sk_buff *skb, struct net_device *netdev)
 		u64_stats_update_end(&qp->stats.xsyncp);
 	}
 	if (__netdev_tx_sent_queue(txq, bytes, netdev_xmit_more()))
-		npuep_wr32(port->ndev, qp->reg + NPU_QP_TX_TAIL, ntu);
+		npuep_wr32(port->ndev, qp->reg + NPU_QP_TX_TAIL, m.ntu);
 	return NETDEV_TX_OK;
 
 err_unmap:
