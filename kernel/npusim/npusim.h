@@ -313,7 +313,8 @@ void *npusim_dma_va(u64 addr);
  * The model's share of the CPU (debugfs datapath_ns, make bench): every
  * ingress, transmit pass and wire NAPI poll adds the time it spent, less
  * the time the stack behind a wire took (npusim_wire_poll()), to a per-CPU
- * sum.  local_clock(): ~0.1 us per read under TCG, two per section.
+ * sum: two local_clock() reads per section, two more per frame the wire
+ * hands to its stack.
  *
  * Return: the start time, for npusim_dp_clock_end().
  */

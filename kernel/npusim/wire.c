@@ -102,9 +102,9 @@ static int npusim_wire_poll(struct napi_struct *napi, int budget)
 		dev_dstats_rx_add(dev, skb->len);
 		skb->dev = dev;
 		skb->protocol = eth_type_trans(skb, dev);
-		t1 = local_clock();
+		t1 = npusim_dp_clock();
 		netif_receive_skb(skb);
-		stack_ns += local_clock() - t1;
+		stack_ns += npusim_dp_clock() - t1;
 		done++;
 	}
 	/* pairs with the barrier in npusim_wire_tx_ok() */
