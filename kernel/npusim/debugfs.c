@@ -6,7 +6,9 @@
  *   p<N>/q<Q>        queue pair Q's counters and ring state
  *   force_rx_full    every receive ring reads full: frames are dropped and
  *                    counted in rx_qfull (exercises the host's counters)
- *   tx_defer         transmit passes always run from the work item
+ *   tx_defer         transmit passes run from the work item (default Y);
+ *                    N runs them inline in the doorbell writer when its
+ *                    context allows
  *   cmd_stall        the command channel stops executing (a hung
  *                    firmware); clearing it resumes at the next doorbell
  *   cmd_irqs, bad_cmds

@@ -551,6 +551,7 @@ struct npusim_dev *npusim_dev_create(struct device *bus_dev, u32 id,
 		err = -ENOMEM;
 		goto err_free;
 	}
+	nd->tx_defer = true;	/* transmit engine on its own (tx.c) */
 	err = npusim_irq_init(nd);
 	if (err)
 		goto err_wq;

@@ -237,7 +237,8 @@ struct npusim_cmdq {
  * @nt: the ingress classifier, one per port (ntuple.c)
  * @dbg: debugfs directory
  * @force_rx_full: knob: every receive ring reads as full (QFULL drops)
- * @tx_defer: knob: always process transmit from the work item
+ * @tx_defer: knob: transmit passes run from the work item (default), not
+ *	inline in the doorbell writer
  * @cmd_stall: knob: the command channel does not process (firmware hang)
  * @bad_cmds: commands answered with an error status
  */
