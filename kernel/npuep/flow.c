@@ -708,6 +708,9 @@ static int npuep_flow_replace(struct npuep_ft *ft, struct npuep_port *port,
 		ft->st.unsupported++;
 		return err;
 	}
+	/* Checked under the lock the unbind clears it under: npuep_setup_block(). */
+	if (owner == NPUEP_OWNER_FT && !test_bit(port->idx, &ft->ndev->ft_bound))
+		return -EOPNOTSUPP;
 	if (ft->owner[port->idx] != NPUEP_OWNER_NONE && ft->owner[port->idx] != owner) {
 		if (owner == NPUEP_OWNER_FT)
 			NL_SET_ERR_MSG_MOD(extack, "port's offload is driven by tc flower rules");
@@ -1134,6 +1137,32 @@ static void npuep_flow_purge(struct npuep_ft *ft, u32 port, u8 owner)
 	} while (n == NPUEP_FLOW_PURGE_BATCH);
 }
 
+/*
+ * A flowtable leaves @port.  nftables unbinds a flowtable's devices before
+ * it flushes the flowtable: those DESTROYs reach no driver, so its
+ * connections entering here go now.  And nf_flow_table_offload_setup()
+ * calls us before it takes our callback off the flowtable's list (under
+ * its flow_block_lock): an add work item walking that list can still post
+ * a REPLACE after the purge.  The port leaves ft_bound first, under the
+ * table lock that npuep_flow_replace() tests it under, so that REPLACE
+ * finds it gone (an orphan in the driver and the coprocessor otherwise,
+ * seen by test 63 after a flush under traffic).  tc replays DESTROY for
+ * every filter before an unbind: flower needs none of this.
+ */
+static void npuep_ft_unbind(struct npuep_port *port)
+{
+	struct npuep_ft *ft = port->ndev->ft;
+
+	if (!ft) {
+		clear_bit(port->idx, &port->ndev->ft_bound);
+		return;
+	}
+	npuep_ft_lock_writes(ft);
+	clear_bit(port->idx, &port->ndev->ft_bound);
+	npuep_ft_unlock(ft);
+	npuep_flow_purge(ft, port->idx, NPUEP_OWNER_FT);
+}
+
 static LIST_HEAD(npuep_block_cb_list);
 
 static int npuep_setup_block(struct npuep_port *port, struct flow_block_offload *f,
@@ -1164,6 +1193,8 @@ static int npuep_setup_block(struct npuep_port *port, struct flow_block_offload 
 		flow_block_cb_incref(block_cb);
 		flow_block_cb_add(block_cb, f);
 		list_add_tail(&block_cb->driver_list, &npuep_block_cb_list);
+		if (cb == npuep_ft_block_cb)
+			set_bit(port->idx, &port->ndev->ft_bound);
 		return 0;
 	case FLOW_BLOCK_UNBIND:
 		block_cb = flow_block_cb_lookup(f->block, cb, port);
@@ -1172,16 +1203,8 @@ static int npuep_setup_block(struct npuep_port *port, struct flow_block_offload 
 		if (!flow_block_cb_decref(block_cb)) {
 			flow_block_cb_remove(block_cb, f);
 			list_del(&block_cb->driver_list);
-			/*
-			 * nftables unbinds a flowtable's devices before it
-			 * flushes the flowtable: those DESTROYs reach no
-			 * driver.  Its connections entering here go now.
-			 * (tc replays DESTROY for every filter before an
-			 * unbind, so flower needs nothing.)
-			 */
-			if (cb == npuep_ft_block_cb && port->ndev->ft)
-				npuep_flow_purge(port->ndev->ft, port->idx,
-						 NPUEP_OWNER_FT);
+			if (cb == npuep_ft_block_cb)
+				npuep_ft_unbind(port);
 		}
 		return 0;
 	default:

@@ -220,6 +220,7 @@ struct npuep_port {
  */
 struct npuep_dev {
 	struct npuep_ft *ft;		/* flow offload (flow.c) */
+	unsigned long ft_bound;		/* ports an nftables flowtable is bound to */
 	struct npuep_dlx dlx;		/* command rings, devlink objects */
 	struct auxiliary_device *adev;
 	struct npu_hw *hw;
