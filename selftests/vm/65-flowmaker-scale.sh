@@ -61,12 +61,16 @@ ktap_result $([ "$(echo "$U" | jq -r .state)" = made ] && [ "$ct" = 1 ] &&
 	[ $((p1 - p0)) -gt 500 ] && [ $((h * 100)) -lt $((p1 - p0)) ]; echo $?) \
 	"in hardware for 2.5 x the UDP timeout, its conntrack entry kept alive"
 wait $UP 2>/dev/null; UP=
-# idle: conntrack expires it (10 s), the DESTROY takes it out of hardware
-for i in $(seq 40); do
+# idle: conntrack expires it (10 s), the DESTROY takes it out of hardware.
+# conntrack sends an expired entry's DESTROY when its gc worker reaches it,
+# up to GC_SCAN_INTERVAL_MAX (60 s, nf_conntrack_core.c) later: 40 s was
+# too short once (left at 40 s: the rules, the driver's connection; gone
+# moments after).
+for i in $(seq 80); do
 	[ "$(fm_rules "$P3")" = 0 ] && [ "$(fp fp_conns)" = 0 ] && break
 	sleep 1
 done
-diag "idle: gone after ~$i s; $(fm_ctl status --json | jq -c '.counters | {taken_out, expired, ct_refresh}')"
+diag "idle: gone after ~$i s; $(fm_ctl status --json | jq -c '.counters | {taken_out, expired, ct_refresh}'); left: rules $(fm_rules "$P3")+$(fm_rules "$P8"), driver $(fp fp_conns), conntrack $(conntrack -L -p udp --dport 5202 2>/dev/null | grep -c .)"
 ktap_result $([ "$(fm_rules "$P3")" = 0 ] && [ "$(fm_rules "$P8")" = 0 ] && [ "$(fp fp_conns)" = 0 ] &&
 	[ "$(conntrack -L -p udp --dport 5202 2>/dev/null | grep -c .)" = 0 ]; echo $?) \
 	"once idle it expires and leaves the hardware"
