@@ -28,13 +28,13 @@ LOG=$(mktemp /tmp/npfm-npuflowd.XXXXXX)
 A=npfm-a B=npfm-b R=npfm-r
 # nsenter, not ip netns exec: that remounts /sys and hides /sys/fs/bpf
 NR="nsenter --net=/run/netns/$R"
-T=0 FAILS=0 DPID= PIDS=()
+T=0 FAILS=0 SKIPS=0 DPID= PIDS=()
 SLOW=${NPFM_SLOW:-1}	# waits multiplied by this (the VM under TCG: 4)
 
 ok() { T=$((T + 1)); echo "ok $T - $1"; }
 nok() { T=$((T + 1)); FAILS=$((FAILS + 1)); echo "not ok $T - $1"; [ -n "${2:-}" ] && echo "# $2"; }
 check() { local d=$1; shift; if "$@"; then ok "$d"; else nok "$d"; fi; }
-skip() { T=$((T + 1)); echo "ok $T - $1 # SKIP ${2:-}"; }
+skip() { T=$((T + 1)); SKIPS=$((SKIPS + 1)); echo "ok $T - $1 # SKIP ${2:-}"; }
 
 stop_daemon() {
 	[ -n "$DPID" ] || return 0
@@ -377,5 +377,5 @@ if [ "$FAILS" != 0 ]; then
 	echo "# npuflowd log (last 40 lines):"
 	tail -40 "$LOG" | sed 's/^/#   /'
 fi
-echo "# flow maker: $((T - FAILS)) passed, $FAILS failed"
+echo "# flow maker: $((T - FAILS - SKIPS)) passed, $SKIPS skipped, $FAILS failed"
 [ "$FAILS" = 0 ]
