@@ -1145,9 +1145,9 @@ static void npuep_flow_purge(struct npuep_ft *ft, u32 port, u8 owner)
  * its flow_block_lock): an add work item walking that list can still post
  * a REPLACE after the purge.  The port leaves ft_bound first, under the
  * table lock that npuep_flow_replace() tests it under, so that REPLACE
- * finds it gone (an orphan in the driver and the coprocessor otherwise,
- * seen by test 63 after a flush under traffic).  tc replays DESTROY for
- * every filter before an unbind: flower needs none of this.
+ * finds it gone (else an orphan stays in the driver and the coprocessor:
+ * test 63 once found one after a flowtable deletion).  tc replays DESTROY
+ * for every filter before an unbind: flower needs none of this.
  */
 static void npuep_ft_unbind(struct npuep_port *port)
 {
