@@ -375,6 +375,7 @@ enum npuflow_fm_stat {
 	NPUFLOW_FM_EGRESS_CACHED,	/* egress facts answered from npuflowd's cache */
 	NPUFLOW_FM_EGRESS_ASKED,	/* ... asked of rtnetlink (a miss) */
 	NPUFLOW_FM_CT_US,		/* of lookup_us: the conntrack query, us */
+	NPUFLOW_FM_CT_SWEPT,		/* taken out by the periodic conntrack check: no DESTROY came */
 	NPUFLOW_FM_MAX,
 };
 #define NPUFLOW_FM_SLOTS	32

@@ -728,7 +728,7 @@ const char *fm_stat_name(unsigned int s)
 		"held_events", "revives", "taken_out", "released", "refused", "punted_made",
 		"core_full", "expired", "ct_refresh", "ct_resync", "hw_writes", "hw_deletes",
 		"hw_orphans", "restored", "lookup_us", "write_us", "egress_cached",
-		"egress_asked", "ct_us",
+		"egress_asked", "ct_us", "ct_swept",
 	};
 
 	return s < NPUFLOW_FM_MAX ? n[s] : NULL;

@@ -49,7 +49,7 @@ struct fmd {
 	int cache_read;
 	uint32_t tc_flags;
 	fmd_log_fn log;
-	uint64_t start_ns, next_tick_ns, next_keepalive_ns;
+	uint64_t start_ns, next_tick_ns, next_keepalive_ns, next_sweep_ns;
 	uint32_t tcp_timeout, udp_timeout;	/* conntrack's established/stream timeouts, s */
 	uint8_t *mark;			/* resync scratch, one per id */
 	uint32_t *pending;		/* ids the timer made due */
