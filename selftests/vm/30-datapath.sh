@@ -10,7 +10,7 @@
 # with TSO off (several descriptors per frame) and on.
 # timeout: 600
 . "$(dirname "$0")/lib.sh"
-ktap_plan 20
+ktap_plan 21
 
 npu_load && npu_new 0 8 2 || { ktap_fail "setup"; ktap_finish; }
 topo_pc_far 0; ktap_result $? "topology pc <-> host <-> far"
@@ -126,6 +126,18 @@ ip netns exec far ethtool -K npuw0p8 rx on
 diag "far checking sums: sent $sn B sha256 $ss, received ${rn:-?} B sha256 ${rs:-?}; TcpInCsumErrors ${ce0:-?} -> ${ce1:-?}"
 ktap_result $([ -n "$ss" ] && [ "$sn" = "$rn" ] && [ "$ss" = "$rs" ] && [ -n "$ce0" ] && [ "$ce0" = "$ce1" ]; echo $?) \
 	"16 MB pc -> far with far's wire checking every sum (rx off): intact, no checksum errors"
+
+# The model's transmit passes inline in the host's doorbell (debugfs
+# tx_defer N; the work item is the default): the same bytes.
+tx_inline() { cat /sys/kernel/debug/npusim/0/p8/q* | awk '$1 == "tx_inline" { s += $2 } END { print s + 0 }'; }
+echo N > /sys/kernel/debug/npusim/0/tx_defer
+ti0=$(tx_inline)
+read -r sn ss rn rs <<< "$(xfer pc far $FAR4 5305)"
+ti1=$(tx_inline)
+echo Y > /sys/kernel/debug/npusim/0/tx_defer
+diag "inline passes: sent $sn B sha256 $ss, received ${rn:-?} B sha256 ${rs:-?}; port 8's inline passes $ti0 -> $ti1"
+ktap_result $([ -n "$ss" ] && [ "$sn" = "$rn" ] && [ "$ss" = "$rs" ] && [ "$ti1" -gt "$ti0" ]; echo $?) \
+	"16 MB pc -> far with the model's transmit passes inline (tx_defer N): intact"
 
 grep -E -e "$P3" /proc/interrupts | head -8 | sed 's/^/# /'
 ktap_result $([ "$(grep -c -e "$P3" /proc/interrupts)" -ge 2 ]; echo $?) \
