@@ -129,12 +129,13 @@ ktap_result $([ -n "$ss" ] && [ "$sn" = "$rn" ] && [ "$ss" = "$rs" ] && [ -n "$c
 
 # The model's transmit passes inline in the host's doorbell (debugfs
 # tx_defer N; the work item is the default): the same bytes.
-tx_inline() { cat /sys/kernel/debug/npusim/0/p8/q* | awk '$1 == "tx_inline" { s += $2 } END { print s + 0 }'; }
-echo N > /sys/kernel/debug/npusim/0/tx_defer
+DBG=/sys/kernel/debug/npusim/0
+tx_inline() { cat $DBG/p8/q* | awk '$1 == "tx_inline" { s += $2 } END { print s + 0 }'; }
+echo N > $DBG/tx_defer
 ti0=$(tx_inline)
 read -r sn ss rn rs <<< "$(xfer pc far $FAR4 5305)"
 ti1=$(tx_inline)
-echo Y > /sys/kernel/debug/npusim/0/tx_defer
+echo Y > $DBG/tx_defer
 diag "inline passes: sent $sn B sha256 $ss, received ${rn:-?} B sha256 ${rs:-?}; port 8's inline passes $ti0 -> $ti1"
 ktap_result $([ -n "$ss" ] && [ "$sn" = "$rn" ] && [ "$ss" = "$rs" ] && [ "$ti1" -gt "$ti0" ]; echo $?) \
 	"16 MB pc -> far with the model's transmit passes inline (tx_defer N): intact"

@@ -105,13 +105,13 @@ ktap_result $([ "$w" -gt 5000 ] && [ $((h * 100)) -lt "$w" ]; echo $?) \
 # ---- conntrack -F: all taken out at once -----------------------------------
 kill -STOP $CLI $SRV
 sleep 1
-before=$(made); t0=$(fm_ctl status --json | jq .counters.taken_out); s0=$(fm_ctl status --json | jq .counters.ct_swept)
+before=$(made); read -r t0 s0 <<< "$(fm_ctl status --json | jq -r '.counters | "\(.taken_out) \(.ct_swept)"')"
 conntrack -F >/dev/null 2>&1
 for i in $(seq 60); do
 	[ "$(made)" = 0 ] && [ "$(fp fp_conns)" = 0 ] && break
 	sleep 1
 done
-t1=$(fm_ctl status --json | jq .counters.taken_out); s1=$(fm_ctl status --json | jq .counters.ct_swept)
+read -r t1 s1 <<< "$(fm_ctl status --json | jq -r '.counters | "\(.taken_out) \(.ct_swept)"')"
 diag "conntrack -F: made $before -> $(made), taken out $((t1 - t0)) by DESTROY events and $((s1 - s0)) by npuflowd's periodic conntrack check, coprocessor $(fp fp_conns), rules $(fm_rules "$P3")+$(fm_rules "$P8") after ~$i s"
 # (A DESTROY once failed to come for 10 of 1,011 with no overrun reported:
 # npuflowd's check every 10 s takes such connections out.)
