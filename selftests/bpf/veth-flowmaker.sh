@@ -319,7 +319,7 @@ else
 	sleep 0.5
 	check "the stream goes on, no invalid-state drop ($INV0 before)" [ "$(invalid)" = "$INV0" ]
 	rm -f "$LOG.s2"
-	for d in "IPv6 made" "IPv6 rules" "restart keeps rules"; do skip "$d" "no software flower"; done
+	for d in "IPv6 made" "IPv6 rules" "restart keeps rules"; do skip "$d" "no software flower in this kernel"; done
 	stop_daemon
 	start_daemon
 	sleep 0.5
