@@ -69,44 +69,7 @@ ktap_result $([ "${fl:-0}" -gt 0 ]; echo $?) "GRO frames with a frag list leave 
 # The bytes themselves, each way: 16 MB of seeded bytes over TCP through
 # GRO, frag lists, forwarding and the model's TSO, sha256 at both ends.
 # (iperf3 checks no payload; the far end takes the sums the host left to
-# the device, CHECKSUM_PARTIAL, as verified, as over veth.)
-xfer() { # FROM_NS TO_NS TO_ADDR PORT: "sent_bytes sent_sha recv_bytes recv_sha"
-	local out
-	out=$(mktemp)
-	ip netns exec "$2" python3 - "$4" > "$out" 2>&1 <<'PY' &
-import hashlib, socket, sys
-s = socket.create_server(("::", int(sys.argv[1])), family=socket.AF_INET6,
-                         dualstack_ipv6=True)
-s.settimeout(120)
-c, _ = s.accept()
-c.settimeout(120)
-h, n = hashlib.sha256(), 0
-while True:
-    b = c.recv(1 << 16)
-    if not b:
-        break
-    h.update(b)
-    n += len(b)
-print(n, h.hexdigest())
-PY
-	local srv=$!
-	ip netns exec "$1" python3 - "$3" "$4" <<'PY'
-import hashlib, random, socket, sys, time
-data = random.Random(30).randbytes(16 << 20)
-for _ in range(100):
-    try:
-        s = socket.create_connection((sys.argv[1], int(sys.argv[2])), 5)
-        break
-    except OSError:
-        time.sleep(0.1)
-s.sendall(data)
-s.close()
-print(len(data), hashlib.sha256(data).hexdigest(), end=" ")
-PY
-	wait $srv
-	cat "$out"
-	rm -f "$out"
-}
+# the device, CHECKSUM_PARTIAL, as verified, as over veth.)  xfer: lib.sh.
 for dir in "pc far $FAR4 5301" "far pc $PC4 5302" "pc far $FAR6 5303"; do
 	set -- $dir
 	read -r sn ss rn rs <<< "$(xfer "$@")"
@@ -117,11 +80,10 @@ done
 
 # With rx-checksumming off on far's wire the model fills in every sum it
 # carried partial (the TSO segments') and far's stack checks each frame.
-in_csum_errs() { ip netns exec far nstat -asz TcpInCsumErrors | awk '$1 == "TcpInCsumErrors" { print $2 }'; }
 ip netns exec far ethtool -K npuw0p8 rx off
-ce0=$(in_csum_errs)
+ce0=$(in_csum_errs far)
 read -r sn ss rn rs <<< "$(xfer pc far $FAR4 5304)"
-ce1=$(in_csum_errs)
+ce1=$(in_csum_errs far)
 ip netns exec far ethtool -K npuw0p8 rx on
 diag "far checking sums: sent $sn B sha256 $ss, received ${rn:-?} B sha256 ${rs:-?}; TcpInCsumErrors ${ce0:-?} -> ${ce1:-?}"
 ktap_result $([ -n "$ss" ] && [ "$sn" = "$rn" ] && [ "$ss" = "$rs" ] && [ -n "$ce0" ] && [ "$ce0" = "$ce1" ]; echo $?) \

@@ -312,3 +312,47 @@ fm_cleanup() {
 		: > $FM_LOG
 	fi
 }
+
+# xfer FROM_NS TO_NS TO_ADDR PORT: 16 MB of seeded bytes over one TCP
+# connection, sha256 at both ends (iperf3 checks no payload).  Prints
+# "sent_bytes sent_sha recv_bytes recv_sha".
+xfer() {
+	local out
+	out=$(mktemp)
+	ip netns exec "$2" python3 - "$4" > "$out" 2>&1 <<'PY' &
+import hashlib, socket, sys
+s = socket.create_server(("::", int(sys.argv[1])), family=socket.AF_INET6,
+                         dualstack_ipv6=True)
+s.settimeout(120)
+c, _ = s.accept()
+c.settimeout(120)
+h, n = hashlib.sha256(), 0
+while True:
+    b = c.recv(1 << 16)
+    if not b:
+        break
+    h.update(b)
+    n += len(b)
+print(n, h.hexdigest())
+PY
+	local srv=$!
+	ip netns exec "$1" python3 - "$3" "$4" <<'PY'
+import hashlib, random, socket, sys, time
+data = random.Random(30).randbytes(16 << 20)
+for _ in range(100):
+    try:
+        s = socket.create_connection((sys.argv[1], int(sys.argv[2])), 5)
+        break
+    except OSError:
+        time.sleep(0.1)
+s.sendall(data)
+s.close()
+print(len(data), hashlib.sha256(data).hexdigest(), end=" ")
+PY
+	wait $srv
+	cat "$out"
+	rm -f "$out"
+}
+
+# in_csum_errs NS: TCP segments NS's stack found with a bad checksum.
+in_csum_errs() { ip netns exec "$1" nstat -asz TcpInCsumErrors | awk '$1 == "TcpInCsumErrors" { print $2 }'; }
