@@ -584,18 +584,19 @@ static void npusim_csum_replace(u8 *field, const u8 *from, const u8 *to, u32 n)
 
 /*
  * Replace @n bytes at @at with @to, updating the IPv4 header checksum
- * (@ip_csum, or NULL) and the L4 checksum (@l4_csum, or NULL; a UDP/IPv4
- * checksum of zero means none and stays zero).
+ * (@ip_csum, or NULL) and the L4 checksum (@l4_csum, or NULL).  For UDP
+ * (@udp) a computed zero is sent as 0xffff (RFC 768; over IPv6 a zero is
+ * dropped by the receiver, RFC 8200 section 8.1); over IPv4 (@udp4) a zero
+ * on input means no checksum and stays zero.
  */
 static void npusim_ft_set(u8 *at, const u8 *to, u32 n, u8 *ip_csum,
-			  u8 *l4_csum, bool udp4)
+			  u8 *l4_csum, bool udp, bool udp4)
 {
 	if (ip_csum)
 		npusim_csum_replace(ip_csum, at, to, n);
 	if (l4_csum && !(udp4 && !l4_csum[0] && !l4_csum[1])) {
 		npusim_csum_replace(l4_csum, at, to, n);
-		if (udp4 && !l4_csum[0] && !l4_csum[1]) {
-			/* RFC 768: a computed zero is sent as 0xffff */
+		if (udp && !l4_csum[0] && !l4_csum[1]) {
 			l4_csum[0] = 0xff;
 			l4_csum[1] = 0xff;
 		}
@@ -622,7 +623,7 @@ void npusim_ft_rewrite(u8 *data, u32 len, const struct npusim_pkt *pkt,
 	u32 alen = v6 ? 16 : 4;
 	u32 l3 = pkt->l3_off, l4 = pkt->l4_off;
 	u32 csum_off = pkt->l4_proto == NPUSIM_IPPROTO_TCP ? 16 : 6;
-	bool udp4 = !v6 && pkt->l4_proto == NPUSIM_IPPROTO_UDP;
+	bool udp = pkt->l4_proto == NPUSIM_IPPROTO_UDP, udp4 = udp && !v6;
 	u8 *ip_csum, *l4_csum = NULL;
 
 	if (!l3 || l3 + (v6 ? 40 : 20) > len)
@@ -633,16 +634,16 @@ void npusim_ft_rewrite(u8 *data, u32 len, const struct npusim_pkt *pkt,
 
 	if (rw->flags & NPU_RW_SNAT)
 		npusim_ft_set(data + l3 + (v6 ? 8 : 12), (const u8 *)rw->nat_saddr,
-			      alen, ip_csum, l4_csum, udp4);
+			      alen, ip_csum, l4_csum, udp, udp4);
 	if (rw->flags & NPU_RW_DNAT)
 		npusim_ft_set(data + l3 + (v6 ? 24 : 16), (const u8 *)rw->nat_daddr,
-			      alen, ip_csum, l4_csum, udp4);
+			      alen, ip_csum, l4_csum, udp, udp4);
 	if (l4_csum && (rw->flags & NPU_RW_SNAT))
 		npusim_ft_set(data + l4, (const u8 *)&rw->nat_sport, 2, NULL,
-			      l4_csum, udp4);
+			      l4_csum, udp, udp4);
 	if (l4_csum && (rw->flags & NPU_RW_DNAT))
 		npusim_ft_set(data + l4 + 2, (const u8 *)&rw->nat_dport, 2, NULL,
-			      l4_csum, udp4);
+			      l4_csum, udp, udp4);
 	if (rw->flags & NPU_RW_TTL) {
 		if (v6) {
 			if (data[l3 + 7])
@@ -651,7 +652,8 @@ void npusim_ft_rewrite(u8 *data, u32 len, const struct npusim_pkt *pkt,
 			/* TTL shares a 16-bit word with the protocol. */
 			u8 to[2] = { (u8)(data[l3 + 8] - 1), data[l3 + 9] };
 
-			npusim_ft_set(data + l3 + 8, to, 2, ip_csum, NULL, false);
+			npusim_ft_set(data + l3 + 8, to, 2, ip_csum, NULL, false,
+				      false);
 		}
 	}
 }
