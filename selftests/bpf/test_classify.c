@@ -66,11 +66,11 @@ static struct npuflow_meta mkmeta(int reason, int port, uint32_t conn)
 	return m;
 }
 
-/* Run @len bytes of @data through @prog_fd, with @meta (NULL: no ctx). */
 /*
- * Run the program @repeat times on one frame in one BPF_PROG_TEST_RUN: the
- * kernel loops on the frame back to back (microseconds apart), where
- * separate test runs under the VM's TCG can each land in another jiffy.
+ * Run @len bytes of @data through @prog_fd, with @meta (NULL: no ctx),
+ * @repeat times in one BPF_PROG_TEST_RUN: the kernel loops on the frame
+ * back to back (microseconds apart), where separate test runs under the
+ * VM's TCG can each land in another jiffy.
  */
 static int run_prog_n(int prog_fd, const void *data, size_t len,
 		      const struct npuflow_meta *meta, int ifindex, int repeat)
@@ -108,13 +108,19 @@ static int run_prog(int prog_fd, const void *data, size_t len,
 	return run_prog_n(prog_fd, data, len, meta, ifindex, 1);
 }
 
-static int run(const void *data, size_t len, const struct npuflow_meta *meta)
+/* The classifier on a frame @repeat times, its ring buffer events consumed. */
+static int run_n(const void *data, size_t len, const struct npuflow_meta *meta, int repeat)
 {
 	int fd = bpf_program__fd(skel->progs.npuflow_classify);
 
-	TRY(run_prog(fd, data, len, meta, 0));
+	TRY(run_prog_n(fd, data, len, meta, 0, repeat));
 	ring_buffer__consume(rb);
 	return 0;
+}
+
+static int run(const void *data, size_t len, const struct npuflow_meta *meta)
+{
+	return run_n(data, len, meta, 1);
 }
 
 static int runf(const struct frame *f, const struct npuflow_meta *meta)
@@ -1117,20 +1123,13 @@ static struct exp_cand cand_of(const struct fspec *s, const struct frame *f, uin
  */
 static int send_until_cached(const struct frame *f, const struct npuflow_meta *m, int min)
 {
-	int fd = bpf_program__fd(skel->progs.npuflow_classify);
-	int n = 0;
+	int n = 0, k;
 
 	while (n < min + 100) {
-		if (n < min) {
-			if (runf(f, m))
-				return -1;
-			n++;
-		} else {
-			if (run_prog_n(fd, f->b, f->len, m, 0, 2))
-				return -1;
-			ring_buffer__consume(rb);
-			n += 2;
-		}
+		k = n < min ? 1 : 2;
+		if (run_n(f->b, f->len, m, k))
+			return -1;
+		n += k;
 		if (n >= min) {
 			uint64_t c = cache_frames();
 
