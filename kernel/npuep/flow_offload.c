@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * npuep flow offload: ndo_setup_tc for nftables flowtables (TC_SETUP_FT)
+ * and TC flower blocks, the block callbacks and their binding.
+ */
+#include <net/flow_offload.h>
+#include <net/pkt_cls.h>
+
+#include "npuep.h"
+#include "flow_priv.h"
+
+
+static int npuep_flow_cls(struct npuep_port *port, struct flow_cls_offload *cls,
+			  u8 owner)
+{
+	struct npuep_ft *ft = port->ndev->ft;
+	int err;
+
+	if (!ft)
+		return -EOPNOTSUPP;
+	if (cls->common.chain_index) {
+		NL_SET_ERR_MSG_MOD(cls->common.extack, "only chain 0 is offloaded");
+		return -EOPNOTSUPP;
+	}
+	if (cls->command == FLOW_CLS_DESTROY)
+		return npuep_flow_destroy_cb(port, cls);
+	if (cls->command == FLOW_CLS_REPLACE)
+		npuep_ft_dq_flush(ft);
+	npuep_ft_lock_writes(ft);
+	switch (cls->command) {
+	case FLOW_CLS_REPLACE:
+		err = npuep_flow_replace(ft, port, cls, owner);
+		break;
+	case FLOW_CLS_STATS:
+		err = npuep_flow_stats(ft, cls);
+		break;
+	default:
+		err = -EOPNOTSUPP;
+	}
+	npuep_ft_unlock(ft);
+	return err;
+}
+
+static int npuep_ft_block_cb(enum tc_setup_type type, void *type_data,
+			     void *cb_priv)
+{
+	struct npuep_port *port = cb_priv;
+
+	if (type != TC_SETUP_CLSFLOWER)
+		return -EOPNOTSUPP;
+	return npuep_flow_cls(port, type_data, NPUEP_OWNER_FT);
+}
+
+static int npuep_tc_block_cb(enum tc_setup_type type, void *type_data,
+			     void *cb_priv)
+{
+	struct flow_cls_offload *cls = type_data;
+	struct npuep_port *port = cb_priv;
+
+	if (type != TC_SETUP_CLSFLOWER)
+		return -EOPNOTSUPP;
+	if (!tc_cls_can_offload_and_chain0(port->netdev, &cls->common))
+		return -EOPNOTSUPP;
+	return npuep_flow_cls(port, cls, NPUEP_OWNER_FLOWER);
+}
+
+/*
+ * A flowtable leaves @port.  nftables unbinds a flowtable's devices before
+ * it flushes the flowtable: those DESTROYs reach no driver, so its
+ * connections entering here go now.  And nf_flow_table_offload_setup()
+ * calls us before it takes our callback off the flowtable's list (under
+ * its flow_block_lock): an add work item walking that list can still post
+ * a REPLACE after the purge.  The port leaves ft_bound first, under the
+ * table lock that npuep_flow_replace() tests it under, so that REPLACE
+ * finds it gone (else an orphan stays in the driver and the coprocessor:
+ * test 63 once found one after a flowtable deletion).  tc replays DESTROY
+ * for every filter before an unbind: flower needs none of this.
+ */
+static void npuep_ft_unbind(struct npuep_port *port)
+{
+	struct npuep_ft *ft = port->ndev->ft;
+
+	if (!ft) {
+		clear_bit(port->idx, &port->ndev->ft_bound);
+		return;
+	}
+	npuep_ft_lock_writes(ft);
+	clear_bit(port->idx, &port->ndev->ft_bound);
+	npuep_ft_unlock(ft);
+	npuep_flow_purge(ft, port->idx, NPUEP_OWNER_FT);
+}
+
+static LIST_HEAD(npuep_block_cb_list);
+
+static int npuep_setup_block(struct npuep_port *port, struct flow_block_offload *f,
+			     flow_setup_cb_t *cb)
+{
+	struct flow_block_cb *block_cb;
+
+	if (f->binder_type != FLOW_BLOCK_BINDER_TYPE_CLSACT_INGRESS)
+		return -EOPNOTSUPP;
+	f->driver_block_list = &npuep_block_cb_list;
+
+	switch (f->command) {
+	case FLOW_BLOCK_BIND:
+		if (cb == npuep_ft_block_cb && port->ndev->ft &&
+		    port->ndev->ft->owner[port->idx] == NPUEP_OWNER_FLOWER) {
+			NL_SET_ERR_MSG_MOD(f->extack,
+					   "port's offload is driven by tc flower rules");
+			return -EBUSY;
+		}
+		block_cb = flow_block_cb_lookup(f->block, cb, port);
+		if (block_cb) {
+			flow_block_cb_incref(block_cb);
+			return 0;
+		}
+		block_cb = flow_block_cb_alloc(cb, port, port, NULL);
+		if (IS_ERR(block_cb))
+			return PTR_ERR(block_cb);
+		flow_block_cb_incref(block_cb);
+		flow_block_cb_add(block_cb, f);
+		list_add_tail(&block_cb->driver_list, &npuep_block_cb_list);
+		if (cb == npuep_ft_block_cb)
+			set_bit(port->idx, &port->ndev->ft_bound);
+		return 0;
+	case FLOW_BLOCK_UNBIND:
+		block_cb = flow_block_cb_lookup(f->block, cb, port);
+		if (!block_cb)
+			return -ENOENT;
+		if (!flow_block_cb_decref(block_cb)) {
+			flow_block_cb_remove(block_cb, f);
+			list_del(&block_cb->driver_list);
+			if (cb == npuep_ft_block_cb)
+				npuep_ft_unbind(port);
+		}
+		return 0;
+	default:
+		return -EOPNOTSUPP;
+	}
+}
+
+/**
+ * npuep_setup_tc() - ndo_setup_tc: flowtable and flower offload
+ * @netdev: a port's netdev
+ * @type: TC_SETUP_FT (nftables flowtable) or TC_SETUP_BLOCK (clsact ingress)
+ * @type_data: struct flow_block_offload
+ *
+ * Return: 0, -EOPNOTSUPP for other types or when hw-tc-offload is off.
+ */
+int npuep_setup_tc(struct net_device *netdev, enum tc_setup_type type,
+		   void *type_data)
+{
+	struct npuep_port *port = netdev_priv(netdev);
+
+	switch (type) {
+	case TC_SETUP_FT:
+		return npuep_setup_block(port, type_data, npuep_ft_block_cb);
+	case TC_SETUP_BLOCK:
+		return npuep_setup_block(port, type_data, npuep_tc_block_cb);
+	default:
+		return -EOPNOTSUPP;
+	}
+}

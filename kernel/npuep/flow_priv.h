@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * npuep flow offload: what the flow_*.c files share inside the driver.
+ */
+#ifndef _NPUEP_FLOW_PRIV_H
+#define _NPUEP_FLOW_PRIV_H
+
+#include <linux/rhashtable.h>
+#include <linux/rcupdate.h>
+
+#include "flow.h"
+
+struct flow_rule;
+struct flow_cls_offload;
+struct netlink_ext_ack;
+
+/* Connection statistics are read back this often (conntrack keepalive). */
+#define NPUEP_FLOW_STATS_MS	1000
+/* Posted DESTROYs wait in a queue of this many (a teardown of the seed's
+ * 1,000 connections queues 2,000).
+ */
+#define NPUEP_FLOW_DESTROY_QLEN	4096
+
+struct npuep_conn;
+
+/*
+ * A connection's revive command as of its current revision: immutable,
+ * replaced whole (RCU) when the connection is rewritten, so the receive
+ * path can post it without the flow-table lock.
+ */
+struct npuep_revive {
+	struct rcu_head rcu;
+	struct npu_cmd_conn_create cmd;
+};
+
+/*
+ * One direction of a connection, as the kernel offered it.  Freed after a
+ * grace period: DESTROY looks its cookie up without the lock first.
+ */
+struct npuep_flow {
+	struct rcu_head rcu;
+	struct rhash_head knode;	/* by key (the match) */
+	struct rhash_head cnode;	/* by cookie */
+	struct npu_mflow_key key;
+	unsigned long cookie;
+	struct npu_rewrite rw;
+	struct npuep_conn *conn;
+	u8 dir;				/* in the connection */
+	u8 owner;			/* enum npuep_flow_owner */
+	bool dying;			/* its DESTROY is queued */
+	u64 rep_pkts;			/* reported to the kernel so far */
+	u64 rep_bytes;
+};
+
+struct npuep_conn {
+	u32 idx;
+	u16 rev;
+	struct npuep_flow *flow[2];
+	u64 pkts[2];			/* cumulative, as last read */
+	u64 bytes[2];
+	unsigned long lastused;		/* jiffies */
+	unsigned long revive_next;	/* jiffies: rate limit */
+	struct npuep_revive __rcu *revive;
+	u8 state;			/* enum npu_conn_state, as last read */
+	struct rcu_head rcu;
+};
+
+static const struct rhashtable_params npuep_flow_key_params __maybe_unused = {
+	.head_offset = offsetof(struct npuep_flow, knode),
+	.key_offset = offsetof(struct npuep_flow, key),
+	.key_len = sizeof(struct npu_mflow_key),
+	.automatic_shrinking = true,
+};
+
+static const struct rhashtable_params npuep_flow_cookie_params __maybe_unused = {
+	.head_offset = offsetof(struct npuep_flow, cnode),
+	.key_offset = offsetof(struct npuep_flow, cookie),
+	.key_len = sizeof(unsigned long),
+	.automatic_shrinking = true,
+};
+
+struct npuep_flow_spec {
+	struct npu_mflow_key key;
+	struct npu_rewrite rw;
+};
+
+/* flow_parse.c */
+int npuep_flow_parse(struct npuep_port *port, struct flow_rule *rule,
+		     bool routed_ttl, struct npuep_flow_spec *spec,
+		     struct netlink_ext_ack *extack);
+
+/* flow_table.c */
+struct npuep_conn *npuep_conn_at(struct npuep_ft *ft, u32 idx);
+void npuep_ft_lock(struct npuep_ft *ft);
+void npuep_ft_lock_writes(struct npuep_ft *ft);
+void npuep_ft_unlock(struct npuep_ft *ft);
+int npuep_ft_cmd_ring(struct npuep_ft *ft, u32 ring, bool posted, u16 op,
+		      const void *req, u16 len, void *resp, u16 resp_len);
+void npuep_conn_fill(struct npuep_conn *c, struct npu_cmd_conn_create *cmd,
+		     bool mflows);
+int npuep_conn_write(struct npuep_ft *ft, struct npuep_conn *c);
+void npuep_flow_unhash(struct npuep_ft *ft, struct npuep_flow *f);
+int npuep_flow_replace(struct npuep_ft *ft, struct npuep_port *port,
+		       struct flow_cls_offload *cls, u8 owner);
+void npuep_flow_remove(struct npuep_ft *ft, struct npuep_flow *f);
+int npuep_flow_destroy(struct npuep_ft *ft, struct flow_cls_offload *cls);
+int npuep_flow_stats(struct npuep_ft *ft, struct flow_cls_offload *cls);
+void npuep_flow_purge(struct npuep_ft *ft, u32 port, u8 owner);
+void npuep_flow_rep_reset(struct npuep_flow *f);
+
+/* flow_destroy.c */
+void npuep_ft_dq_flush(struct npuep_ft *ft);
+void npuep_ft_destroy_work(struct work_struct *work);
+int npuep_flow_destroy_cb(struct npuep_port *port, struct flow_cls_offload *cls);
+
+/* flow_stats.c, flow_revive.c, flow_debugfs.c */
+void npuep_ft_stats_work(struct work_struct *work);
+void npuep_ft_revive_work(struct work_struct *work);
+void npuep_ft_debugfs_init(struct npuep_ft *ft);
+
+#endif /* _NPUEP_FLOW_PRIV_H */

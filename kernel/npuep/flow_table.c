@@ -1,0 +1,506 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * npuep flow offload: the shadow of the coprocessor's connection table.
+ *
+ * The shadow table is keyed by match, not by cookie: a flower "replace"
+ * sends REPLACE with a new cookie and then DESTROY of the old one.  Capacity
+ * is checked in the shadow table before any command is sent, so a full
+ * table is -ENOSPC (counted) and the flow stays on the host.  The kernel
+ * offers a connection as one rule per direction; the table pairs them into
+ * one connection block: the reply of a direction, with its rewrite applied,
+ * is the other direction's match.  An unpaired direction works alone.
+ *
+ * Every flow command goes through the flow-table lock (npuep_ft_lock()),
+ * whose longest hold is measured and exported (seed 004).
+ */
+#include <linux/etherdevice.h>
+#include <linux/rhashtable.h>
+#include <linux/sched.h>
+
+#include "npuep.h"
+#include "flow_priv.h"
+
+/* A purge drops the flow-table lock after this many removals. */
+#define NPUEP_FLOW_PURGE_BATCH	16
+
+
+struct npuep_conn *npuep_conn_at(struct npuep_ft *ft, u32 idx)
+{
+	return rcu_dereference_protected(ft->by_idx[idx],
+					 lockdep_is_held(&ft->lock));
+}
+
+void npuep_ft_lock(struct npuep_ft *ft)
+{
+	mutex_lock(&ft->lock);
+	ft->lock_t0 = ktime_get_ns();
+	ft->bh_off = false;
+	ft->lock_run0 = READ_ONCE(current->se.sum_exec_runtime);
+	ft->lock_nvcsw0 = current->nvcsw;
+	ft->lock_nivcsw0 = current->nivcsw;
+}
+
+/*
+ * The flow-table lock for work that posts and never waits (the kernel's
+ * REPLACE/DESTROY/STATS with flow_cmd_posted, a purge's batch): the mutex,
+ * plus softirqs and preemption off on this CPU while it is held.  Without
+ * that, the receive softirq and the model's firmware work (on the same
+ * CPUs under the model) ran inside the hold: 62 logged 24 ms holds of
+ * which the holder's own code was a small part.  Under it nothing sleeps
+ * or waits for the device: allocations are GFP_ATOMIC (npuep_ft_gfp()) and
+ * a full command ring queues the command in the driver behind it
+ * (npuep_cmd_post_queued()); with a wait for a slot instead, make bench
+ * still saw holds over 5 ms, one per full ring.
+ */
+static void npuep_ft_lock_bh(struct npuep_ft *ft)
+{
+	npuep_ft_lock(ft);
+	local_bh_disable();
+	ft->bh_off = true;
+}
+
+/* The lock for flow writes: softirqs off when they are posted (never wait). */
+void npuep_ft_lock_writes(struct npuep_ft *ft)
+{
+	if (READ_ONCE(ft->ndev->dlx.flow_cmd_posted))
+		npuep_ft_lock_bh(ft);
+	else
+		npuep_ft_lock(ft);
+}
+
+static gfp_t npuep_ft_gfp(struct npuep_ft *ft)
+{
+	return ft->bh_off ? GFP_ATOMIC : GFP_KERNEL;
+}
+
+/*
+ * A new longest hold above 5 ms is logged with what it was made of: the
+ * holder's own CPU time, and how often it slept (voluntary switches: a
+ * command or an allocation waited) or was preempted (involuntary).
+ */
+void npuep_ft_unlock(struct npuep_ft *ft)
+{
+	u64 held = ktime_get_ns() - ft->lock_t0;
+
+	if (ft->bh_off) {
+		ft->bh_off = false;
+		local_bh_enable();
+	}
+	if (held > ft->st.lock_held_max_ns) {
+		ft->st.lock_held_max_ns = held;
+		if (held > 5 * NSEC_PER_MSEC)
+			dev_info(ft->ndev->dev,
+				 "flow-table lock held %llu us by %pS: on CPU ~%llu us (scheduler ticks), slept %lu times, preempted %lu times\n",
+				 div_u64(held, NSEC_PER_USEC), (void *)_RET_IP_,
+				 div_u64(READ_ONCE(current->se.sum_exec_runtime) - ft->lock_run0,
+					 NSEC_PER_USEC),
+				 current->nvcsw - ft->lock_nvcsw0,
+				 current->nivcsw - ft->lock_nivcsw0);
+	}
+	if (held > NSEC_PER_MSEC)
+		ft->st.lock_held_over_1ms++;
+	if (held > 5 * NSEC_PER_MSEC)
+		ft->st.lock_held_over_5ms++;
+	mutex_unlock(&ft->lock);
+}
+
+/* ------------------------------------------------------------------ */
+/* Commands.                                                           */
+
+/*
+ * Every flow command goes through here: on @ring, posted (not waited for)
+ * when @posted and no response is wanted.  Under ft->lock.
+ */
+int npuep_ft_cmd_ring(struct npuep_ft *ft, u32 ring, bool posted,
+			     u16 op, const void *req, u16 len, void *resp,
+			     u16 resp_len)
+{
+	int err;
+
+	if (WARN_ON_ONCE(ft->bh_off && resp))
+		return -EINVAL;		/* an answer cannot be waited for here */
+	if (ft->bh_off) {
+		bool queued;
+
+		/* Softirqs are off: never sleep, never wait for the device;
+		 * a full ring queues the command in the driver behind it.
+		 */
+		err = npuep_cmd_post_queued(ft->ndev, ring, op, req, len, &queued);
+		if (queued)
+			ft->st.cmd_ring_full++;
+		ft->st.cmd_posted++;
+	} else if (posted && !resp) {
+		err = npuep_cmd_post(ft->ndev, ring, op, req, len);
+		ft->st.cmd_posted++;
+	} else {
+		err = npuep_cmd_exec_ring(ft->ndev, ring, op, req, len, resp,
+					  resp_len);
+		ft->st.cmd_waited++;
+	}
+	if (err)
+		ft->st.cmd_failed++;
+	return err;
+}
+
+/* A flow command as the devlink params flow_cmd_ring/flow_cmd_posted say. */
+static int npuep_ft_cmd(struct npuep_ft *ft, u16 op, const void *req, u16 len,
+			void *resp, u16 resp_len)
+{
+	struct npuep_dlx *dlx = &ft->ndev->dlx;
+
+	return npuep_ft_cmd_ring(ft, READ_ONCE(dlx->flow_cmd_ring),
+				 READ_ONCE(dlx->flow_cmd_posted), op, req, len,
+				 resp, resp_len);
+}
+
+void npuep_conn_fill(struct npuep_conn *c,
+			    struct npu_cmd_conn_create *cmd, bool mflows)
+{
+	u16 flags = 0;
+	int d;
+
+	memset(cmd, 0, sizeof(*cmd));
+	cmd->conn = cpu_to_le32(c->idx);
+	cmd->rev = cpu_to_le16(c->rev);
+	for (d = 0; d < 2; d++) {
+		if (!c->flow[d])
+			continue;
+		cmd->dir[d] = c->flow[d]->rw;
+		flags |= NPU_CONN_F_DIR0 << d;
+		if (mflows) {
+			cmd->mflow[d] = c->flow[d]->key;
+			flags |= NPU_CONN_F_MFLOW0 << d;
+		}
+	}
+	if (!mflows)
+		flags |= NPU_CONN_F_REVIVE;
+	cmd->flags = cpu_to_le16(flags);
+}
+
+/*
+ * Publish the connection's revive command (same index and revision, no
+ * microflow) for the receive path.  Without memory the receive path falls
+ * back to the revive work item.  Under ft->lock.
+ */
+static void npuep_conn_publish(struct npuep_ft *ft, struct npuep_conn *c)
+{
+	struct npuep_revive *r, *old;
+
+	r = kmalloc(sizeof(*r), npuep_ft_gfp(ft));
+	if (r)
+		npuep_conn_fill(c, &r->cmd, false);
+	old = rcu_replace_pointer(c->revive, r, lockdep_is_held(&ft->lock));
+	if (old)
+		kfree_rcu(old, rcu);
+}
+
+/* (Re)write a connection with both its microflows, under a new revision. */
+int npuep_conn_write(struct npuep_ft *ft, struct npuep_conn *c)
+{
+	struct npu_cmd_conn_create cmd;
+
+	c->rev++;
+	npuep_conn_fill(c, &cmd, true);
+	npuep_conn_publish(ft, c);
+	return npuep_ft_cmd(ft, NPU_CMD_CONN_CREATE, &cmd, sizeof(cmd), NULL, 0);
+}
+
+static int npuep_conn_reclaim(struct npuep_ft *ft, struct npuep_conn *c)
+{
+	struct npu_cmd_conn_ref ref = {
+		.conn = cpu_to_le32(c->idx),
+		.rev = cpu_to_le16(c->rev),
+	};
+
+	return npuep_ft_cmd(ft, NPU_CMD_CONN_RECLAIM, &ref, sizeof(ref), NULL, 0);
+}
+
+/* The key the reply of @f's direction arrives with. */
+static void npuep_flow_reply_key(const struct npuep_flow *f,
+				 struct npu_mflow_key *r)
+{
+	const struct npu_rewrite *rw = &f->rw;
+	int alen = f->key.family == NPU_AF_INET6 ? 16 : 4;
+
+	memset(r, 0, sizeof(*r));
+	r->port = rw->egress_port;
+	r->family = f->key.family;
+	r->proto = f->key.proto;
+	if (rw->flags & NPU_RW_VLAN_PUSH)
+		r->vlan = htons(ntohs(rw->vlan_tci) & VLAN_VID_MASK);
+	else if (!(rw->flags & NPU_RW_VLAN_POP))
+		r->vlan = f->key.vlan;
+	memcpy(r->saddr, rw->flags & NPU_RW_DNAT ? rw->nat_daddr : f->key.daddr, alen);
+	memcpy(r->daddr, rw->flags & NPU_RW_SNAT ? rw->nat_saddr : f->key.saddr, alen);
+	r->sport = rw->nat_dport;
+	r->dport = rw->nat_sport;
+}
+
+/* ------------------------------------------------------------------ */
+/* The shadow table.                                                   */
+
+static struct npuep_conn *npuep_conn_new(struct npuep_ft *ft)
+{
+	struct npuep_conn *c;
+	int idx;
+
+	idx = ida_alloc_max(&ft->conn_ida, ft->conn_max - 1, npuep_ft_gfp(ft));
+	if (idx < 0)
+		return NULL;
+	c = kzalloc(sizeof(*c), npuep_ft_gfp(ft));
+	if (!c) {
+		ida_free(&ft->conn_ida, idx);
+		return NULL;
+	}
+	c->idx = idx;
+	/* A reused index continues its revisions: stale revives miss. */
+	c->rev = ft->revs[idx];
+	c->lastused = jiffies;
+	rcu_assign_pointer(ft->by_idx[idx], c);
+	ft->nconns++;
+	return c;
+}
+
+static void npuep_conn_free(struct npuep_ft *ft, struct npuep_conn *c)
+{
+	struct npuep_revive *r;
+
+	ft->revs[c->idx] = c->rev;
+	RCU_INIT_POINTER(ft->by_idx[c->idx], NULL);
+	ida_free(&ft->conn_ida, c->idx);
+	ft->nconns--;
+	r = rcu_replace_pointer(c->revive, NULL, lockdep_is_held(&ft->lock));
+	if (r)
+		kfree_rcu(r, rcu);
+	kfree_rcu(c, rcu);
+}
+
+void npuep_flow_unhash(struct npuep_ft *ft, struct npuep_flow *f)
+{
+	rhashtable_remove_fast(&ft->by_key, &f->knode, npuep_flow_key_params);
+	rhashtable_remove_fast(&ft->by_cookie, &f->cnode, npuep_flow_cookie_params);
+	ft->nflows--;
+	ft->owner_flows[f->key.port]--;
+	if (!ft->owner_flows[f->key.port])
+		ft->owner[f->key.port] = NPUEP_OWNER_NONE;
+}
+
+int npuep_flow_replace(struct npuep_ft *ft, struct npuep_port *port,
+			      struct flow_cls_offload *cls, u8 owner)
+{
+	struct flow_rule *rule = flow_cls_offload_flow_rule(cls);
+	struct netlink_ext_ack *extack = cls->common.extack;
+	struct npu_mflow_key reply;
+	struct npuep_flow_spec spec;
+	struct npuep_flow *f, *g;
+	struct npuep_conn *c;
+	int err;
+
+	err = npuep_flow_parse(port, rule, owner == NPUEP_OWNER_FT, &spec, extack);
+	if (err == -ENODEV)
+		return -EOPNOTSUPP;	/* another port's rule */
+	if (err) {
+		ft->st.unsupported++;
+		return err;
+	}
+	/* Checked under the lock the unbind clears it under: npuep_setup_block(). */
+	if (owner == NPUEP_OWNER_FT && !test_bit(port->idx, &ft->ndev->ft_bound))
+		return -EOPNOTSUPP;
+	if (ft->owner[port->idx] != NPUEP_OWNER_NONE && ft->owner[port->idx] != owner) {
+		if (owner == NPUEP_OWNER_FT)
+			NL_SET_ERR_MSG_MOD(extack, "port's offload is driven by tc flower rules");
+		else
+			NL_SET_ERR_MSG_MOD(extack,
+					   "port's offload is driven by an nftables flowtable");
+		ft->st.unsupported++;
+		return -EBUSY;
+	}
+
+	/* Keyed by match: a replace of the same match re-points the cookie. */
+	f = rhashtable_lookup_fast(&ft->by_key, &spec.key, npuep_flow_key_params);
+	if (f) {
+		rhashtable_remove_fast(&ft->by_cookie, &f->cnode, npuep_flow_cookie_params);
+		f->cookie = cls->cookie;
+		err = rhashtable_insert_fast(&ft->by_cookie, &f->cnode,
+					     npuep_flow_cookie_params);
+		if (err)
+			return err;
+		if (memcmp(&f->rw, &spec.rw, sizeof(spec.rw))) {
+			f->rw = spec.rw;
+			err = npuep_conn_write(ft, f->conn);
+		} else if (f->conn->state == NPU_CONN_NOT_ACTIVE) {
+			/*
+			 * Given back and not revived: its microflows may have
+			 * expired in the device, so nothing reaches the receive
+			 * path's revive.  The kernel offering the flow again
+			 * (nf_flow_table refreshes it about once a second while
+			 * the host forwards it) makes it again, microflows
+			 * and all, under a new revision.
+			 */
+			err = npuep_conn_write(ft, f->conn);
+			if (!err) {
+				f->conn->state = NPU_CONN_VALID;
+				ft->st.remade++;
+			}
+		}
+		return err;
+	}
+
+	if (ft->nflows >= ft->mflow_max) {
+		NL_SET_ERR_MSG_MOD(extack, "fast path microflow table full");
+		ft->st.enospc++;
+		return -ENOSPC;
+	}
+	f = kzalloc(sizeof(*f), npuep_ft_gfp(ft));
+	if (!f)
+		return -ENOMEM;
+	f->key = spec.key;
+	f->rw = spec.rw;
+	f->cookie = cls->cookie;
+	f->owner = owner;
+
+	/* Pair with the other direction if it is here and alone. */
+	npuep_flow_reply_key(f, &reply);
+	g = rhashtable_lookup_fast(&ft->by_key, &reply, npuep_flow_key_params);
+	if (g && g->conn && !g->conn->flow[!g->dir]) {
+		c = g->conn;
+		f->dir = !g->dir;
+	} else {
+		c = npuep_conn_new(ft);
+		if (!c) {
+			kfree(f);
+			NL_SET_ERR_MSG_MOD(extack, "fast path connection table full");
+			ft->st.enospc++;
+			return -ENOSPC;
+		}
+		f->dir = 0;
+	}
+	f->conn = c;
+	c->flow[f->dir] = f;
+
+	err = rhashtable_insert_fast(&ft->by_key, &f->knode, npuep_flow_key_params);
+	if (err)
+		goto err_unlink;
+	err = rhashtable_insert_fast(&ft->by_cookie, &f->cnode, npuep_flow_cookie_params);
+	if (err) {
+		rhashtable_remove_fast(&ft->by_key, &f->knode, npuep_flow_key_params);
+		goto err_unlink;
+	}
+	ft->nflows++;
+	ft->owner[port->idx] = owner;
+	ft->owner_flows[port->idx]++;
+
+	err = npuep_conn_write(ft, c);
+	if (err) {
+		NL_SET_ERR_MSG_MOD(extack, "coprocessor refused the connection");
+		npuep_flow_unhash(ft, f);
+		goto err_unlink;
+	}
+	ft->st.flows_added++;
+	if (c->flow[0] && c->flow[1])
+		ft->st.paired++;
+	return 0;
+
+err_unlink:
+	c->flow[f->dir] = NULL;
+	if (!c->flow[!f->dir])
+		npuep_conn_free(ft, c);
+	kfree_rcu(f, rcu);
+	return err;
+}
+
+/* Remove one direction; its connection goes when it has none left. */
+void npuep_flow_remove(struct npuep_ft *ft, struct npuep_flow *f)
+{
+	struct npuep_conn *c = f->conn;
+	struct npu_cmd_mflow m = {};
+
+	npuep_flow_unhash(ft, f);
+	c->flow[f->dir] = NULL;
+	if (c->flow[!f->dir]) {
+		m.key = f->key;
+		npuep_conn_publish(ft, c);
+		npuep_ft_cmd(ft, NPU_CMD_MFLOW_INVALIDATE, &m, sizeof(m), NULL, 0);
+	} else {
+		npuep_conn_reclaim(ft, c);
+		npuep_conn_free(ft, c);
+	}
+	ft->st.flows_deleted++;
+	kfree_rcu(f, rcu);
+}
+
+int npuep_flow_destroy(struct npuep_ft *ft, struct flow_cls_offload *cls)
+{
+	struct npuep_flow *f;
+
+	f = rhashtable_lookup_fast(&ft->by_cookie, &cls->cookie,
+				   npuep_flow_cookie_params);
+	if (!f)
+		return 0;	/* replaced under a new cookie, or never offloaded */
+	npuep_flow_remove(ft, f);
+	return 0;
+}
+
+int npuep_flow_stats(struct npuep_ft *ft, struct flow_cls_offload *cls)
+{
+	struct npuep_flow *f;
+	struct npuep_conn *c;
+	u64 pkts, bytes;
+
+	f = rhashtable_lookup_fast(&ft->by_cookie, &cls->cookie,
+				   npuep_flow_cookie_params);
+	if (!f)
+		return -ENOENT;
+	c = f->conn;
+	pkts = c->pkts[f->dir] - f->rep_pkts;
+	bytes = c->bytes[f->dir] - f->rep_bytes;
+	f->rep_pkts = c->pkts[f->dir];
+	f->rep_bytes = c->bytes[f->dir];
+	flow_stats_update(&cls->stats, bytes, pkts, 0, c->lastused,
+			  FLOW_ACTION_HW_STATS_DELAYED);
+	return 0;
+}
+
+/*
+ * Remove the directions entering on @port (NPU_MAX_PORTS: any port) that
+ * @owner wrote (NPUEP_OWNER_NONE: any owner), with their connections.
+ * The lock is dropped every NPUEP_FLOW_PURGE_BATCH removals so that the
+ * receive path's revives and the kernel's own offload requests are not
+ * held behind a mass removal (seed 004: the table lock is the bottleneck).
+ */
+void npuep_flow_purge(struct npuep_ft *ft, u32 port, u8 owner)
+{
+	struct rhashtable_iter iter;
+	struct npuep_flow *f;
+	unsigned int n;
+
+	npuep_ft_dq_flush(ft);
+	do {
+		n = 0;
+		npuep_ft_lock_writes(ft);
+		rhashtable_walk_enter(&ft->by_key, &iter);
+		rhashtable_walk_start(&iter);
+		while (n < NPUEP_FLOW_PURGE_BATCH &&
+		       (f = rhashtable_walk_next(&iter))) {
+			if (IS_ERR(f))
+				continue;
+			if ((port < NPU_MAX_PORTS && f->key.port != port) ||
+			    (owner != NPUEP_OWNER_NONE && f->owner != owner))
+				continue;
+			rhashtable_walk_stop(&iter);
+			npuep_flow_remove(ft, f);
+			n++;
+			rhashtable_walk_start(&iter);
+		}
+		rhashtable_walk_stop(&iter);
+		rhashtable_walk_exit(&iter);
+		npuep_ft_unlock(ft);
+		cond_resched();
+	} while (n == NPUEP_FLOW_PURGE_BATCH);
+}
+
+void npuep_flow_rep_reset(struct npuep_flow *f)
+{
+	f->rep_pkts = 0;
+	f->rep_bytes = 0;
+}
