@@ -5,6 +5,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <linux/if_ether.h>
@@ -258,130 +259,218 @@ size_t tcfl_build_dump(void *buf, size_t len, uint32_t ifindex, uint32_t seq)
 
 /* --- parsing ------------------------------------------------------- */
 
-static void parse_action(const struct nlattr *a, struct tcfl_info *out)
+/*
+ * Every attribute is validated before it is read (mnl_attr_validate*): a
+ * scalar or an address has exactly its size, a string its NUL, a nest room
+ * for a header, a struct (which the kernel may extend) at least the fields
+ * read.  A message with a malformed attribute is refused whole.
+ */
+
+/* 0 if @a is a scalar of libmnl @type (MNL_TYPE_U8 ... U64), else -1. */
+static int valid(const struct nlattr *a, enum mnl_attr_data_type type)
+{
+	return mnl_attr_validate(a, type) < 0 ? -1 : 0;
+}
+
+/* 0 if @a's payload is exactly @len bytes, else -1. */
+static int valid_len(const struct nlattr *a, size_t len)
+{
+	return mnl_attr_validate2(a, MNL_TYPE_BINARY, len) < 0 ? -1 : 0;
+}
+
+/* 0 if @a's payload holds at least @len bytes, else -1. */
+static int holds(const struct nlattr *a, size_t len)
+{
+	return mnl_attr_get_payload_len(a) < len ? -1 : 0;
+}
+
+/* @a's NUL-terminated string into @dst (truncated to @len - 1): 0, or -1. */
+static int get_str(const struct nlattr *a, char *dst, size_t len)
+{
+	if (valid(a, MNL_TYPE_NUL_STRING))
+		return -1;
+	snprintf(dst, len, "%s", mnl_attr_get_str(a));
+	return 0;
+}
+
+/* Exactly @len bytes of @a into @dst: 0, or -1. */
+static int get_bytes(const struct nlattr *a, void *dst, size_t len)
+{
+	if (valid_len(a, len))
+		return -1;
+	memcpy(dst, mnl_attr_get_payload(a), len);
+	return 0;
+}
+
+/* TCA_ACT_STATS: bytes and packets of TCA_STATS_BASIC.  0, or -1 if malformed. */
+static int parse_stats(const struct nlattr *x, struct tcfl_info *out)
+{
+	const struct nlattr *y;
+	uint32_t pk;
+
+	mnl_attr_for_each_nested(y, x) {
+		if (mnl_attr_get_type(y) != TCA_STATS_BASIC)
+			continue;
+		if (holds(y, 12))	/* __u64 bytes, __u32 packets */
+			return -1;
+		memcpy(&out->bytes, mnl_attr_get_payload(y), 8);
+		memcpy(&pk, (const uint8_t *)mnl_attr_get_payload(y) + 8, 4);
+		out->packets = pk;
+		out->have_stats = 1;
+	}
+	return 0;
+}
+
+/* One attribute of an action's TCA_ACT_OPTIONS, for action @kind. */
+static int parse_act_opt(const struct nlattr *y, const char *kind, struct tcfl_info *out)
+{
+	uint16_t t = mnl_attr_get_type(y);
+	struct tc_pedit_sel sel;
+	struct tc_mirred mr;
+	uint64_t lastuse;
+
+	if (!strcmp(kind, "mirred") && t == TCA_MIRRED_PARMS) {
+		if (holds(y, sizeof(mr)))
+			return -1;
+		memcpy(&mr, mnl_attr_get_payload(y), sizeof(mr));
+		out->out_ifindex = mr.ifindex;
+	} else if (!strcmp(kind, "mirred") && t == TCA_MIRRED_TM) {
+		/* struct tcf_t, 4-byte aligned here: lastuse copied out */
+		if (holds(y, offsetof(struct tcf_t, lastuse) + sizeof(lastuse)))
+			return -1;
+		memcpy(&lastuse, (const uint8_t *)mnl_attr_get_payload(y) +
+		       offsetof(struct tcf_t, lastuse), sizeof(lastuse));
+		/* clock_t (USER_HZ 100) since the last use */
+		out->lastuse_ms = lastuse * 10;
+	} else if (!strcmp(kind, "pedit") && t == TCA_PEDIT_PARMS_EX) {
+		if (holds(y, sizeof(sel)))
+			return -1;
+		memcpy(&sel, mnl_attr_get_payload(y), sizeof(sel));
+		out->npedit_keys = sel.nkeys;
+	}
+	return 0;
+}
+
+/* One action of TCA_FLOWER_ACT: its kind, stats, options.  0, or -1. */
+static int parse_action(const struct nlattr *a, struct tcfl_info *out)
 {
 	const struct nlattr *x, *y;
-	const char *kind = NULL;
+	char kind[16] = "";
 	int i = out->nactions;
 
+	if (valid(a, MNL_TYPE_NESTED))
+		return -1;
 	mnl_attr_for_each_nested(x, a) {
 		switch (mnl_attr_get_type(x)) {
 		case TCA_ACT_KIND:
-			kind = mnl_attr_get_str(x);
+			if (get_str(x, kind, sizeof(kind)))
+				return -1;
 			break;
 		case TCA_ACT_STATS:
-			mnl_attr_for_each_nested(y, x) {
-				if (mnl_attr_get_type(y) == TCA_STATS_BASIC &&
-				    mnl_attr_get_payload_len(y) >= 12) {
-					const uint8_t *p = mnl_attr_get_payload(y);
-					uint64_t b;
-					uint32_t pk;
-
-					memcpy(&b, p, 8);
-					memcpy(&pk, p + 8, 4);
-					out->bytes = b;
-					out->packets = pk;
-					out->have_stats = 1;
-				}
-			}
+			if (valid(x, MNL_TYPE_NESTED) || parse_stats(x, out))
+				return -1;
 			break;
 		case TCA_ACT_OPTIONS:
-			mnl_attr_for_each_nested(y, x) {
-				uint16_t t = mnl_attr_get_type(y);
-
-				if (kind && !strcmp(kind, "mirred") && t == TCA_MIRRED_PARMS &&
-				    mnl_attr_get_payload_len(y) >= sizeof(struct tc_mirred)) {
-					const struct tc_mirred *mr = mnl_attr_get_payload(y);
-
-					out->out_ifindex = mr->ifindex;
-				}
-				if (kind && !strcmp(kind, "pedit") && t == TCA_PEDIT_PARMS_EX &&
-				    mnl_attr_get_payload_len(y) >= sizeof(struct tc_pedit_sel)) {
-					const struct tc_pedit_sel *s = mnl_attr_get_payload(y);
-
-					out->npedit_keys = s->nkeys;
-				}
-				/* TCA_*_TM is 1 for mirred, pedit, csum: struct tcf_t */
-				if (t == 1 && kind && !strcmp(kind, "mirred") &&
-				    mnl_attr_get_payload_len(y) >= sizeof(struct tcf_t)) {
-					const struct tcf_t *tm = mnl_attr_get_payload(y);
-
-					/* clock_t (USER_HZ 100) since the last use */
-					out->lastuse_ms = tm->lastuse * 10;
-				}
-			}
+			if (valid(x, MNL_TYPE_NESTED))
+				return -1;
+			mnl_attr_for_each_nested(y, x)
+				if (parse_act_opt(y, kind, out))
+					return -1;
 			break;
 		}
 	}
-	if (kind && i < 4) {
-		snprintf(out->actions[i], sizeof(out->actions[i]), "%s", kind);
+	if (kind[0] && i < 4) {
+		memcpy(out->actions[i], kind, sizeof(kind));
 		out->nactions++;
+	}
+	return 0;
+}
+
+/* One attribute of a flower rule's TCA_OPTIONS: 0, or -1 if malformed. */
+static int parse_option(const struct nlattr *x, struct tcfl_info *out)
+{
+	struct npuflow_key *m = &out->match;
+	const struct nlattr *y;
+
+	switch (mnl_attr_get_type(x)) {
+	case TCA_FLOWER_FLAGS:
+		return get_bytes(x, &out->flags, 4);
+	case TCA_FLOWER_IN_HW_COUNT:
+		return get_bytes(x, &out->in_hw_count, 4);
+	case TCA_FLOWER_KEY_IP_PROTO:
+		return get_bytes(x, &m->proto, 1);
+	case TCA_FLOWER_KEY_IPV4_SRC:
+		return get_bytes(x, m->saddr, 4);
+	case TCA_FLOWER_KEY_IPV4_DST:
+		return get_bytes(x, m->daddr, 4);
+	case TCA_FLOWER_KEY_IPV6_SRC:
+		return get_bytes(x, m->saddr, 16);
+	case TCA_FLOWER_KEY_IPV6_DST:
+		return get_bytes(x, m->daddr, 16);
+	case TCA_FLOWER_KEY_TCP_SRC:
+	case TCA_FLOWER_KEY_UDP_SRC:
+		return get_bytes(x, &m->sport, 2);
+	case TCA_FLOWER_KEY_TCP_DST:
+	case TCA_FLOWER_KEY_UDP_DST:
+		return get_bytes(x, &m->dport, 2);
+	case TCA_FLOWER_ACT:
+		if (valid(x, MNL_TYPE_NESTED))
+			return -1;
+		mnl_attr_for_each_nested(y, x)
+			if (parse_action(y, out))
+				return -1;
+		return 0;
+	default:
+		return 0;
 	}
 }
 
+/* The attributes after a message's fixed header of @hdrlen bytes, and their
+ * length, within nlmsg_len exactly (no alignment padding past it). */
+static const void *msg_attrs(const struct nlmsghdr *nlh, size_t hdrlen, size_t *len)
+{
+	size_t off = MNL_NLMSG_HDRLEN + MNL_ALIGN(hdrlen);
+
+	*len = nlh->nlmsg_len > off ? nlh->nlmsg_len - off : 0;
+	return (const uint8_t *)nlh + off;
+}
+
+/*
+ * An RTM_NEWTFILTER of a dump or an echo, nlmsg_len bytes readable at @nlh
+ * (as mnl_nlmsg_ok() checks): 0 with @out filled, or -1 if it is not a
+ * flower rule or any attribute read is malformed (@out then partial).
+ */
 int tcfl_parse(const struct nlmsghdr *nlh, struct tcfl_info *out)
 {
 	const struct tcmsg *t = mnl_nlmsg_get_payload(nlh);
-	const struct nlattr *a, *x, *y;
-	int v6;
+	const struct nlattr *a, *x;
+	const void *attrs;
+	size_t alen;
 
 	memset(out, 0, sizeof(*out));
-	if (nlh->nlmsg_type != RTM_NEWTFILTER ||
-	    mnl_nlmsg_get_payload_len(nlh) < sizeof(*t))
+	if (nlh->nlmsg_len < MNL_NLMSG_HDRLEN + sizeof(*t) ||
+	    nlh->nlmsg_type != RTM_NEWTFILTER)
 		return -1;
 	out->ifindex = t->tcm_ifindex;
 	out->handle = t->tcm_handle;
 	out->parent = t->tcm_parent;
 	out->prio = t->tcm_info >> 16;
 	out->protocol = ntohs(t->tcm_info & 0xffff);
-	v6 = out->protocol == ETH_P_IPV6;
-	out->match.family = v6 ? 10 : 2;
-	mnl_attr_for_each(a, nlh, sizeof(*t)) {
+	out->match.family = out->protocol == ETH_P_IPV6 ? 10 : 2;
+	attrs = msg_attrs(nlh, sizeof(*t), &alen);
+	for (a = attrs; mnl_attr_ok(a, (const char *)attrs + alen - (const char *)a);
+	     a = mnl_attr_next(a)) {
 		switch (mnl_attr_get_type(a)) {
 		case TCA_KIND:
-			snprintf(out->kind, sizeof(out->kind), "%s", mnl_attr_get_str(a));
+			if (get_str(a, out->kind, sizeof(out->kind)))
+				return -1;
 			break;
 		case TCA_OPTIONS:
-			mnl_attr_for_each_nested(x, a) {
-				uint16_t ty = mnl_attr_get_type(x);
-				const void *p = mnl_attr_get_payload(x);
-
-				switch (ty) {
-				case TCA_FLOWER_FLAGS:
-					out->flags = mnl_attr_get_u32(x);
-					break;
-				case TCA_FLOWER_IN_HW_COUNT:
-					out->in_hw_count = mnl_attr_get_u32(x);
-					break;
-				case TCA_FLOWER_KEY_IP_PROTO:
-					out->match.proto = mnl_attr_get_u8(x);
-					break;
-				case TCA_FLOWER_KEY_IPV4_SRC:
-					memcpy(out->match.saddr, p, 4);
-					break;
-				case TCA_FLOWER_KEY_IPV4_DST:
-					memcpy(out->match.daddr, p, 4);
-					break;
-				case TCA_FLOWER_KEY_IPV6_SRC:
-					memcpy(out->match.saddr, p, 16);
-					break;
-				case TCA_FLOWER_KEY_IPV6_DST:
-					memcpy(out->match.daddr, p, 16);
-					break;
-				case TCA_FLOWER_KEY_TCP_SRC:
-				case TCA_FLOWER_KEY_UDP_SRC:
-					out->match.sport = mnl_attr_get_u16(x);
-					break;
-				case TCA_FLOWER_KEY_TCP_DST:
-				case TCA_FLOWER_KEY_UDP_DST:
-					out->match.dport = mnl_attr_get_u16(x);
-					break;
-				case TCA_FLOWER_ACT:
-					mnl_attr_for_each_nested(y, x)
-						parse_action(y, out);
-					break;
-				}
-			}
+			if (valid(a, MNL_TYPE_NESTED))
+				return -1;
+			mnl_attr_for_each_nested(x, a)
+				if (parse_option(x, out))
+					return -1;
 			break;
 		}
 	}

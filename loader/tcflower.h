@@ -64,7 +64,12 @@ size_t tcfl_build_add(void *buf, size_t len, const struct tcfl_rule *r, uint32_t
 size_t tcfl_build_del(void *buf, size_t len, uint32_t ifindex, uint16_t prio,
 		      uint16_t eth_proto, uint32_t handle, uint32_t seq);
 size_t tcfl_build_dump(void *buf, size_t len, uint32_t ifindex, uint32_t seq);
-/* RTM_NEWTFILTER from a dump or echo: 0, or -1 if not a flower rule. */
+/*
+ * RTM_NEWTFILTER from a dump or echo, nlmsg_len bytes readable at @nlh (as
+ * mnl_nlmsg_ok() checks; nothing past it is read): 0, or -1 if it is not a
+ * flower rule or an attribute it reads is malformed (a scalar or address of
+ * the wrong size, a string without its NUL, a struct too short).
+ */
 int tcfl_parse(const struct nlmsghdr *nlh, struct tcfl_info *out);
 
 /* The out key of direction @dir of a connection whose arriving keys are

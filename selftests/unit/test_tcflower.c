@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <cmocka.h>
 #include "../../loader/tcflower.c"
 
@@ -317,6 +318,220 @@ static void test_del_dump_qdisc(void **st)
 	}
 }
 
+/* --- parsing what the kernel (or anything on the socket) sends ------------- */
+
+/* A filter message under construction in buf: tcmsg of a flower rule of
+ * @proto (ETH_P_*), handle 7, prio NPUFLOW_TC_PRIO_IP. */
+static struct nlmsghdr *filter_msg(uint16_t proto)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct tcmsg *t;
+
+	nlh->nlmsg_type = RTM_NEWTFILTER;
+	t = mnl_nlmsg_put_extra_header(nlh, sizeof(*t));
+	t->tcm_ifindex = 3;
+	t->tcm_handle = 7;
+	t->tcm_parent = TCFL_PARENT_INGRESS;
+	t->tcm_info = TC_H_MAKE((uint32_t)NPUFLOW_TC_PRIO_IP << 16, htons(proto));
+	return nlh;
+}
+
+/* @nlh copied to the heap at exactly its length: ASan sees a read past it. */
+static struct nlmsghdr *heap_copy(const struct nlmsghdr *nlh)
+{
+	struct nlmsghdr *m = malloc(nlh->nlmsg_len);
+
+	assert_non_null(m);
+	memcpy(m, nlh, nlh->nlmsg_len);
+	return m;
+}
+
+static int parse_heap(const struct nlmsghdr *nlh, struct tcfl_info *in)
+{
+	struct nlmsghdr *m = heap_copy(nlh);
+	int rc = tcfl_parse(m, in);
+
+	free(m);
+	return rc;
+}
+
+/* An attribute with @len bytes of @p, without libmnl's checks. */
+static void put_raw(struct nlmsghdr *nlh, uint16_t type, uint16_t len, const void *p)
+{
+	mnl_attr_put(nlh, type, len, p);
+}
+
+/* TCA_OPTIONS holding one flower key attribute of @len bytes, last in the message */
+static struct nlmsghdr *flower_with(uint16_t proto, uint16_t type, uint16_t len)
+{
+	static const uint8_t junk[32] = { 0xa5, 0xa5, 0xa5, 0xa5, 0xa5, 0xa5, 0xa5, 0xa5 };
+	struct nlmsghdr *nlh = filter_msg(proto);
+	struct nlattr *opts;
+
+	mnl_attr_put_strz(nlh, TCA_KIND, "flower");
+	opts = mnl_attr_nest_start(nlh, TCA_OPTIONS);
+	put_raw(nlh, type, len, junk);
+	mnl_attr_nest_end(nlh, opts);
+	return nlh;
+}
+
+static void test_parse_short_keys(void **st)
+{
+	static const struct { uint16_t proto, type, len; } bad[] = {
+		{ ETH_P_IPV6, TCA_FLOWER_KEY_IPV6_DST, 4 },	/* the fuzz run's find */
+		{ ETH_P_IPV6, TCA_FLOWER_KEY_IPV6_SRC, 15 },
+		{ ETH_P_IPV6, TCA_FLOWER_KEY_IPV6_SRC, 17 },
+		{ ETH_P_IP, TCA_FLOWER_KEY_IPV4_SRC, 2 },
+		{ ETH_P_IP, TCA_FLOWER_KEY_IPV4_DST, 3 },
+		{ ETH_P_IP, TCA_FLOWER_KEY_IPV4_DST, 0 },
+		{ ETH_P_IP, TCA_FLOWER_KEY_TCP_SRC, 1 },
+		{ ETH_P_IP, TCA_FLOWER_KEY_UDP_DST, 0 },
+		{ ETH_P_IP, TCA_FLOWER_KEY_IP_PROTO, 0 },
+		{ ETH_P_IP, TCA_FLOWER_FLAGS, 2 },
+		{ ETH_P_IP, TCA_FLOWER_IN_HW_COUNT, 1 },
+		{ ETH_P_IP, TCA_FLOWER_ACT, 2 },		/* a nest too short for a header */
+	};
+	struct tcfl_info in;
+	unsigned int i;
+
+	(void)st;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct nlmsghdr *nlh = flower_with(bad[i].proto, bad[i].type, bad[i].len);
+
+		/* refused whole: a rule read from a malformed key is not ours to keep */
+		if (parse_heap(nlh, &in) != -1)
+			fail_msg("attribute %u of %u bytes accepted", bad[i].type, bad[i].len);
+	}
+	/* the right lengths are read */
+	assert_int_equal(parse_heap(flower_with(ETH_P_IPV6, TCA_FLOWER_KEY_IPV6_DST, 16), &in),
+			 0);
+	assert_memory_equal(in.match.daddr, "\xa5\xa5\xa5\xa5\xa5\xa5\xa5\xa5\0\0\0\0\0\0\0\0",
+			    16);
+}
+
+static void test_parse_unterminated_kind(void **st)
+{
+	struct nlmsghdr *nlh;
+	struct tcfl_info in;
+
+	(void)st;
+	/* "flower" without its NUL: the padding after it is no terminator */
+	nlh = filter_msg(ETH_P_IP);
+	put_raw(nlh, TCA_KIND, 6, "flower");
+	assert_int_equal(parse_heap(nlh, &in), -1);
+	/* 16 bytes, no NUL, at the message's end: never read past it */
+	nlh = filter_msg(ETH_P_IP);
+	put_raw(nlh, TCA_KIND, 16, "flowerflowerflow");
+	assert_int_equal(parse_heap(nlh, &in), -1);
+	/* an empty kind */
+	nlh = filter_msg(ETH_P_IP);
+	put_raw(nlh, TCA_KIND, 0, "");
+	assert_int_equal(parse_heap(nlh, &in), -1);
+}
+
+/* A flower message with one action: kind @kind (NUL-terminated if @strz) and
+ * its stats and options as the fill callback puts them. */
+static struct nlmsghdr *with_action(const char *kind, int strz,
+				    void (*fill)(struct nlmsghdr *nlh))
+{
+	struct nlmsghdr *nlh = filter_msg(ETH_P_IP);
+	struct nlattr *opts, *acts, *act;
+
+	mnl_attr_put_strz(nlh, TCA_KIND, "flower");
+	opts = mnl_attr_nest_start(nlh, TCA_OPTIONS);
+	acts = mnl_attr_nest_start(nlh, TCA_FLOWER_ACT);
+	act = mnl_attr_nest_start(nlh, 1);
+	if (strz)
+		mnl_attr_put_strz(nlh, TCA_ACT_KIND, kind);
+	else
+		put_raw(nlh, TCA_ACT_KIND, strlen(kind), kind);
+	if (fill)
+		fill(nlh);
+	mnl_attr_nest_end(nlh, act);
+	mnl_attr_nest_end(nlh, acts);
+	mnl_attr_nest_end(nlh, opts);
+	return nlh;
+}
+
+static void test_parse_unterminated_action_kind(void **st)
+{
+	struct tcfl_info in;
+
+	(void)st;
+	assert_int_equal(parse_heap(with_action("mirred", 0, NULL), &in), -1);
+	assert_int_equal(parse_heap(with_action("mirredmirredmirr", 0, NULL), &in), -1);
+	assert_int_equal(parse_heap(with_action("mirred", 1, NULL), &in), 0);
+	assert_int_equal(in.nactions, 1);
+	assert_string_equal(in.actions[0], "mirred");
+}
+
+/* the action's tcf_t where a u64 is not 8-byte aligned, then its parms */
+static void fill_mirred_tm(struct nlmsghdr *nlh)
+{
+	struct tc_mirred mr = { .action = TC_ACT_STOLEN, .eaction = TCA_EGRESS_REDIR,
+				.ifindex = 8 };
+	struct tcf_t tm = { .install = 1, .lastuse = 42, .expires = 0 };
+	struct nlattr *o = mnl_attr_nest_start(nlh, TCA_ACT_OPTIONS);
+
+	if ((uintptr_t)mnl_nlmsg_get_payload_tail(nlh) % 8 == 4)
+		put_raw(nlh, TCA_MIRRED_PAD, 0, "");	/* payload at 4 mod 8 */
+	mnl_attr_put(nlh, TCA_MIRRED_TM, sizeof(tm), &tm);
+	mnl_attr_put(nlh, TCA_MIRRED_PARMS, sizeof(mr), &mr);
+	mnl_attr_nest_end(nlh, o);
+}
+
+static void fill_mirred_short(struct nlmsghdr *nlh)
+{
+	struct nlattr *o = mnl_attr_nest_start(nlh, TCA_ACT_OPTIONS);
+
+	put_raw(nlh, TCA_MIRRED_PARMS, 8, "\0\0\0\0\0\0\0\0");
+	mnl_attr_nest_end(nlh, o);
+}
+
+static void test_parse_action_options(void **st)
+{
+	struct nlmsghdr *nlh;
+	struct tcfl_info in;
+
+	(void)st;
+	nlh = with_action("mirred", 1, fill_mirred_tm);
+	/* read in place (buf is 8-aligned): UBSan sees a misaligned u64 */
+	assert_int_equal(tcfl_parse(nlh, &in), 0);
+	assert_int_equal(in.lastuse_ms, 420);
+	assert_int_equal(in.out_ifindex, 8);
+	assert_int_equal(parse_heap(with_action("mirred", 1, fill_mirred_short), &in), -1);
+}
+
+static void test_parse_truncated_every_byte(void **st)
+{
+	struct npuflow_conn c = conn4(1);
+	struct nlmsghdr *nlh = (struct nlmsghdr *)buf, *m;
+	struct tcfl_rule r;
+	struct tcfl_info in;
+	uint32_t full, len;
+
+	(void)st;
+	tcfl_rule_from_conn(&c, 0, TCA_CLS_FLAGS_SKIP_SW, &r);
+	full = tcfl_build_add(buf, sizeof(buf), &r, 1);
+	nlh->nlmsg_type = RTM_NEWTFILTER;
+	/* a message cut anywhere, its length saying so: parsed or refused, never over-read */
+	for (len = 0; len < full; len++) {
+		m = malloc(full);
+		assert_non_null(m);
+		memcpy(m, nlh, full);
+		m->nlmsg_len = len;
+		if (len >= sizeof(*m)) {
+			struct nlmsghdr *cut = realloc(m, len);
+
+			assert_non_null(cut);
+			m = cut;
+		}
+		tcfl_parse(m, &in);
+		free(m);
+	}
+	assert_int_equal(parse_heap(nlh, &in), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -324,6 +539,11 @@ int main(void)
 		cmocka_unit_test(test_nat_v4_both_directions),
 		cmocka_unit_test(test_v6_udp),
 		cmocka_unit_test(test_del_dump_qdisc),
+		cmocka_unit_test(test_parse_short_keys),
+		cmocka_unit_test(test_parse_unterminated_kind),
+		cmocka_unit_test(test_parse_unterminated_action_kind),
+		cmocka_unit_test(test_parse_action_options),
+		cmocka_unit_test(test_parse_truncated_every_byte),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
