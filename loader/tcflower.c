@@ -302,21 +302,35 @@ static int get_bytes(const struct nlattr *a, void *dst, size_t len)
 	return 0;
 }
 
-/* TCA_ACT_STATS: bytes and packets of TCA_STATS_BASIC.  0, or -1 if malformed. */
+/*
+ * TCA_ACT_STATS: bytes and packets of TCA_STATS_BASIC (32-bit packets,
+ * clamped), and TCA_STATS_PKT64 right after it overriding the packets
+ * (the kernel adds it past 2^32; one after TCA_STATS_BASIC_HW is the
+ * hardware's share, not read).  0, or -1 if malformed.
+ */
 static int parse_stats(const struct nlattr *x, struct tcfl_info *out)
 {
 	const struct nlattr *y;
+	int after_basic = 0;
 	uint32_t pk;
 
 	mnl_attr_for_each_nested(y, x) {
-		if (mnl_attr_get_type(y) != TCA_STATS_BASIC)
-			continue;
-		if (holds(y, 12))	/* __u64 bytes, __u32 packets */
-			return -1;
-		memcpy(&out->bytes, mnl_attr_get_payload(y), 8);
-		memcpy(&pk, (const uint8_t *)mnl_attr_get_payload(y) + 8, 4);
-		out->packets = pk;
-		out->have_stats = 1;
+		uint16_t t = mnl_attr_get_type(y);
+
+		if (t == TCA_STATS_BASIC) {
+			if (holds(y, 12))	/* __u64 bytes, __u32 packets */
+				return -1;
+			memcpy(&out->bytes, mnl_attr_get_payload(y), 8);
+			memcpy(&pk, (const uint8_t *)mnl_attr_get_payload(y) + 8, 4);
+			out->packets = pk;
+			out->have_stats = 1;
+		} else if (t == TCA_STATS_PKT64) {
+			if (valid(y, MNL_TYPE_U64))
+				return -1;
+			if (after_basic)
+				out->packets = mnl_attr_get_u64(y);
+		}
+		after_basic = t == TCA_STATS_BASIC;
 	}
 	return 0;
 }

@@ -48,7 +48,8 @@ struct tcfl_info {
 	uint32_t flags;			/* TCA_FLOWER_FLAGS (SKIP_*, IN_HW, NOT_IN_HW) */
 	uint32_t in_hw_count;
 	struct npuflow_key match;
-	uint64_t packets, bytes;	/* of the last action (mirred) */
+	uint64_t packets, bytes;	/* of the last action (mirred); packets 64-bit
+					 * from TCA_STATS_PKT64 when the kernel adds it */
 	uint64_t lastuse_ms;		/* age of the last use, ms (from the action's tcf_t) */
 	int have_stats;
 	uint32_t out_ifindex;		/* mirred target */

@@ -465,6 +465,61 @@ static void test_parse_unterminated_action_kind(void **st)
 	assert_string_equal(in.actions[0], "mirred");
 }
 
+static void put_basic(struct nlmsghdr *nlh, uint16_t type, uint64_t bytes, uint32_t packets)
+{
+	struct gnet_stats_basic sb;
+
+	memset(&sb, 0, sizeof(sb));
+	sb.bytes = bytes;
+	sb.packets = packets;
+	mnl_attr_put(nlh, type, sizeof(sb), &sb);
+}
+
+/* as the kernel: BASIC (clamped), PKT64, BASIC_HW, PKT64 of the hardware's */
+static void fill_stats64(struct nlmsghdr *nlh)
+{
+	struct nlattr *s = mnl_attr_nest_start(nlh, TCA_ACT_STATS);
+
+	put_basic(nlh, TCA_STATS_BASIC, 9000000000000ull, UINT32_MAX);
+	mnl_attr_put_u64(nlh, TCA_STATS_PKT64, (1ull << 32) + 5);
+	put_basic(nlh, TCA_STATS_BASIC_HW, 8000000000000ull, UINT32_MAX);
+	mnl_attr_put_u64(nlh, TCA_STATS_PKT64, (1ull << 32) + 3);
+	mnl_attr_nest_end(nlh, s);
+}
+
+static void fill_stats32(struct nlmsghdr *nlh)
+{
+	struct nlattr *s = mnl_attr_nest_start(nlh, TCA_ACT_STATS);
+
+	put_basic(nlh, TCA_STATS_BASIC, 1500, 1);
+	put_basic(nlh, TCA_STATS_BASIC_HW, 1500, 1);
+	mnl_attr_nest_end(nlh, s);
+}
+
+static void fill_stats_short(struct nlmsghdr *nlh)
+{
+	struct nlattr *s = mnl_attr_nest_start(nlh, TCA_ACT_STATS);
+
+	put_basic(nlh, TCA_STATS_BASIC, 1500, 1);
+	put_raw(nlh, TCA_STATS_PKT64, 4, "\1\0\0\0");
+	mnl_attr_nest_end(nlh, s);
+}
+
+static void test_parse_stats_pkt64(void **st)
+{
+	struct tcfl_info in;
+
+	(void)st;
+	assert_int_equal(parse_heap(with_action("mirred", 1, fill_stats64), &in), 0);
+	assert_true(in.have_stats);
+	assert_int_equal(in.bytes, 9000000000000ull);
+	assert_int_equal(in.packets, (1ull << 32) + 5);	/* not 2^32 - 1, not the hardware's */
+	assert_int_equal(parse_heap(with_action("mirred", 1, fill_stats32), &in), 0);
+	assert_int_equal(in.packets, 1);
+	assert_int_equal(in.bytes, 1500);
+	assert_int_equal(parse_heap(with_action("mirred", 1, fill_stats_short), &in), -1);
+}
+
 /* the action's tcf_t where a u64 is not 8-byte aligned, then its parms */
 static void fill_mirred_tm(struct nlmsghdr *nlh)
 {
@@ -542,6 +597,7 @@ int main(void)
 		cmocka_unit_test(test_parse_short_keys),
 		cmocka_unit_test(test_parse_unterminated_kind),
 		cmocka_unit_test(test_parse_unterminated_action_kind),
+		cmocka_unit_test(test_parse_stats_pkt64),
 		cmocka_unit_test(test_parse_action_options),
 		cmocka_unit_test(test_parse_truncated_every_byte),
 	};
