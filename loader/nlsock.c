@@ -5,6 +5,9 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -102,28 +105,108 @@ uint32_t nls_seq(struct nlsock *s)
 	return ++s->seq;
 }
 
+/*
+ * Every attribute is validated before it is read (mnl_attr_validate*), and
+ * every fixed header checked to fit: a malformed message ends the request
+ * with EBADMSG (the lookup fails; nothing past the message is read).
+ */
+
+/* The fixed header of @hdrlen bytes after @nlh's header, or NULL (errno
+ * EBADMSG) if nlmsg_len has no room for it. */
+static const void *fixed_hdr(const struct nlmsghdr *nlh, size_t hdrlen)
+{
+	if (nlh->nlmsg_len < MNL_NLMSG_HDRLEN + hdrlen) {
+		errno = EBADMSG;
+		return NULL;
+	}
+	return mnl_nlmsg_get_payload(nlh);
+}
+
+/* The attributes @off bytes into @nlh's payload (past its fixed header),
+ * and their length within nlmsg_len exactly. */
+static const void *msg_attrs(const struct nlmsghdr *nlh, size_t off, size_t *len)
+{
+	size_t start = MNL_NLMSG_HDRLEN + MNL_ALIGN(off);
+
+	*len = nlh->nlmsg_len > start ? nlh->nlmsg_len - start : 0;
+	return (const uint8_t *)nlh + start;
+}
+
+/* Each attribute @a of the @len bytes at @attrs. */
+#define for_each_attr(a, attrs, len) \
+	for ((a) = (attrs); mnl_attr_ok((a), (const char *)(attrs) + (len) - (const char *)(a)); \
+	     (a) = mnl_attr_next(a))
+
+static int bad_msg(void)
+{
+	errno = EBADMSG;
+	return MNL_CB_ERROR;
+}
+
+/* 0 if @a is of libmnl @type (a scalar, a NUL string, a nest), else -1. */
+static int valid(const struct nlattr *a, enum mnl_attr_data_type type)
+{
+	return mnl_attr_validate(a, type) < 0 ? -1 : 0;
+}
+
+/* The extack message of an error or ack, if any, into s->ext_ack. */
+static void read_ext_ack(const struct nlmsghdr *nlh, const struct nlmsgerr *e,
+			 struct nlsock *s)
+{
+	size_t off = sizeof(*e), len;	/* NETLINK_CAP_ACK: no echoed request */
+	const struct nlattr *a;
+	const void *attrs;
+
+	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS))
+		return;
+	if (!(nlh->nlmsg_flags & NLM_F_CAPPED)) {
+		if (e->msg.nlmsg_len < sizeof(struct nlmsghdr) ||
+		    e->msg.nlmsg_len > nlh->nlmsg_len)
+			return;		/* the echo does not fit: no TLVs to trust */
+		off += e->msg.nlmsg_len - sizeof(struct nlmsghdr);
+	}
+	attrs = msg_attrs(nlh, off, &len);
+	for_each_attr(a, attrs, len)
+		if (mnl_attr_get_type(a) == NLMSGERR_ATTR_MSG && !valid(a, MNL_TYPE_NUL_STRING))
+			snprintf(s->ext_ack, sizeof(s->ext_ack), "%s", mnl_attr_get_str(a));
+}
+
+/* NLMSG_ERROR: MNL_CB_STOP for an ack, MNL_CB_ERROR with errno for an error
+ * (EPROTO for a code no errno is, EBADMSG for a message too short). */
 static int err_cb(const struct nlmsghdr *nlh, void *data)
 {
-	const struct nlmsgerr *e = mnl_nlmsg_get_payload(nlh);
+	const struct nlmsgerr *e = fixed_hdr(nlh, sizeof(struct nlmsgerr));
 	struct nlsock *s = data;
 
 	s->ext_ack[0] = '\0';
-	if (nlh->nlmsg_flags & NLM_F_ACK_TLVS) {
-		const struct nlattr *a;
-		size_t off = sizeof(*e);	/* NETLINK_CAP_ACK: no echoed request */
-
-		if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
-			off += e->msg.nlmsg_len - sizeof(struct nlmsghdr);
-		mnl_attr_for_each(a, nlh, off)
-			if (mnl_attr_get_type(a) == NLMSGERR_ATTR_MSG)
-				snprintf(s->ext_ack, sizeof(s->ext_ack), "%s",
-					 mnl_attr_get_str(a));
-	}
-	if (e->error) {
-		errno = -e->error;
+	if (!e)
 		return MNL_CB_ERROR;
+	read_ext_ack(nlh, e, s);
+	if (!e->error)
+		return MNL_CB_STOP;
+	errno = e->error < 0 && e->error >= -4095 ? -e->error : EPROTO;
+	return MNL_CB_ERROR;
+}
+
+int nls_dispatch(struct nlsock *s, const void *buf, size_t n, uint32_t seq, mnl_cb_t cb,
+		 void *data)
+{
+	const struct nlmsghdr *nlh = buf;
+	int left = n > INT_MAX ? INT_MAX : (int)n, rc = MNL_CB_OK;
+
+	for (; mnl_nlmsg_ok(nlh, left); nlh = mnl_nlmsg_next(nlh, &left)) {
+		if (nlh->nlmsg_seq != seq || nlh->nlmsg_pid != s->portid)
+			continue;
+		if (nlh->nlmsg_type == NLMSG_ERROR)
+			rc = err_cb(nlh, s);
+		else if (nlh->nlmsg_type == NLMSG_DONE)
+			rc = MNL_CB_STOP;
+		else if (nlh->nlmsg_type >= NLMSG_MIN_TYPE && cb)
+			rc = cb(nlh, data);
+		if (rc <= MNL_CB_STOP)
+			break;
 	}
-	return MNL_CB_STOP;
+	return rc;
 }
 
 int nls_talk(struct nlsock *s, const void *msg, size_t len, mnl_cb_t cb, void *data)
@@ -142,29 +225,8 @@ int nls_talk(struct nlsock *s, const void *msg, size_t len, mnl_cb_t cb, void *d
 		n = mnl_socket_recvfrom(s->nl, s->buf, s->buflen);
 		if (n < 0)
 			return -errno;
-		/* the error callback needs the socket; pass it through ctl data */
-		{
-			const struct nlmsghdr *nlh = (const struct nlmsghdr *)s->buf;
-			int left = n;
-
-			rc = MNL_CB_OK;
-			while (mnl_nlmsg_ok(nlh, left)) {
-				if (nlh->nlmsg_seq != req->nlmsg_seq ||
-				    nlh->nlmsg_pid != s->portid) {
-					nlh = mnl_nlmsg_next(nlh, &left);
-					continue;
-				}
-				if (nlh->nlmsg_type == NLMSG_ERROR)
-					rc = err_cb(nlh, s);
-				else if (nlh->nlmsg_type == NLMSG_DONE)
-					rc = MNL_CB_STOP;
-				else if (nlh->nlmsg_type >= NLMSG_MIN_TYPE && cb)
-					rc = cb(nlh, data);
-				if (rc <= MNL_CB_STOP)
-					break;
-				nlh = mnl_nlmsg_next(nlh, &left);
-			}
-		}
+		errno = 0;
+		rc = nls_dispatch(s, s->buf, n, req->nlmsg_seq, cb, data);
 		if (rc == MNL_CB_ERROR)
 			return errno ? -errno : -EIO;
 		if (rc == MNL_CB_STOP)
@@ -180,28 +242,41 @@ struct route_ctx {
 	int got;
 };
 
+static int route_attr(const struct nlattr *a, struct route_ctx *c)
+{
+	switch (mnl_attr_get_type(a)) {
+	case RTA_OIF:
+		if (valid(a, MNL_TYPE_U32))
+			return -1;
+		c->r->oif = mnl_attr_get_u32(a);
+		break;
+	case RTA_GATEWAY:
+		if (mnl_attr_validate2(a, MNL_TYPE_BINARY, c->alen) < 0)
+			return -1;
+		memcpy(c->r->gw, mnl_attr_get_payload(a), c->alen);
+		c->r->has_gw = 1;
+		break;
+	}
+	return 0;
+}
+
 static int route_cb(const struct nlmsghdr *nlh, void *data)
 {
+	const struct rtmsg *rm = fixed_hdr(nlh, sizeof(*rm));
 	struct route_ctx *c = data;
-	const struct rtmsg *rm = mnl_nlmsg_get_payload(nlh);
 	const struct nlattr *a;
+	const void *attrs;
+	size_t len;
 
 	if (nlh->nlmsg_type != RTM_NEWROUTE)
 		return MNL_CB_OK;
+	if (!rm)
+		return MNL_CB_ERROR;
+	attrs = msg_attrs(nlh, sizeof(*rm), &len);
+	for_each_attr(a, attrs, len)
+		if (route_attr(a, c))
+			return bad_msg();
 	c->r->type = rm->rtm_type;
-	mnl_attr_for_each(a, nlh, sizeof(*rm)) {
-		switch (mnl_attr_get_type(a)) {
-		case RTA_OIF:
-			c->r->oif = mnl_attr_get_u32(a);
-			break;
-		case RTA_GATEWAY:
-			if (mnl_attr_get_payload_len(a) == (unsigned int)c->alen) {
-				memcpy(c->r->gw, mnl_attr_get_payload(a), c->alen);
-				c->r->has_gw = 1;
-			}
-			break;
-		}
-	}
 	c->got = 1;
 	return MNL_CB_OK;
 }
@@ -247,14 +322,20 @@ struct neigh_ctx {
 
 static int neigh_cb(const struct nlmsghdr *nlh, void *data)
 {
+	const struct ndmsg *nd = fixed_hdr(nlh, sizeof(*nd));
 	struct neigh_ctx *c = data;
-	const struct ndmsg *nd = mnl_nlmsg_get_payload(nlh);
 	const struct nlattr *a;
+	const void *attrs;
+	size_t len;
 
 	if (nlh->nlmsg_type != RTM_NEWNEIGH)
 		return MNL_CB_OK;
+	if (!nd)
+		return MNL_CB_ERROR;
 	c->state = nd->ndm_state;
-	mnl_attr_for_each(a, nlh, sizeof(*nd))
+	attrs = msg_attrs(nlh, sizeof(*nd), &len);
+	/* an address of another length (not Ethernet) is no MAC: not taken */
+	for_each_attr(a, attrs, len)
 		if (mnl_attr_get_type(a) == NDA_LLADDR && mnl_attr_get_payload_len(a) == 6) {
 			memcpy(c->mac, mnl_attr_get_payload(a), 6);
 			c->got = 1;
@@ -291,37 +372,64 @@ int nls_neigh_get(struct nlsock *s, int family, uint32_t ifindex, const uint8_t 
 
 /* --- link ------------------------------------------------------------ */
 
+/* IFLA_LINKINFO: IFLA_INFO_KIND into l->kind.  0, or -1 if malformed. */
+static int link_info(const struct nlattr *a, struct nls_link *l)
+{
+	const struct nlattr *b;
+
+	if (valid(a, MNL_TYPE_NESTED))
+		return -1;
+	mnl_attr_for_each_nested(b, a) {
+		if (mnl_attr_get_type(b) != IFLA_INFO_KIND)
+			continue;
+		if (valid(b, MNL_TYPE_NUL_STRING))
+			return -1;
+		snprintf(l->kind, sizeof(l->kind), "%s", mnl_attr_get_str(b));
+	}
+	return 0;
+}
+
+static int link_attr(const struct nlattr *a, struct nls_link *l)
+{
+	switch (mnl_attr_get_type(a)) {
+	case IFLA_ADDRESS:
+		/* another length is another link layer's: no MAC */
+		if (mnl_attr_get_payload_len(a) == 6)
+			memcpy(l->mac, mnl_attr_get_payload(a), 6);
+		break;
+	case IFLA_MTU:
+		if (valid(a, MNL_TYPE_U32))
+			return -1;
+		l->mtu = mnl_attr_get_u32(a);
+		break;
+	case IFLA_PHYS_SWITCH_ID:
+		if (mnl_attr_get_payload_len(a) > sizeof(l->switch_id))
+			return -1;	/* MAX_PHYS_ITEM_ID_LEN */
+		l->switch_id_len = mnl_attr_get_payload_len(a);
+		memcpy(l->switch_id, mnl_attr_get_payload(a), l->switch_id_len);
+		break;
+	case IFLA_LINKINFO:
+		return link_info(a, l);
+	}
+	return 0;
+}
+
 static int link_cb(const struct nlmsghdr *nlh, void *data)
 {
+	const struct ifinfomsg *ifi = fixed_hdr(nlh, sizeof(*ifi));
 	struct nls_link *l = data;
-	const struct ifinfomsg *ifi = mnl_nlmsg_get_payload(nlh);
-	const struct nlattr *a, *b;
+	const struct nlattr *a;
+	const void *attrs;
+	size_t len;
 
 	if (nlh->nlmsg_type != RTM_NEWLINK)
 		return MNL_CB_OK;
-	mnl_attr_for_each(a, nlh, sizeof(*ifi)) {
-		switch (mnl_attr_get_type(a)) {
-		case IFLA_ADDRESS:
-			if (mnl_attr_get_payload_len(a) == 6)
-				memcpy(l->mac, mnl_attr_get_payload(a), 6);
-			break;
-		case IFLA_MTU:
-			l->mtu = mnl_attr_get_u32(a);
-			break;
-		case IFLA_PHYS_SWITCH_ID:
-			l->switch_id_len = mnl_attr_get_payload_len(a);
-			if (l->switch_id_len > 32)
-				l->switch_id_len = 32;
-			memcpy(l->switch_id, mnl_attr_get_payload(a), l->switch_id_len);
-			break;
-		case IFLA_LINKINFO:
-			mnl_attr_for_each_nested(b, a)
-				if (mnl_attr_get_type(b) == IFLA_INFO_KIND)
-					snprintf(l->kind, sizeof(l->kind), "%s",
-						 mnl_attr_get_str(b));
-			break;
-		}
-	}
+	if (!ifi)
+		return MNL_CB_ERROR;
+	attrs = msg_attrs(nlh, sizeof(*ifi), &len);
+	for_each_attr(a, attrs, len)
+		if (link_attr(a, l))
+			return bad_msg();
 	return MNL_CB_OK;
 }
 
@@ -349,25 +457,44 @@ struct qd_ctx {
 	int shaped;
 };
 
-static int qdisc_cb(const struct nlmsghdr *nlh, void *data)
+static int is_shaper(const char *kind)
 {
 	static const char *const shapers[] = {
 		"tbf", "htb", "hfsc", "cake", "netem", "cbs", "taprio", "ets", "drr", "qfq",
 		"cbq", NULL,
 	};
-	struct qd_ctx *c = data;
-	const struct tcmsg *t = mnl_nlmsg_get_payload(nlh);
-	const struct nlattr *a;
 	int i;
 
-	if (nlh->nlmsg_type != RTM_NEWQDISC || (uint32_t)t->tcm_ifindex != c->ifindex ||
-	    t->tcm_parent == TC_H_INGRESS || t->tcm_parent == TC_H_CLSACT)
+	for (i = 0; shapers[i]; i++)
+		if (!strcmp(kind, shapers[i]))
+			return 1;
+	return 0;
+}
+
+static int qdisc_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct tcmsg *t = fixed_hdr(nlh, sizeof(*t));
+	struct qd_ctx *c = data;
+	const struct nlattr *a;
+	const void *attrs;
+	size_t len;
+
+	if (nlh->nlmsg_type != RTM_NEWQDISC)
 		return MNL_CB_OK;
-	mnl_attr_for_each(a, nlh, sizeof(*t))
-		if (mnl_attr_get_type(a) == TCA_KIND)
-			for (i = 0; shapers[i]; i++)
-				if (!strcmp(mnl_attr_get_str(a), shapers[i]))
-					c->shaped = 1;
+	if (!t)
+		return MNL_CB_ERROR;
+	if ((uint32_t)t->tcm_ifindex != c->ifindex || t->tcm_parent == TC_H_INGRESS ||
+	    t->tcm_parent == TC_H_CLSACT)
+		return MNL_CB_OK;
+	attrs = msg_attrs(nlh, sizeof(*t), &len);
+	for_each_attr(a, attrs, len) {
+		if (mnl_attr_get_type(a) != TCA_KIND)
+			continue;
+		if (valid(a, MNL_TYPE_NUL_STRING))
+			return bad_msg();
+		if (is_shaper(mnl_attr_get_str(a)))
+			c->shaped = 1;
+	}
 	return MNL_CB_OK;
 }
 

@@ -22,9 +22,20 @@ struct nlsock {
 int nls_open(struct nlsock *s);
 void nls_close(struct nlsock *s);
 /* Send @msg (built in s->buf or elsewhere), read until the ack or the end of
- * a dump, calling @cb for each data message.  0 or -errno. */
+ * a dump, calling @cb for each data message.  0 or -errno (-EBADMSG: the
+ * answer was malformed; see nls_dispatch). */
 int nls_talk(struct nlsock *s, const void *msg, size_t len, mnl_cb_t cb, void *data);
 uint32_t nls_seq(struct nlsock *s);
+/*
+ * One received batch: the @n bytes at @buf, message by message as far as
+ * whole messages fit.  Those of request @seq to this socket's portid go to
+ * the ack/error reader (NLMSG_ERROR), end a dump (NLMSG_DONE) or go to @cb;
+ * others are skipped.  MNL_CB_OK: read on; MNL_CB_STOP: done; MNL_CB_ERROR
+ * with errno (the kernel's error, EBADMSG for a malformed message, EPROTO
+ * for an error code no errno is).  s->ext_ack gets an extack message.
+ */
+int nls_dispatch(struct nlsock *s, const void *buf, size_t n, uint32_t seq, mnl_cb_t cb,
+		 void *data);
 
 /* Route for a forwarded frame of @family from @src to @dst arriving on @iif. */
 struct nls_route {

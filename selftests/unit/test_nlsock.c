@@ -1,0 +1,333 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rtnetlink input (loader/nlsock.c): the lookups' callbacks and the ack
+ * reader take what the kernel sends, read nothing past a message or an
+ * attribute, and refuse a malformed one with EBADMSG.  Every message is
+ * handed over as a heap copy of exactly its length, so ASan sees a read
+ * past it.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <cmocka.h>
+#include <limits.h>
+#include "../../loader/nlsock.c"
+
+static char buf[4096] __attribute__((aligned(8)));
+
+/* A message of @type with a zeroed fixed header of @hdrlen bytes, in buf. */
+static struct nlmsghdr *msg(uint16_t type, size_t hdrlen)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+
+	nlh->nlmsg_type = type;
+	mnl_nlmsg_put_extra_header(nlh, hdrlen);
+	return nlh;
+}
+
+/* An attribute of @len bytes of @p, whatever its type says it should hold. */
+static void put_raw(struct nlmsghdr *nlh, uint16_t type, uint16_t len, const void *p)
+{
+	mnl_attr_put(nlh, type, len, p);
+}
+
+/* @cb on a heap copy of @nlh cut to @len bytes (its nlmsg_len too). */
+static int run_cut(mnl_cb_t cb, const struct nlmsghdr *nlh, uint32_t len, void *data)
+{
+	struct nlmsghdr *m = malloc(len);
+	int rc;
+
+	assert_non_null(m);
+	memcpy(m, nlh, len);
+	m->nlmsg_len = len;
+	errno = 0;
+	rc = cb(m, data);
+	free(m);
+	return rc;
+}
+
+static int run(mnl_cb_t cb, const struct nlmsghdr *nlh, void *data)
+{
+	return run_cut(cb, nlh, nlh->nlmsg_len, data);
+}
+
+#define assert_badmsg(rc) do { \
+	assert_int_equal((rc), MNL_CB_ERROR); \
+	assert_int_equal(errno, EBADMSG); \
+} while (0)
+
+static void test_route(void **st)
+{
+	static const uint8_t gw[4] = { 10, 0, 2, 1 };
+	struct nls_route r;
+	struct route_ctx c = { .r = &r, .alen = 4 };
+	struct nlmsghdr *nlh;
+
+	(void)st;
+	memset(&r, 0, sizeof(r));
+	nlh = msg(RTM_NEWROUTE, sizeof(struct rtmsg));
+	((struct rtmsg *)mnl_nlmsg_get_payload(nlh))->rtm_type = RTN_UNICAST;
+	mnl_attr_put_u32(nlh, RTA_OIF, 8);
+	mnl_attr_put(nlh, RTA_GATEWAY, 4, gw);
+	assert_int_equal(run(route_cb, nlh, &c), MNL_CB_OK);
+	assert_int_equal(c.got, 1);
+	assert_int_equal(r.oif, 8);
+	assert_int_equal(r.type, RTN_UNICAST);
+	assert_true(r.has_gw);
+	assert_memory_equal(r.gw, gw, 4);
+
+	/* RTA_OIF of 2 bytes, last: read as a u32 before */
+	memset(&c, 0, sizeof(c));
+	c.r = &r;
+	c.alen = 4;
+	nlh = msg(RTM_NEWROUTE, sizeof(struct rtmsg));
+	put_raw(nlh, RTA_OIF, 2, "\x08\x00");
+	assert_badmsg(run(route_cb, nlh, &c));
+	assert_int_equal(c.got, 0);
+	/* a gateway of an IPv6 length on an IPv4 route */
+	nlh = msg(RTM_NEWROUTE, sizeof(struct rtmsg));
+	put_raw(nlh, RTA_GATEWAY, 16, "\x0a\0\x02\x01\0\0\0\0\0\0\0\0\0\0\0\0");
+	assert_badmsg(run(route_cb, nlh, &c));
+	/* no room for the rtmsg */
+	nlh = msg(RTM_NEWROUTE, sizeof(struct rtmsg));
+	assert_badmsg(run_cut(route_cb, nlh, MNL_NLMSG_HDRLEN + 4, &c));
+}
+
+static void test_neigh(void **st)
+{
+	uint8_t mac[6] = { 0 };
+	struct neigh_ctx c = { .mac = mac };
+	struct nlmsghdr *nlh;
+
+	(void)st;
+	nlh = msg(RTM_NEWNEIGH, sizeof(struct ndmsg));
+	((struct ndmsg *)mnl_nlmsg_get_payload(nlh))->ndm_state = NUD_REACHABLE;
+	mnl_attr_put(nlh, NDA_LLADDR, 6, "\x02\0\0\0\0\x07");
+	assert_int_equal(run(neigh_cb, nlh, &c), MNL_CB_OK);
+	assert_int_equal(c.got, 1);
+	assert_int_equal(c.state, NUD_REACHABLE);
+	assert_memory_equal(mac, "\x02\0\0\0\0\x07", 6);
+	/* a link-layer address of another length (ip6gre's 16): not a MAC, not an error */
+	memset(&c, 0, sizeof(c));
+	c.mac = mac;
+	nlh = msg(RTM_NEWNEIGH, sizeof(struct ndmsg));
+	put_raw(nlh, NDA_LLADDR, 16, "0123456789abcdef");
+	assert_int_equal(run(neigh_cb, nlh, &c), MNL_CB_OK);
+	assert_int_equal(c.got, 0);
+	/* cut inside the ndmsg: ndm_state lies past the end */
+	nlh = msg(RTM_NEWNEIGH, sizeof(struct ndmsg));
+	assert_badmsg(run_cut(neigh_cb, nlh, MNL_NLMSG_HDRLEN + 4, &c));
+}
+
+static void test_link(void **st)
+{
+	struct nls_link l;
+	struct nlmsghdr *nlh;
+	struct nlattr *li;
+	uint8_t id[40];
+
+	(void)st;
+	memset(&l, 0, sizeof(l));
+	memset(id, 0x5a, sizeof(id));
+	nlh = msg(RTM_NEWLINK, sizeof(struct ifinfomsg));
+	mnl_attr_put(nlh, IFLA_ADDRESS, 6, "\x02\0\0\0\x08\x01");
+	mnl_attr_put_u32(nlh, IFLA_MTU, 1500);
+	mnl_attr_put(nlh, IFLA_PHYS_SWITCH_ID, 8, id);
+	li = mnl_attr_nest_start(nlh, IFLA_LINKINFO);
+	mnl_attr_put_strz(nlh, IFLA_INFO_KIND, "veth");
+	mnl_attr_nest_end(nlh, li);
+	assert_int_equal(run(link_cb, nlh, &l), MNL_CB_OK);
+	assert_memory_equal(l.mac, "\x02\0\0\0\x08\x01", 6);
+	assert_int_equal(l.mtu, 1500);
+	assert_int_equal(l.switch_id_len, 8);
+	assert_string_equal(l.kind, "veth");
+
+	/* IFLA_MTU of 2 bytes */
+	nlh = msg(RTM_NEWLINK, sizeof(struct ifinfomsg));
+	put_raw(nlh, IFLA_MTU, 2, "\xdc\x05");
+	assert_badmsg(run(link_cb, nlh, &l));
+	/* a switch id longer than MAX_PHYS_ITEM_ID_LEN: cut to 32 before */
+	nlh = msg(RTM_NEWLINK, sizeof(struct ifinfomsg));
+	mnl_attr_put(nlh, IFLA_PHYS_SWITCH_ID, sizeof(id), id);
+	assert_badmsg(run(link_cb, nlh, &l));
+	/* IFLA_INFO_KIND without its NUL, the last bytes of the message */
+	nlh = msg(RTM_NEWLINK, sizeof(struct ifinfomsg));
+	li = mnl_attr_nest_start(nlh, IFLA_LINKINFO);
+	put_raw(nlh, IFLA_INFO_KIND, 8, "vethveth");
+	mnl_attr_nest_end(nlh, li);
+	assert_badmsg(run(link_cb, nlh, &l));
+	/* no room for the ifinfomsg */
+	nlh = msg(RTM_NEWLINK, sizeof(struct ifinfomsg));
+	assert_badmsg(run_cut(link_cb, nlh, MNL_NLMSG_HDRLEN + 8, &l));
+}
+
+static struct nlmsghdr *qdisc(uint32_t ifindex)
+{
+	struct nlmsghdr *nlh = msg(RTM_NEWQDISC, sizeof(struct tcmsg));
+	struct tcmsg *t = mnl_nlmsg_get_payload(nlh);
+
+	t->tcm_ifindex = ifindex;
+	t->tcm_parent = TC_H_ROOT;
+	return nlh;
+}
+
+static void test_qdisc(void **st)
+{
+	struct qd_ctx c = { .ifindex = 8 };
+	struct nlmsghdr *nlh;
+
+	(void)st;
+	nlh = qdisc(8);
+	mnl_attr_put_strz(nlh, TCA_KIND, "tbf");
+	assert_int_equal(run(qdisc_cb, nlh, &c), MNL_CB_OK);
+	assert_int_equal(c.shaped, 1);
+	/* "tbf" without its NUL: the padding is no terminator */
+	c.shaped = 0;
+	nlh = qdisc(8);
+	put_raw(nlh, TCA_KIND, 3, "tbf");
+	assert_badmsg(run(qdisc_cb, nlh, &c));
+	assert_int_equal(c.shaped, 0);
+	/* 8 bytes, no NUL, at the end */
+	nlh = qdisc(8);
+	put_raw(nlh, TCA_KIND, 8, "fq_codel");
+	assert_badmsg(run(qdisc_cb, nlh, &c));
+	/* another device's: not read */
+	nlh = qdisc(9);
+	mnl_attr_put_strz(nlh, TCA_KIND, "htb");
+	assert_int_equal(run(qdisc_cb, nlh, &c), MNL_CB_OK);
+	assert_int_equal(c.shaped, 0);
+	/* cut inside the tcmsg */
+	nlh = qdisc(8);
+	assert_badmsg(run_cut(qdisc_cb, nlh, MNL_NLMSG_HDRLEN + 2, &c));
+}
+
+/* An NLMSG_ERROR with @error, the request echoed as @echo_len bytes, and an
+ * extack message @ext (NULL: none). */
+static struct nlmsghdr *err_msg(int error, uint32_t echo_len, const char *ext, uint16_t flags)
+{
+	struct nlmsghdr *nlh = msg(NLMSG_ERROR, sizeof(struct nlmsgerr));
+	struct nlmsgerr *e = mnl_nlmsg_get_payload(nlh);
+
+	nlh->nlmsg_flags = flags;
+	e->error = error;
+	e->msg.nlmsg_len = echo_len;
+	if (ext)
+		mnl_attr_put_strz(nlh, NLMSGERR_ATTR_MSG, ext);
+	return nlh;
+}
+
+static void test_err(void **st)
+{
+	struct nlsock s;
+	struct nlmsghdr *nlh;
+
+	(void)st;
+	memset(&s, 0, sizeof(s));
+	/* an ack */
+	assert_int_equal(run(err_cb, err_msg(0, 16, NULL, NLM_F_CAPPED), &s), MNL_CB_STOP);
+	/* an error with its extack (capped: no echoed request) */
+	nlh = err_msg(-EBUSY, 16, "port busy", NLM_F_CAPPED | NLM_F_ACK_TLVS);
+	assert_int_equal(run(err_cb, nlh, &s), MNL_CB_ERROR);
+	assert_int_equal(errno, EBUSY);
+	assert_string_equal(s.ext_ack, "port busy");
+	/* not capped, the echoed request's length far past the message: not followed */
+	nlh = err_msg(-ENOENT, 0x7fff0000, NULL, NLM_F_ACK_TLVS);
+	assert_int_equal(run(err_cb, nlh, &s), MNL_CB_ERROR);
+	assert_int_equal(errno, ENOENT);
+	assert_string_equal(s.ext_ack, "");
+	nlh = err_msg(-ENOENT, 4, NULL, NLM_F_ACK_TLVS);	/* shorter than a header */
+	assert_int_equal(run(err_cb, nlh, &s), MNL_CB_ERROR);
+	/* an extack message without its NUL */
+	nlh = err_msg(-EINVAL, 16, NULL, NLM_F_CAPPED | NLM_F_ACK_TLVS);
+	put_raw(nlh, NLMSGERR_ATTR_MSG, 8, "no nul!!");
+	assert_int_equal(run(err_cb, nlh, &s), MNL_CB_ERROR);
+	assert_int_equal(errno, EINVAL);
+	assert_string_equal(s.ext_ack, "");
+	/* an error code no errno is: INT_MIN (its negation overflows), positive */
+	assert_int_equal(run(err_cb, err_msg(INT_MIN, 16, NULL, NLM_F_CAPPED), &s), MNL_CB_ERROR);
+	assert_int_equal(errno, EPROTO);
+	assert_int_equal(run(err_cb, err_msg(5, 16, NULL, NLM_F_CAPPED), &s), MNL_CB_ERROR);
+	assert_int_equal(errno, EPROTO);
+	/* no room for the nlmsgerr */
+	nlh = err_msg(-EBUSY, 16, NULL, 0);
+	assert_badmsg(run_cut(err_cb, nlh, MNL_NLMSG_HDRLEN + 2, &s));
+}
+
+/* --- the reader: a received batch, message by message ------------------- */
+
+struct count_ctx {
+	int calls;
+};
+
+static int count_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct count_ctx *c = data;
+
+	(void)nlh;
+	c->calls++;
+	return MNL_CB_OK;
+}
+
+/* Append a message of @type (@seq, @pid) with @plen zero bytes of payload at @off. */
+static size_t append(char *b, size_t off, uint16_t type, uint32_t seq, uint32_t pid,
+		     size_t plen)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(b + off);
+
+	nlh->nlmsg_type = type;
+	nlh->nlmsg_seq = seq;
+	nlh->nlmsg_pid = pid;
+	mnl_nlmsg_put_extra_header(nlh, plen);
+	return off + nlh->nlmsg_len;
+}
+
+static void test_dispatch(void **st)
+{
+	struct nlsock s = { .portid = 77 };
+	struct count_ctx c = { 0 };
+	size_t n = 0;
+	char *m;
+
+	(void)st;
+	n = append(buf, n, RTM_NEWROUTE, 5, 77, 12);
+	n = append(buf, n, RTM_NEWROUTE, 4, 77, 12);	/* an older request's: skipped */
+	n = append(buf, n, RTM_NEWROUTE, 5, 99, 12);	/* another socket's: skipped */
+	n = append(buf, n, RTM_NEWROUTE, 5, 77, 12);
+	m = malloc(n);
+	assert_non_null(m);
+	memcpy(m, buf, n);
+	assert_int_equal(nls_dispatch(&s, m, n, 5, count_cb, &c), MNL_CB_OK);
+	assert_int_equal(c.calls, 2);
+	/* the same batch cut short: the message that does not fit is not read */
+	c.calls = 0;
+	assert_int_equal(nls_dispatch(&s, m, n - 1, 5, count_cb, &c), MNL_CB_OK);
+	assert_int_equal(c.calls, 1);
+	free(m);
+	/* a dump's end */
+	n = append(buf, 0, RTM_NEWROUTE, 5, 77, 12);
+	n = append(buf, n, NLMSG_DONE, 5, 77, 4);
+	c.calls = 0;
+	assert_int_equal(nls_dispatch(&s, buf, n, 5, count_cb, &c), MNL_CB_STOP);
+	assert_int_equal(c.calls, 1);
+	/* an error in the batch */
+	n = append(buf, 0, NLMSG_ERROR, 5, 77, sizeof(struct nlmsgerr));
+	((struct nlmsgerr *)mnl_nlmsg_get_payload((struct nlmsghdr *)buf))->error = -EEXIST;
+	assert_int_equal(nls_dispatch(&s, buf, n, 5, count_cb, &c), MNL_CB_ERROR);
+	assert_int_equal(errno, EEXIST);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_route),
+		cmocka_unit_test(test_neigh),
+		cmocka_unit_test(test_link),
+		cmocka_unit_test(test_qdisc),
+		cmocka_unit_test(test_err),
+		cmocka_unit_test(test_dispatch),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
