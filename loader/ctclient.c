@@ -5,6 +5,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <linux/netfilter/nf_conntrack_common.h>
@@ -13,41 +14,53 @@
 #include "ctclient.h"
 #include "flowmaker.h"
 
-static void from_ct(const struct nf_conntrack *ct, struct ct_info *ci)
+/* @len bytes of attribute @type of @ct into @dst: 0, or -1 if @ct lacks it
+ * (nfct_get_attr() NULL). */
+static int get_attr(const struct nf_conntrack *ct, enum nf_conntrack_attr type, void *dst,
+		    size_t len)
 {
-	uint8_t l3 = nfct_get_attr_u8(ct, ATTR_L3PROTO), l4 = nfct_get_attr_u8(ct, ATTR_L4PROTO);
+	const void *p = nfct_get_attr(ct, type);
 
-	memset(ci, 0, sizeof(*ci));
-	ci->orig.family = ci->reply.family = l3 == AF_INET6 ? 10 : 2;
-	ci->orig.proto = ci->reply.proto = l4;
-	if (l3 == AF_INET6) {
-		memcpy(ci->orig.saddr, nfct_get_attr(ct, ATTR_ORIG_IPV6_SRC), 16);
-		memcpy(ci->orig.daddr, nfct_get_attr(ct, ATTR_ORIG_IPV6_DST), 16);
-		memcpy(ci->reply.saddr, nfct_get_attr(ct, ATTR_REPL_IPV6_SRC), 16);
-		memcpy(ci->reply.daddr, nfct_get_attr(ct, ATTR_REPL_IPV6_DST), 16);
-	} else {
-		uint32_t a;
+	if (!p)
+		return -1;
+	memcpy(dst, p, len);
+	return 0;
+}
 
-		a = nfct_get_attr_u32(ct, ATTR_ORIG_IPV4_SRC);
-		memcpy(ci->orig.saddr, &a, 4);
-		a = nfct_get_attr_u32(ct, ATTR_ORIG_IPV4_DST);
-		memcpy(ci->orig.daddr, &a, 4);
-		a = nfct_get_attr_u32(ct, ATTR_REPL_IPV4_SRC);
-		memcpy(ci->reply.saddr, &a, 4);
-		a = nfct_get_attr_u32(ct, ATTR_REPL_IPV4_DST);
-		memcpy(ci->reply.daddr, &a, 4);
-	}
-	if (l4 == IPPROTO_TCP || l4 == IPPROTO_UDP || l4 == IPPROTO_SCTP ||
-	    l4 == IPPROTO_UDPLITE || l4 == IPPROTO_DCCP) {
-		ci->orig.sport = nfct_get_attr_u16(ct, ATTR_ORIG_PORT_SRC);
-		ci->orig.dport = nfct_get_attr_u16(ct, ATTR_ORIG_PORT_DST);
-		ci->reply.sport = nfct_get_attr_u16(ct, ATTR_REPL_PORT_SRC);
-		ci->reply.dport = nfct_get_attr_u16(ct, ATTR_REPL_PORT_DST);
-	}
-	ci->id = nfct_get_attr_u32(ct, ATTR_ID);
-	ci->status = nfct_get_attr_u32(ct, ATTR_STATUS);
-	ci->timeout = nfct_get_attr_u32(ct, ATTR_TIMEOUT);
-	ci->mark = nfct_get_attr_u32(ct, ATTR_MARK);
+/* [reply][v6][dst]: a tuple's address attributes */
+static const enum nf_conntrack_attr addr_attrs[2][2][2] = {
+	{ { ATTR_ORIG_IPV4_SRC, ATTR_ORIG_IPV4_DST }, { ATTR_ORIG_IPV6_SRC, ATTR_ORIG_IPV6_DST } },
+	{ { ATTR_REPL_IPV4_SRC, ATTR_REPL_IPV4_DST }, { ATTR_REPL_IPV6_SRC, ATTR_REPL_IPV6_DST } },
+};
+static const enum nf_conntrack_attr port_attrs[2][2] = {
+	{ ATTR_ORIG_PORT_SRC, ATTR_ORIG_PORT_DST },
+	{ ATTR_REPL_PORT_SRC, ATTR_REPL_PORT_DST },
+};
+
+static int has_ports(uint8_t l4)
+{
+	return l4 == IPPROTO_TCP || l4 == IPPROTO_UDP || l4 == IPPROTO_SCTP ||
+	       l4 == IPPROTO_UDPLITE || l4 == IPPROTO_DCCP;
+}
+
+/* The original (@reply 0) or reply tuple's addresses and ports into @k. */
+static int get_tuple(const struct nf_conntrack *ct, int reply, int v6, int ports,
+		     struct npuflow_key *k)
+{
+	size_t alen = v6 ? 16 : 4;
+
+	if (get_attr(ct, addr_attrs[reply][v6][0], k->saddr, alen) ||
+	    get_attr(ct, addr_attrs[reply][v6][1], k->daddr, alen))
+		return -1;
+	if (ports && (get_attr(ct, port_attrs[reply][0], &k->sport, 2) ||
+		      get_attr(ct, port_attrs[reply][1], &k->dport, 2)))
+		return -1;
+	return 0;
+}
+
+/* Helper, TCP state and flags: optional, read only when set. */
+static void get_extras(const struct nf_conntrack *ct, uint8_t l4, struct ct_info *ci)
+{
 	if (nfct_attr_is_set(ct, ATTR_ZONE) > 0)
 		ci->zone = nfct_get_attr_u16(ct, ATTR_ZONE);
 	if (nfct_attr_is_set(ct, ATTR_HELPER_NAME) > 0) {
@@ -61,6 +74,34 @@ static void from_ct(const struct nf_conntrack *ct, struct ct_info *ci)
 		ci->tcp_flags[0] = nfct_get_attr_u8(ct, ATTR_TCP_FLAGS_ORIG);
 		ci->tcp_flags[1] = nfct_get_attr_u8(ct, ATTR_TCP_FLAGS_REPL);
 	}
+}
+
+/*
+ * An entry as a ct_info: 0, or -1 if it is not IPv4/IPv6 or lacks a part of
+ * either tuple (family, protocol, addresses, ports of a port protocol).
+ * Id, status, timeout and mark read 0 when unset (nfct_get_attr_u32).
+ */
+static int from_ct(const struct nf_conntrack *ct, struct ct_info *ci)
+{
+	uint8_t l3, l4;
+	int v6;
+
+	memset(ci, 0, sizeof(*ci));
+	if (get_attr(ct, ATTR_L3PROTO, &l3, 1) || get_attr(ct, ATTR_L4PROTO, &l4, 1) ||
+	    (l3 != AF_INET && l3 != AF_INET6))
+		return -1;
+	v6 = l3 == AF_INET6;
+	ci->orig.family = ci->reply.family = v6 ? 10 : 2;
+	ci->orig.proto = ci->reply.proto = l4;
+	if (get_tuple(ct, 0, v6, has_ports(l4), &ci->orig) ||
+	    get_tuple(ct, 1, v6, has_ports(l4), &ci->reply))
+		return -1;
+	ci->id = nfct_get_attr_u32(ct, ATTR_ID);
+	ci->status = nfct_get_attr_u32(ct, ATTR_STATUS);
+	ci->timeout = nfct_get_attr_u32(ct, ATTR_TIMEOUT);
+	ci->mark = nfct_get_attr_u32(ct, ATTR_MARK);
+	get_extras(ct, l4, ci);
+	return 0;
 }
 
 /* An nf_conntrack with @t as its original (or reply) tuple. */
@@ -102,6 +143,8 @@ struct get_ctx {
 	void *ctx;
 };
 
+/* A dump's or a get's entry: to g->cb, or into g->out; one lacking a tuple
+ * is skipped (a get then answers -ENOENT). */
 static int get_cb(enum nf_conntrack_msg_type type, struct nf_conntrack *ct, void *data)
 {
 	struct get_ctx *g = data;
@@ -109,26 +152,30 @@ static int get_cb(enum nf_conntrack_msg_type type, struct nf_conntrack *ct, void
 
 	(void)type;
 	if (g->cb) {
-		from_ct(ct, &ci);
-		g->cb(g->ctx, &ci);
+		if (!from_ct(ct, &ci))
+			g->cb(g->ctx, &ci);
 		return NFCT_CB_CONTINUE;
 	}
-	from_ct(ct, g->out);
-	g->got = 1;
+	if (!from_ct(ct, g->out))
+		g->got = 1;
 	return NFCT_CB_CONTINUE;
 }
 
+/* A DESTROY event: to on_destroy, unless the entry lacks a tuple (counted). */
 static int ev_cb(enum nf_conntrack_msg_type type, struct nf_conntrack *ct, void *data)
 {
 	struct ctc *c = data;
 	struct ct_info ci;
 
-	if (type == NFCT_T_DESTROY) {
-		c->destroys++;
-		from_ct(ct, &ci);
-		if (c->on_destroy)
-			c->on_destroy(c->ctx, &ci);
+	if (type != NFCT_T_DESTROY)
+		return NFCT_CB_CONTINUE;
+	c->destroys++;
+	if (from_ct(ct, &ci)) {
+		c->incomplete++;
+		return NFCT_CB_CONTINUE;
 	}
+	if (c->on_destroy)
+		c->on_destroy(c->ctx, &ci);
 	return NFCT_CB_CONTINUE;
 }
 

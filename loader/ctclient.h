@@ -37,6 +37,7 @@ struct ctc {
 	void *ctx;
 	unsigned int rcvbuf;		/* granted receive buffer, bytes */
 	uint64_t destroys, overruns;
+	uint64_t incomplete;		/* DESTROY events without a whole tuple: skipped */
 };
 
 /* @rcvbuf 0: no event subscription.  0 or -errno. */

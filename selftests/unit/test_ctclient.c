@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The conntrack client's reading of an entry (loader/ctclient.c): both
+ * tuples, exactly as libnetfilter_conntrack holds them, and an entry that
+ * lacks a tuple's address or port (nfct_get_attr() NULL) refused, never
+ * read through a NULL pointer nor taken as 0.0.0.0.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include "../../loader/ctclient.c"
+
+/* 10.0.1.2:40000 > 10.0.2.2:5201 tcp, masqueraded to 198.51.100.1:61000 */
+static struct nf_conntrack *ct4(void)
+{
+	struct nf_conntrack *ct = nfct_new();
+
+	assert_non_null(ct);
+	nfct_set_attr_u8(ct, ATTR_L3PROTO, AF_INET);
+	nfct_set_attr_u8(ct, ATTR_L4PROTO, IPPROTO_TCP);
+	nfct_set_attr_u32(ct, ATTR_ORIG_IPV4_SRC, htonl(0x0a000102));
+	nfct_set_attr_u32(ct, ATTR_ORIG_IPV4_DST, htonl(0x0a000202));
+	nfct_set_attr_u32(ct, ATTR_REPL_IPV4_SRC, htonl(0x0a000202));
+	nfct_set_attr_u32(ct, ATTR_REPL_IPV4_DST, htonl(0xc6336401));
+	nfct_set_attr_u16(ct, ATTR_ORIG_PORT_SRC, htons(40000));
+	nfct_set_attr_u16(ct, ATTR_ORIG_PORT_DST, htons(5201));
+	nfct_set_attr_u16(ct, ATTR_REPL_PORT_SRC, htons(5201));
+	nfct_set_attr_u16(ct, ATTR_REPL_PORT_DST, htons(61000));
+	nfct_set_attr_u32(ct, ATTR_ID, 1234);
+	nfct_set_attr_u32(ct, ATTR_STATUS, IPS_ASSURED | IPS_SRC_NAT);
+	nfct_set_attr_u8(ct, ATTR_TCP_STATE, TCP_CONNTRACK_ESTABLISHED);
+	return ct;
+}
+
+static struct nf_conntrack *ct6(void)
+{
+	struct nf_conntrack *ct = nfct_new();
+	uint8_t a[16], b[16];
+
+	assert_non_null(ct);
+	inet_pton(AF_INET6, "fd00:211:1::2", a);
+	inet_pton(AF_INET6, "fd00:211:2::2", b);
+	nfct_set_attr_u8(ct, ATTR_L3PROTO, AF_INET6);
+	nfct_set_attr_u8(ct, ATTR_L4PROTO, IPPROTO_UDP);
+	nfct_set_attr(ct, ATTR_ORIG_IPV6_SRC, a);
+	nfct_set_attr(ct, ATTR_ORIG_IPV6_DST, b);
+	nfct_set_attr(ct, ATTR_REPL_IPV6_SRC, b);
+	nfct_set_attr(ct, ATTR_REPL_IPV6_DST, a);
+	nfct_set_attr_u16(ct, ATTR_ORIG_PORT_SRC, htons(5000));
+	nfct_set_attr_u16(ct, ATTR_ORIG_PORT_DST, htons(53));
+	nfct_set_attr_u16(ct, ATTR_REPL_PORT_SRC, htons(53));
+	nfct_set_attr_u16(ct, ATTR_REPL_PORT_DST, htons(5000));
+	return ct;
+}
+
+static void test_complete_entries(void **st)
+{
+	struct nf_conntrack *ct = ct4();
+	struct ct_info ci;
+	uint32_t a;
+
+	(void)st;
+	assert_int_equal(from_ct(ct, &ci), 0);
+	assert_int_equal(ci.orig.family, 2);
+	assert_int_equal(ci.orig.proto, 6);
+	memcpy(&a, ci.reply.daddr, 4);
+	assert_int_equal(ntohl(a), 0xc6336401);
+	assert_int_equal(ntohs(ci.reply.dport), 61000);
+	assert_int_equal(ntohs(ci.orig.sport), 40000);
+	assert_int_equal(ci.id, 1234);
+	assert_true(ci.has_tcp);
+	assert_int_equal(ctc_fm_flags(&ci) & (FM_CT_NAT | FM_CT_ESTABLISHED),
+			 FM_CT_NAT | FM_CT_ESTABLISHED);
+	nfct_destroy(ct);
+
+	ct = ct6();
+	assert_int_equal(from_ct(ct, &ci), 0);
+	assert_int_equal(ci.orig.family, 10);
+	assert_memory_equal(ci.orig.saddr, nfct_get_attr(ct, ATTR_ORIG_IPV6_SRC), 16);
+	assert_memory_equal(ci.reply.daddr, nfct_get_attr(ct, ATTR_REPL_IPV6_DST), 16);
+	assert_int_equal(ntohs(ci.reply.sport), 53);
+	nfct_destroy(ct);
+}
+
+/* @make's entry without attribute @drop: refused by from_ct and not handed
+ * to a dump's callback or the DESTROY handler. */
+static int destroys;
+
+static void count_destroy(void *ctx, const struct ct_info *ci)
+{
+	(void)ctx;
+	(void)ci;
+	destroys++;
+}
+
+static void assert_refused_without(struct nf_conntrack *(*make)(void),
+				   enum nf_conntrack_attr drop)
+{
+	struct nf_conntrack *ct = make();
+	struct get_ctx g = { .cb = count_destroy };
+	struct ctc c = { .on_destroy = count_destroy };
+	struct ct_info ci;
+
+	nfct_attr_unset(ct, drop);
+	if (from_ct(ct, &ci) != -1)
+		fail_msg("an entry without attribute %d read", drop);
+	destroys = 0;
+	get_cb(NFCT_T_UPDATE, ct, &g);
+	ev_cb(NFCT_T_DESTROY, ct, &c);
+	assert_int_equal(destroys, 0);
+	assert_int_equal(c.destroys, 1);
+	assert_int_equal(c.incomplete, 1);
+	g.cb = NULL;
+	g.out = &ci;
+	get_cb(NFCT_T_UPDATE, ct, &g);
+	assert_int_equal(g.got, 0);	/* a get: -ENOENT */
+	nfct_destroy(ct);
+}
+
+static void test_incomplete_entries(void **st)
+{
+	(void)st;
+	/* IPv6 without its addresses: memcpy from NULL before */
+	assert_refused_without(ct6, ATTR_ORIG_IPV6_SRC);
+	assert_refused_without(ct6, ATTR_ORIG_IPV6_DST);
+	assert_refused_without(ct6, ATTR_REPL_IPV6_SRC);
+	assert_refused_without(ct6, ATTR_REPL_IPV6_DST);
+	assert_refused_without(ct6, ATTR_REPL_PORT_DST);
+	/* IPv4 without an address or port: read as 0 before */
+	assert_refused_without(ct4, ATTR_ORIG_IPV4_SRC);
+	assert_refused_without(ct4, ATTR_REPL_IPV4_DST);
+	assert_refused_without(ct4, ATTR_ORIG_PORT_SRC);
+	assert_refused_without(ct4, ATTR_REPL_PORT_SRC);
+	/* no family, no protocol */
+	assert_refused_without(ct4, ATTR_L3PROTO);
+	assert_refused_without(ct4, ATTR_L4PROTO);
+}
+
+static void test_other_family(void **st)
+{
+	struct nf_conntrack *ct = ct4();
+	struct ct_info ci;
+
+	(void)st;
+	nfct_set_attr_u8(ct, ATTR_L3PROTO, AF_BRIDGE);
+	assert_int_equal(from_ct(ct, &ci), -1);
+	nfct_destroy(ct);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_complete_entries),
+		cmocka_unit_test(test_incomplete_entries),
+		cmocka_unit_test(test_other_family),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
