@@ -5,7 +5,6 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -192,9 +191,9 @@ int nls_dispatch(struct nlsock *s, const void *buf, size_t n, uint32_t seq, mnl_
 		 void *data)
 {
 	const struct nlmsghdr *nlh = buf;
-	int left = n > INT_MAX ? INT_MAX : (int)n, rc = MNL_CB_OK;
+	int rc = MNL_CB_OK;
 
-	for (; mnl_nlmsg_ok(nlh, left); nlh = mnl_nlmsg_next(nlh, &left)) {
+	for (; nls_msg_ok(nlh, n); nlh = nls_msg_next(nlh, &n)) {
 		if (nlh->nlmsg_seq != seq || nlh->nlmsg_pid != s->portid)
 			continue;
 		if (nlh->nlmsg_type == NLMSG_ERROR)

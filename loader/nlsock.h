@@ -19,6 +19,28 @@ struct nlsock {
 	char ext_ack[256];	/* last extack message from the kernel */
 };
 
+/*
+ * 1 if a whole message starts at @nlh within @left bytes: room for its
+ * header and an nlmsg_len from the header's size up to @left.  (libmnl's
+ * mnl_nlmsg_ok() compares nlmsg_len as an int: 2^31 or more passes.)
+ */
+static inline int nls_msg_ok(const struct nlmsghdr *nlh, size_t left)
+{
+	return left >= sizeof(*nlh) && nlh->nlmsg_len >= sizeof(*nlh) && nlh->nlmsg_len <= left;
+}
+
+/* The message after @nlh (checked by nls_msg_ok), *left less @nlh's aligned
+ * length (0 at the end of the batch). */
+static inline const struct nlmsghdr *nls_msg_next(const struct nlmsghdr *nlh, size_t *left)
+{
+	size_t n = MNL_ALIGN((size_t)nlh->nlmsg_len);
+
+	if (n > *left)
+		n = *left;
+	*left -= n;
+	return (const struct nlmsghdr *)((const char *)nlh + n);
+}
+
 int nls_open(struct nlsock *s);
 void nls_close(struct nlsock *s);
 /* Send @msg (built in s->buf or elsewhere), read until the ack or the end of
@@ -28,9 +50,9 @@ int nls_talk(struct nlsock *s, const void *msg, size_t len, mnl_cb_t cb, void *d
 uint32_t nls_seq(struct nlsock *s);
 /*
  * One received batch: the @n bytes at @buf, message by message as far as
- * whole messages fit.  Those of request @seq to this socket's portid go to
- * the ack/error reader (NLMSG_ERROR), end a dump (NLMSG_DONE) or go to @cb;
- * others are skipped.  MNL_CB_OK: read on; MNL_CB_STOP: done; MNL_CB_ERROR
+ * whole messages fit (nls_msg_ok).  Those of request @seq to this socket's
+ * portid go to the ack/error reader (NLMSG_ERROR), end a dump (NLMSG_DONE)
+ * or go to @cb; others are skipped.  MNL_CB_OK: read on; MNL_CB_STOP: done; MNL_CB_ERROR
  * with errno (the kernel's error, EBADMSG for a malformed message, EPROTO
  * for an error code no errno is).  s->ext_ack gets an extack message.
  */

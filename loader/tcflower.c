@@ -451,7 +451,7 @@ static const void *msg_attrs(const struct nlmsghdr *nlh, size_t hdrlen, size_t *
 
 /*
  * An RTM_NEWTFILTER of a dump or an echo, nlmsg_len bytes readable at @nlh
- * (as mnl_nlmsg_ok() checks): 0 with @out filled, or -1 if it is not a
+ * (as nls_msg_ok() checks): 0 with @out filled, or -1 if it is not a
  * flower rule or any attribute read is malformed (@out then partial).
  */
 int tcfl_parse(const struct nlmsghdr *nlh, struct tcfl_info *out)

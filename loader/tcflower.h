@@ -67,7 +67,7 @@ size_t tcfl_build_del(void *buf, size_t len, uint32_t ifindex, uint16_t prio,
 size_t tcfl_build_dump(void *buf, size_t len, uint32_t ifindex, uint32_t seq);
 /*
  * RTM_NEWTFILTER from a dump or echo, nlmsg_len bytes readable at @nlh (as
- * mnl_nlmsg_ok() checks; nothing past it is read): 0, or -1 if it is not a
+ * nls_msg_ok() checks; nothing past it is read): 0, or -1 if it is not a
  * flower rule or an attribute it reads is malformed (a scalar or address of
  * the wrong size, a string without its NUL, a struct too short).
  */

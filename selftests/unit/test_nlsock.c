@@ -305,6 +305,15 @@ static void test_dispatch(void **st)
 	assert_int_equal(nls_dispatch(&s, m, n - 1, 5, count_cb, &c), MNL_CB_OK);
 	assert_int_equal(c.calls, 1);
 	free(m);
+	/* an nlmsg_len of 2^31 or more (libmnl's mnl_nlmsg_ok() passes it as an int) */
+	n = append(buf, 0, RTM_NEWROUTE, 5, 77, 12);
+	((struct nlmsghdr *)buf)->nlmsg_len = 0x80000010;
+	c.calls = 0;
+	assert_int_equal(nls_dispatch(&s, buf, n, 5, count_cb, &c), MNL_CB_OK);
+	assert_int_equal(c.calls, 0);
+	((struct nlmsghdr *)buf)->nlmsg_len = 0xffffffff;
+	assert_int_equal(nls_dispatch(&s, buf, n, 5, count_cb, &c), MNL_CB_OK);
+	assert_int_equal(c.calls, 0);
 	/* a dump's end */
 	n = append(buf, 0, RTM_NEWROUTE, 5, 77, 12);
 	n = append(buf, n, NLMSG_DONE, 5, 77, 4);
