@@ -42,7 +42,7 @@ int npuep_flow_init(struct npuep_dev *ndev, u32 conns, u32 mflows)
 {
 	struct npu_cmd_ft_config cfg = {};
 	struct npuep_ft *ft;
-	int err;
+	int err, i;
 
 	ft = kzalloc(sizeof(*ft), GFP_KERNEL);
 	if (!ft)
@@ -51,6 +51,8 @@ int npuep_flow_init(struct npuep_dev *ndev, u32 conns, u32 mflows)
 	ft->conn_max = conns;
 	ft->mflow_max = mflows;
 	ft->revive = true;
+	for (i = 0; i < NPU_MAX_PORTS; i++)
+		INIT_LIST_HEAD(&ft->port_flows[i]);
 	mutex_init(&ft->lock);
 	spin_lock_init(&ft->td.lock);
 	spin_lock_init(&ft->dq_lock);

@@ -6,6 +6,7 @@
 #define _NPUEP_FLOW_H
 
 #include <linux/idr.h>
+#include <linux/list.h>
 #include <linux/atomic.h>
 #include <linux/mutex.h>
 #include <linux/spinlock.h>
@@ -18,6 +19,20 @@ struct npuep_dev;
 struct npuep_port;
 struct net_device;
 struct npuep_conn;
+
+/**
+ * struct npuep_flow_ck - a direction's key in the cookie table
+ * @cookie: the kernel's cookie (flow_cls_offload.cookie)
+ * @port: the port whose callback accepted it: a rule on a tc block shared
+ *	by several ports reaches each port's callback with one cookie, and
+ *	each port keeps its own direction
+ * @rsvd: zero (the key is compared as bytes)
+ */
+struct npuep_flow_ck {
+	unsigned long cookie;
+	u32 port;
+	u32 rsvd;
+};
 
 enum npuep_flow_owner {
 	NPUEP_OWNER_NONE,
@@ -125,13 +140,15 @@ struct npuep_ft_td {
  * @stopping: no more stats reads
  * @owner: per port, who drives its offload (enum npuep_flow_owner)
  * @owner_flows: per port, directions offloaded
+ * @port_flows: per port, the directions entering there (a purge walks
+ *	these, never the hash tables)
  * @stats_work: periodic batched statistics read
  * @revive_work: sends the revives the receive path could not post
  * @revived_rx: revives posted straight from the receive path
  * @revive_deferred: revives left to @revive_work (high ring full)
  * @destroy_missed: DESTROYs of a cookie not here, answered without the lock
  * @dq_lock: guards @dq, @dq_head, @dq_len
- * @dq: posted DESTROYs' cookies waiting for @destroy_work (a ring of
+ * @dq: posted DESTROYs' keys waiting for @destroy_work (a ring of
  *	NPUEP_FLOW_DESTROY_QLEN)
  * @dq_head: the oldest in @dq
  * @dq_len: cookies in @dq
@@ -164,13 +181,14 @@ struct npuep_ft {
 	bool stopping;
 	u8 owner[NPU_MAX_PORTS];
 	u32 owner_flows[NPU_MAX_PORTS];
+	struct list_head port_flows[NPU_MAX_PORTS];
 	struct delayed_work stats_work;
 	struct work_struct revive_work;
 	atomic64_t revived_rx;
 	atomic64_t revive_deferred;
 	atomic64_t destroy_missed;
 	spinlock_t dq_lock;		/* see above */
-	unsigned long *dq;
+	struct npuep_flow_ck *dq;
 	u32 dq_head;
 	u32 dq_len;
 	struct delayed_work destroy_work;

@@ -46,7 +46,7 @@ static void npuep_ft_td_note(struct npuep_ft *ft, u64 t0, u64 t1, u64 t2,
 static u32 npuep_ft_dq_apply(struct npuep_ft *ft, u32 max)
 {
 	struct npuep_flow *f, *g;
-	unsigned long cookie;
+	struct npuep_flow_ck ck;
 	u32 n;
 
 	for (n = 0; n < max; n++) {
@@ -55,12 +55,11 @@ static u32 npuep_ft_dq_apply(struct npuep_ft *ft, u32 max)
 			spin_unlock(&ft->dq_lock);
 			break;
 		}
-		cookie = ft->dq[ft->dq_head];
+		ck = ft->dq[ft->dq_head];
 		ft->dq_head = (ft->dq_head + 1) % NPUEP_FLOW_DESTROY_QLEN;
 		ft->dq_len--;
 		spin_unlock(&ft->dq_lock);
-		f = rhashtable_lookup_fast(&ft->by_cookie, &cookie,
-					   npuep_flow_cookie_params);
+		f = npuep_flow_by_cookie(ft, ck.cookie, ck.port);
 		if (!f)
 			continue;	/* went with its other direction */
 		g = f->conn->flow[!f->dir];
@@ -151,10 +150,7 @@ int npuep_flow_destroy_cb(struct npuep_port *port,
 	 * here is a miss under the lock.
 	 */
 	rcu_read_lock();
-	f = rhashtable_lookup(&ft->by_cookie, &cls->cookie,
-			      npuep_flow_cookie_params);
-	if (f && f->key.port != port->idx)
-		f = NULL;
+	f = npuep_flow_by_cookie(ft, cls->cookie, port->idx);
 	if (!f) {
 		rcu_read_unlock();
 		atomic64_inc(&ft->destroy_missed);
@@ -165,7 +161,8 @@ int npuep_flow_destroy_cb(struct npuep_port *port,
 		spin_lock(&ft->dq_lock);
 		if (ft->dq_len < NPUEP_FLOW_DESTROY_QLEN) {
 			ft->dq[(ft->dq_head + ft->dq_len) % NPUEP_FLOW_DESTROY_QLEN] =
-				cls->cookie;
+				(struct npuep_flow_ck){ .cookie = cls->cookie,
+							.port = port->idx };
 			ft->dq_len++;
 			ft->destroy_queued++;
 			WRITE_ONCE(f->dying, true);
@@ -188,7 +185,7 @@ int npuep_flow_destroy_cb(struct npuep_port *port,
 	} else {
 		npuep_ft_lock_writes(ft);
 		t1 = ft->lock_t0;
-		npuep_flow_destroy(ft, cls);
+		npuep_flow_destroy(ft, port, cls);
 		npuep_ft_td_note(ft, t0, t1, ktime_get_ns(), 1, in);
 		npuep_ft_unlock(ft);
 	}

@@ -3,6 +3,7 @@
  * npuep flow offload: ndo_setup_tc for nftables flowtables (TC_SETUP_FT)
  * and TC flower blocks, the block callbacks and their binding.
  */
+#include <linux/mutex.h>
 #include <net/flow_offload.h>
 #include <net/pkt_cls.h>
 
@@ -32,7 +33,7 @@ static int npuep_flow_cls(struct npuep_port *port, struct flow_cls_offload *cls,
 		err = npuep_flow_replace(ft, port, cls, owner);
 		break;
 	case FLOW_CLS_STATS:
-		err = npuep_flow_stats(ft, cls);
+		err = npuep_flow_stats(ft, port, cls);
 		break;
 	default:
 		err = -EOPNOTSUPP;
@@ -90,53 +91,81 @@ static void npuep_ft_unbind(struct npuep_port *port)
 	npuep_flow_purge(ft, port->idx, NPUEP_OWNER_FT);
 }
 
+/*
+ * Every block callback of every npuep device, for flow_block_cb_is_busy()
+ * style lookups.  tc binds under rtnl and nftables under its own mutex, so
+ * the list has a lock of its own; it is taken before the flow-table lock
+ * and never under it.
+ */
 static LIST_HEAD(npuep_block_cb_list);
+static DEFINE_MUTEX(npuep_block_cb_lock);
+
+static int npuep_block_bind(struct npuep_port *port, struct flow_block_offload *f,
+			    flow_setup_cb_t *cb)
+{
+	struct flow_block_cb *block_cb;
+
+	if (cb == npuep_ft_block_cb && port->ndev->ft &&
+	    READ_ONCE(port->ndev->ft->owner[port->idx]) == NPUEP_OWNER_FLOWER) {
+		NL_SET_ERR_MSG_MOD(f->extack,
+				   "port's offload is driven by tc flower rules");
+		return -EBUSY;
+	}
+	block_cb = flow_block_cb_lookup(f->block, cb, port);
+	if (block_cb) {
+		flow_block_cb_incref(block_cb);
+		return 0;
+	}
+	block_cb = flow_block_cb_alloc(cb, port, port, NULL);
+	if (IS_ERR(block_cb))
+		return PTR_ERR(block_cb);
+	flow_block_cb_incref(block_cb);
+	flow_block_cb_add(block_cb, f);
+	list_add_tail(&block_cb->driver_list, &npuep_block_cb_list);
+	if (cb == npuep_ft_block_cb)
+		set_bit(port->idx, &port->ndev->ft_bound);
+	return 0;
+}
+
+static int npuep_block_unbind(struct npuep_port *port, struct flow_block_offload *f,
+			      flow_setup_cb_t *cb)
+{
+	struct flow_block_cb *block_cb;
+
+	block_cb = flow_block_cb_lookup(f->block, cb, port);
+	if (!block_cb)
+		return -ENOENT;
+	if (flow_block_cb_decref(block_cb))
+		return 0;
+	flow_block_cb_remove(block_cb, f);
+	list_del(&block_cb->driver_list);
+	if (cb == npuep_ft_block_cb)
+		npuep_ft_unbind(port);
+	return 0;
+}
 
 static int npuep_setup_block(struct npuep_port *port, struct flow_block_offload *f,
 			     flow_setup_cb_t *cb)
 {
-	struct flow_block_cb *block_cb;
+	int err;
 
 	if (f->binder_type != FLOW_BLOCK_BINDER_TYPE_CLSACT_INGRESS)
 		return -EOPNOTSUPP;
 	f->driver_block_list = &npuep_block_cb_list;
 
+	mutex_lock(&npuep_block_cb_lock);
 	switch (f->command) {
 	case FLOW_BLOCK_BIND:
-		if (cb == npuep_ft_block_cb && port->ndev->ft &&
-		    port->ndev->ft->owner[port->idx] == NPUEP_OWNER_FLOWER) {
-			NL_SET_ERR_MSG_MOD(f->extack,
-					   "port's offload is driven by tc flower rules");
-			return -EBUSY;
-		}
-		block_cb = flow_block_cb_lookup(f->block, cb, port);
-		if (block_cb) {
-			flow_block_cb_incref(block_cb);
-			return 0;
-		}
-		block_cb = flow_block_cb_alloc(cb, port, port, NULL);
-		if (IS_ERR(block_cb))
-			return PTR_ERR(block_cb);
-		flow_block_cb_incref(block_cb);
-		flow_block_cb_add(block_cb, f);
-		list_add_tail(&block_cb->driver_list, &npuep_block_cb_list);
-		if (cb == npuep_ft_block_cb)
-			set_bit(port->idx, &port->ndev->ft_bound);
-		return 0;
+		err = npuep_block_bind(port, f, cb);
+		break;
 	case FLOW_BLOCK_UNBIND:
-		block_cb = flow_block_cb_lookup(f->block, cb, port);
-		if (!block_cb)
-			return -ENOENT;
-		if (!flow_block_cb_decref(block_cb)) {
-			flow_block_cb_remove(block_cb, f);
-			list_del(&block_cb->driver_list);
-			if (cb == npuep_ft_block_cb)
-				npuep_ft_unbind(port);
-		}
-		return 0;
+		err = npuep_block_unbind(port, f, cb);
+		break;
 	default:
-		return -EOPNOTSUPP;
+		err = -EOPNOTSUPP;
 	}
+	mutex_unlock(&npuep_block_cb_lock);
+	return err;
 }
 
 /**

@@ -40,9 +40,10 @@ struct npuep_revive {
 struct npuep_flow {
 	struct rcu_head rcu;
 	struct rhash_head knode;	/* by key (the match) */
-	struct rhash_head cnode;	/* by cookie */
+	struct rhash_head cnode;	/* by cookie and port */
+	struct list_head pnode;		/* ft->port_flows[key.port] */
 	struct npu_mflow_key key;
-	unsigned long cookie;
+	struct npuep_flow_ck ck;
 	struct npu_rewrite rw;
 	struct npuep_conn *conn;
 	u8 dir;				/* in the connection */
@@ -74,8 +75,8 @@ static const struct rhashtable_params npuep_flow_key_params __maybe_unused = {
 
 static const struct rhashtable_params npuep_flow_cookie_params __maybe_unused = {
 	.head_offset = offsetof(struct npuep_flow, cnode),
-	.key_offset = offsetof(struct npuep_flow, cookie),
-	.key_len = sizeof(unsigned long),
+	.key_offset = offsetof(struct npuep_flow, ck),
+	.key_len = sizeof(struct npuep_flow_ck),
 	.automatic_shrinking = true,
 };
 
@@ -103,8 +104,12 @@ void npuep_flow_unhash(struct npuep_ft *ft, struct npuep_flow *f);
 int npuep_flow_replace(struct npuep_ft *ft, struct npuep_port *port,
 		       struct flow_cls_offload *cls, u8 owner);
 void npuep_flow_remove(struct npuep_ft *ft, struct npuep_flow *f);
-int npuep_flow_destroy(struct npuep_ft *ft, struct flow_cls_offload *cls);
-int npuep_flow_stats(struct npuep_ft *ft, struct flow_cls_offload *cls);
+struct npuep_flow *npuep_flow_by_cookie(struct npuep_ft *ft, unsigned long cookie,
+					 u32 port);
+int npuep_flow_destroy(struct npuep_ft *ft, struct npuep_port *port,
+		       struct flow_cls_offload *cls);
+int npuep_flow_stats(struct npuep_ft *ft, struct npuep_port *port,
+		     struct flow_cls_offload *cls);
 void npuep_flow_purge(struct npuep_ft *ft, u32 port, u8 owner);
 void npuep_flow_rep_reset(struct npuep_flow *f);
 

@@ -279,21 +279,210 @@ void npuep_flow_unhash(struct npuep_ft *ft, struct npuep_flow *f)
 {
 	rhashtable_remove_fast(&ft->by_key, &f->knode, npuep_flow_key_params);
 	rhashtable_remove_fast(&ft->by_cookie, &f->cnode, npuep_flow_cookie_params);
+	list_del(&f->pnode);
 	ft->nflows--;
 	ft->owner_flows[f->key.port]--;
 	if (!ft->owner_flows[f->key.port])
 		ft->owner[f->key.port] = NPUEP_OWNER_NONE;
 }
 
+/*
+ * A write the device refused leaves it at the connection's previous
+ * revision and contents: the driver goes back to them (the caller has
+ * restored the contents), so that statistics and revives still match.
+ */
+static void npuep_conn_unwrite(struct npuep_ft *ft, struct npuep_conn *c)
+{
+	c->rev--;
+	npuep_conn_publish(ft, c);
+}
+
+/**
+ * npuep_flow_by_cookie() - the direction a port's callback accepted under a cookie
+ * @ft: the flow table
+ * @cookie: the kernel's cookie
+ * @port: the port's index
+ *
+ * Under ft->lock, or in an RCU read-side section for a result used only
+ * inside it (flows are freed after a grace period).
+ *
+ * Return: the direction, or NULL.
+ */
+struct npuep_flow *npuep_flow_by_cookie(struct npuep_ft *ft, unsigned long cookie,
+					u32 port)
+{
+	struct npuep_flow_ck ck = { .cookie = cookie, .port = port };
+
+	return rhashtable_lookup_fast(&ft->by_cookie, &ck, npuep_flow_cookie_params);
+}
+
+/* A REPLACE of a match the table holds: re-point its cookie, rewrite it. */
+static int npuep_flow_update(struct npuep_ft *ft, struct npuep_flow *f,
+			     const struct npuep_flow_spec *spec,
+			     unsigned long cookie)
+{
+	struct npu_rewrite old = f->rw;
+	int err;
+
+	if (f->ck.cookie != cookie) {
+		rhashtable_remove_fast(&ft->by_cookie, &f->cnode, npuep_flow_cookie_params);
+		f->ck.cookie = cookie;
+		err = rhashtable_lookup_insert_fast(&ft->by_cookie, &f->cnode,
+						    npuep_flow_cookie_params);
+		if (err) {
+			/* Not reachable by cookie: its DESTROY would miss it. */
+			npuep_flow_remove(ft, f);
+			return err;
+		}
+	}
+	if (memcmp(&f->rw, &spec->rw, sizeof(spec->rw))) {
+		f->rw = spec->rw;
+		err = npuep_conn_write(ft, f->conn);
+		if (err) {
+			f->rw = old;
+			npuep_conn_unwrite(ft, f->conn);
+		}
+		return err;
+	}
+	if (f->conn->state != NPU_CONN_NOT_ACTIVE)
+		return 0;
+	/*
+	 * Given back and not revived: its microflows may have expired in the
+	 * device, so nothing reaches the receive path's revive.  The kernel
+	 * offering the flow again (nf_flow_table refreshes it about once a
+	 * second while the host forwards it) makes it again, microflows and
+	 * all, under a new revision.
+	 */
+	err = npuep_conn_write(ft, f->conn);
+	if (err) {
+		npuep_conn_unwrite(ft, f->conn);
+		return err;
+	}
+	f->conn->state = NPU_CONN_VALID;
+	ft->st.remade++;
+	return 0;
+}
+
+/* The connection a new direction joins: its reply's if alone, else a new one. */
+static struct npuep_conn *npuep_flow_pair(struct npuep_ft *ft, struct npuep_flow *f)
+{
+	struct npu_mflow_key reply;
+	struct npuep_flow *g;
+
+	npuep_flow_reply_key(f, &reply);
+	g = rhashtable_lookup_fast(&ft->by_key, &reply, npuep_flow_key_params);
+	if (g && g->conn && !g->conn->flow[!g->dir]) {
+		f->dir = !g->dir;
+		return g->conn;
+	}
+	f->dir = 0;
+	return npuep_conn_new(ft);
+}
+
+/* Hash a new direction by match and by cookie, and list it on its port. */
+static int npuep_flow_hash(struct npuep_ft *ft, struct npuep_flow *f)
+{
+	int err;
+
+	err = rhashtable_lookup_insert_fast(&ft->by_key, &f->knode,
+					    npuep_flow_key_params);
+	if (err)
+		return err;
+	err = rhashtable_lookup_insert_fast(&ft->by_cookie, &f->cnode,
+					    npuep_flow_cookie_params);
+	if (err) {
+		rhashtable_remove_fast(&ft->by_key, &f->knode, npuep_flow_key_params);
+		return err;
+	}
+	list_add_tail(&f->pnode, &ft->port_flows[f->key.port]);
+	ft->nflows++;
+	ft->owner[f->key.port] = f->owner;
+	ft->owner_flows[f->key.port]++;
+	return 0;
+}
+
+/* A REPLACE of a match the table lacks: a new direction, paired if it can be. */
+static int npuep_flow_add(struct npuep_ft *ft, const struct npuep_flow_spec *spec,
+			  unsigned long cookie, u8 owner,
+			  struct netlink_ext_ack *extack)
+{
+	struct npuep_flow *f;
+	struct npuep_conn *c;
+	bool paired;
+	int err;
+
+	if (ft->nflows >= ft->mflow_max) {
+		NL_SET_ERR_MSG_MOD(extack, "fast path microflow table full");
+		ft->st.enospc++;
+		return -ENOSPC;
+	}
+	f = kzalloc(sizeof(*f), npuep_ft_gfp(ft));
+	if (!f)
+		return -ENOMEM;
+	f->key = spec->key;
+	f->rw = spec->rw;
+	f->ck.cookie = cookie;
+	f->ck.port = spec->key.port;
+	f->owner = owner;
+	c = npuep_flow_pair(ft, f);
+	if (!c) {
+		kfree(f);
+		NL_SET_ERR_MSG_MOD(extack, "fast path connection table full");
+		ft->st.enospc++;
+		return -ENOSPC;
+	}
+	paired = c->flow[!f->dir];
+	f->conn = c;
+	c->flow[f->dir] = f;
+
+	err = npuep_flow_hash(ft, f);
+	if (err)
+		goto err_unlink;
+	err = npuep_conn_write(ft, c);
+	if (err) {
+		NL_SET_ERR_MSG_MOD(extack, "coprocessor refused the connection");
+		npuep_flow_unhash(ft, f);
+		c->flow[f->dir] = NULL;
+		if (paired)
+			npuep_conn_unwrite(ft, c);
+		goto err_free;
+	}
+	ft->st.flows_added++;
+	if (paired)
+		ft->st.paired++;
+	return 0;
+
+err_unlink:
+	c->flow[f->dir] = NULL;
+err_free:
+	if (!paired)
+		npuep_conn_free(ft, c);
+	kfree_rcu(f, rcu);
+	return err;
+}
+
+/**
+ * npuep_flow_replace() - FLOW_CLS_REPLACE: one direction into the fast path
+ * @ft: the flow table, locked (npuep_ft_lock_writes())
+ * @port: the port whose block callback was called
+ * @cls: the kernel's request
+ * @owner: who offers it (enum npuep_flow_owner)
+ *
+ * Keyed by match: a replace of a match the table holds re-points the
+ * cookie.  A cookie the port already holds under another match is that
+ * rule replaced: the old direction goes first.
+ *
+ * Return: 0; -EOPNOTSUPP for another port's rule, an unsupported one or a
+ * port no longer bound; -EBUSY when the other owner drives the port;
+ * -ENOSPC when a table is full; or the device's error.
+ */
 int npuep_flow_replace(struct npuep_ft *ft, struct npuep_port *port,
-			      struct flow_cls_offload *cls, u8 owner)
+		       struct flow_cls_offload *cls, u8 owner)
 {
 	struct flow_rule *rule = flow_cls_offload_flow_rule(cls);
 	struct netlink_ext_ack *extack = cls->common.extack;
-	struct npu_mflow_key reply;
 	struct npuep_flow_spec spec;
-	struct npuep_flow *f, *g;
-	struct npuep_conn *c;
+	struct npuep_flow *f, *old;
 	int err;
 
 	err = npuep_flow_parse(port, rule, owner == NPUEP_OWNER_FT, &spec, extack);
@@ -303,7 +492,7 @@ int npuep_flow_replace(struct npuep_ft *ft, struct npuep_port *port,
 		ft->st.unsupported++;
 		return err;
 	}
-	/* Checked under the lock the unbind clears it under: npuep_setup_block(). */
+	/* Checked under the lock the unbind clears it under: npuep_ft_unbind(). */
 	if (owner == NPUEP_OWNER_FT && !test_bit(port->idx, &ft->ndev->ft_bound))
 		return -EOPNOTSUPP;
 	if (ft->owner[port->idx] != NPUEP_OWNER_NONE && ft->owner[port->idx] != owner) {
@@ -316,97 +505,13 @@ int npuep_flow_replace(struct npuep_ft *ft, struct npuep_port *port,
 		return -EBUSY;
 	}
 
-	/* Keyed by match: a replace of the same match re-points the cookie. */
 	f = rhashtable_lookup_fast(&ft->by_key, &spec.key, npuep_flow_key_params);
-	if (f) {
-		rhashtable_remove_fast(&ft->by_cookie, &f->cnode, npuep_flow_cookie_params);
-		f->cookie = cls->cookie;
-		err = rhashtable_insert_fast(&ft->by_cookie, &f->cnode,
-					     npuep_flow_cookie_params);
-		if (err)
-			return err;
-		if (memcmp(&f->rw, &spec.rw, sizeof(spec.rw))) {
-			f->rw = spec.rw;
-			err = npuep_conn_write(ft, f->conn);
-		} else if (f->conn->state == NPU_CONN_NOT_ACTIVE) {
-			/*
-			 * Given back and not revived: its microflows may have
-			 * expired in the device, so nothing reaches the receive
-			 * path's revive.  The kernel offering the flow again
-			 * (nf_flow_table refreshes it about once a second while
-			 * the host forwards it) makes it again, microflows
-			 * and all, under a new revision.
-			 */
-			err = npuep_conn_write(ft, f->conn);
-			if (!err) {
-				f->conn->state = NPU_CONN_VALID;
-				ft->st.remade++;
-			}
-		}
-		return err;
-	}
-
-	if (ft->nflows >= ft->mflow_max) {
-		NL_SET_ERR_MSG_MOD(extack, "fast path microflow table full");
-		ft->st.enospc++;
-		return -ENOSPC;
-	}
-	f = kzalloc(sizeof(*f), npuep_ft_gfp(ft));
-	if (!f)
-		return -ENOMEM;
-	f->key = spec.key;
-	f->rw = spec.rw;
-	f->cookie = cls->cookie;
-	f->owner = owner;
-
-	/* Pair with the other direction if it is here and alone. */
-	npuep_flow_reply_key(f, &reply);
-	g = rhashtable_lookup_fast(&ft->by_key, &reply, npuep_flow_key_params);
-	if (g && g->conn && !g->conn->flow[!g->dir]) {
-		c = g->conn;
-		f->dir = !g->dir;
-	} else {
-		c = npuep_conn_new(ft);
-		if (!c) {
-			kfree(f);
-			NL_SET_ERR_MSG_MOD(extack, "fast path connection table full");
-			ft->st.enospc++;
-			return -ENOSPC;
-		}
-		f->dir = 0;
-	}
-	f->conn = c;
-	c->flow[f->dir] = f;
-
-	err = rhashtable_insert_fast(&ft->by_key, &f->knode, npuep_flow_key_params);
-	if (err)
-		goto err_unlink;
-	err = rhashtable_insert_fast(&ft->by_cookie, &f->cnode, npuep_flow_cookie_params);
-	if (err) {
-		rhashtable_remove_fast(&ft->by_key, &f->knode, npuep_flow_key_params);
-		goto err_unlink;
-	}
-	ft->nflows++;
-	ft->owner[port->idx] = owner;
-	ft->owner_flows[port->idx]++;
-
-	err = npuep_conn_write(ft, c);
-	if (err) {
-		NL_SET_ERR_MSG_MOD(extack, "coprocessor refused the connection");
-		npuep_flow_unhash(ft, f);
-		goto err_unlink;
-	}
-	ft->st.flows_added++;
-	if (c->flow[0] && c->flow[1])
-		ft->st.paired++;
-	return 0;
-
-err_unlink:
-	c->flow[f->dir] = NULL;
-	if (!c->flow[!f->dir])
-		npuep_conn_free(ft, c);
-	kfree_rcu(f, rcu);
-	return err;
+	old = npuep_flow_by_cookie(ft, cls->cookie, port->idx);
+	if (old && old != f)
+		npuep_flow_remove(ft, old);
+	if (f)
+		return npuep_flow_update(ft, f, &spec, cls->cookie);
+	return npuep_flow_add(ft, &spec, cls->cookie, owner, extack);
 }
 
 /* Remove one direction; its connection goes when it has none left. */
@@ -429,26 +534,26 @@ void npuep_flow_remove(struct npuep_ft *ft, struct npuep_flow *f)
 	kfree_rcu(f, rcu);
 }
 
-int npuep_flow_destroy(struct npuep_ft *ft, struct flow_cls_offload *cls)
+int npuep_flow_destroy(struct npuep_ft *ft, struct npuep_port *port,
+		       struct flow_cls_offload *cls)
 {
 	struct npuep_flow *f;
 
-	f = rhashtable_lookup_fast(&ft->by_cookie, &cls->cookie,
-				   npuep_flow_cookie_params);
+	f = npuep_flow_by_cookie(ft, cls->cookie, port->idx);
 	if (!f)
 		return 0;	/* replaced under a new cookie, or never offloaded */
 	npuep_flow_remove(ft, f);
 	return 0;
 }
 
-int npuep_flow_stats(struct npuep_ft *ft, struct flow_cls_offload *cls)
+int npuep_flow_stats(struct npuep_ft *ft, struct npuep_port *port,
+		     struct flow_cls_offload *cls)
 {
 	struct npuep_flow *f;
 	struct npuep_conn *c;
 	u64 pkts, bytes;
 
-	f = rhashtable_lookup_fast(&ft->by_cookie, &cls->cookie,
-				   npuep_flow_cookie_params);
+	f = npuep_flow_by_cookie(ft, cls->cookie, port->idx);
 	if (!f)
 		return -ENOENT;
 	c = f->conn;
@@ -462,41 +567,56 @@ int npuep_flow_stats(struct npuep_ft *ft, struct flow_cls_offload *cls)
 }
 
 /*
- * Remove the directions entering on @port (NPU_MAX_PORTS: any port) that
- * @owner wrote (NPUEP_OWNER_NONE: any owner), with their connections.
- * The lock is dropped every NPUEP_FLOW_PURGE_BATCH removals so that the
- * receive path's revives and the kernel's own offload requests are not
- * held behind a mass removal (seed 004: the table lock is the bottleneck).
+ * Remove up to NPUEP_FLOW_PURGE_BATCH of the directions entering on @port
+ * that @owner wrote, under ft->lock.  Return: how many.
+ */
+static u32 npuep_flow_purge_batch(struct npuep_ft *ft, u32 port, u8 owner)
+{
+	struct npuep_flow *f, *tmp;
+	u32 n = 0;
+
+	list_for_each_entry_safe(f, tmp, &ft->port_flows[port], pnode) {
+		if (owner != NPUEP_OWNER_NONE && f->owner != owner)
+			continue;
+		npuep_flow_remove(ft, f);
+		if (++n == NPUEP_FLOW_PURGE_BATCH)
+			break;
+	}
+	return n;
+}
+
+/**
+ * npuep_flow_purge() - remove directions by port and owner
+ * @ft: the flow table, unlocked
+ * @port: where the directions enter (NPU_MAX_PORTS: any port)
+ * @owner: who wrote them (NPUEP_OWNER_NONE: any owner)
+ *
+ * Removes every matching direction with its connection, the queued
+ * DESTROYs first.  The lock is dropped every NPUEP_FLOW_PURGE_BATCH
+ * removals so that the receive path's revives and the kernel's own offload
+ * requests are not held behind a mass removal (seed 004: the table lock is
+ * the bottleneck); each batch starts again from the head of the port's
+ * list, so what was there throughout is gone when it returns (a hash-table
+ * walk that removes as it goes skips entries: rhashtable_walk_start()'s
+ * contract).
  */
 void npuep_flow_purge(struct npuep_ft *ft, u32 port, u8 owner)
 {
-	struct rhashtable_iter iter;
-	struct npuep_flow *f;
-	unsigned int n;
+	u32 p, lo = port, hi = port + 1, n;
 
+	if (port >= NPU_MAX_PORTS) {
+		lo = 0;
+		hi = NPU_MAX_PORTS;
+	}
 	npuep_ft_dq_flush(ft);
-	do {
-		n = 0;
-		npuep_ft_lock_writes(ft);
-		rhashtable_walk_enter(&ft->by_key, &iter);
-		rhashtable_walk_start(&iter);
-		while (n < NPUEP_FLOW_PURGE_BATCH &&
-		       (f = rhashtable_walk_next(&iter))) {
-			if (IS_ERR(f))
-				continue;
-			if ((port < NPU_MAX_PORTS && f->key.port != port) ||
-			    (owner != NPUEP_OWNER_NONE && f->owner != owner))
-				continue;
-			rhashtable_walk_stop(&iter);
-			npuep_flow_remove(ft, f);
-			n++;
-			rhashtable_walk_start(&iter);
-		}
-		rhashtable_walk_stop(&iter);
-		rhashtable_walk_exit(&iter);
-		npuep_ft_unlock(ft);
-		cond_resched();
-	} while (n == NPUEP_FLOW_PURGE_BATCH);
+	for (p = lo; p < hi; p++) {
+		do {
+			npuep_ft_lock_writes(ft);
+			n = npuep_flow_purge_batch(ft, p, owner);
+			npuep_ft_unlock(ft);
+			cond_resched();
+		} while (n == NPUEP_FLOW_PURGE_BATCH);
+	}
 }
 
 void npuep_flow_rep_reset(struct npuep_flow *f)
