@@ -3,7 +3,8 @@
 #
 #   make deps       install build/test dependencies (Debian packages, idempotent)
 #   make            build the kernel modules (KDIR= to override the headers)
-#   make check      native tests: unit (cmocka) and BPF prog-test-run
+#   make check      native tests: unit (cmocka, under ASan/UBSan), fuzz (libFuzzer,
+#                   10 s a target) and BPF prog-test-run
 #   make vm-check   end-to-end tests in a QEMU guest; TESTS="word ..." selects
 #   make test       deps + build + check + vm-check
 #   make demo       the main job on the built-in coprocessor model, in the VM;
@@ -36,6 +37,7 @@ check: unit bpf-check
 
 unit:
 	$(MAKE) -C selftests/unit check
+	$(MAKE) -C selftests/fuzz check
 
 bpf-check: userspace
 	$(MAKE) -C selftests/bpf check

@@ -12,6 +12,8 @@ pkgs=(
 	make gcc libc6-dev clang llvm pkg-config libelf-dev zlib1g-dev
 	libbpf-dev libxdp-dev bpftool xdp-tools libmnl-dev libnetfilter-conntrack-dev
 	libcmocka-dev
+	# the fuzz targets' libFuzzer runtime for clang 14 (selftests/fuzz)
+	libclang-rt-14-dev
 	# the standard tools the tests drive, and traffic
 	iproute2 ethtool iperf3 iputils-ping socat netcat-openbsd tcpdump nftables
 	conntrack python3 python3-yaml procps udev gnuplot-nox jq
