@@ -207,6 +207,17 @@ struct fm_entry *fm_find(struct fm *fm, const struct npuflow_key *k)
 	return at < 0 ? NULL : &fm->e[(slots(fm)[at].ref - 1) / 3];
 }
 
+struct fm_entry *fm_find_ct(struct fm *fm, const struct npuflow_key *orig,
+			    const struct npuflow_key *reply, uint32_t zone, uint32_t ct_id)
+{
+	struct npuflow_key ctk;
+
+	(void)reply;
+	(void)ct_id;
+	fm_ct_key(&ctk, orig, zone);
+	return fm_find(fm, &ctk);
+}
+
 static void rebuild_free(struct fm *fm)
 {
 	uint32_t i;

@@ -182,6 +182,13 @@ int fm_restore(struct fm *fm, uint32_t id, const struct npuflow_conn *rec);
 /* Forget an entry (the daemon found it had nothing behind it). */
 void fm_forget(struct fm *fm, uint32_t id);
 
+/*
+ * The entry made for the conntrack entry whose original tuple is @orig (as
+ * conntrack gives it: ifindex 0) in @zone; NULL if none.  @reply and @ct_id
+ * are not compared.  A resync's dump marks what it still finds with it.
+ */
+struct fm_entry *fm_find_ct(struct fm *fm, const struct npuflow_key *orig,
+			    const struct npuflow_key *reply, uint32_t zone, uint32_t ct_id);
 /* Find by direction key / ct key; NULL if unknown. */
 struct fm_entry *fm_find(struct fm *fm, const struct npuflow_key *k);
 static inline struct fm_entry *fm_get(struct fm *fm, uint32_t id)

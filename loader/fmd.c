@@ -545,14 +545,12 @@ static void on_destroy(void *ctx, const struct ct_info *ci)
 		takeout(d, id, a);
 }
 
+/* A dumped entry: the connection made for it (if any) stays. */
 static void mark_cb(void *ctx, const struct ct_info *ci)
 {
 	struct fmd *d = ctx;
-	struct npuflow_key ctk;
-	struct fm_entry *e;
+	struct fm_entry *e = fm_find_ct(&d->fm, &ci->orig, &ci->reply, ci->zone, ci->id);
 
-	fm_ct_key(&ctk, &ci->orig, ci->zone);
-	e = fm_find(&d->fm, &ctk);
 	if (e)
 		d->mark[e - d->fm.e] = 1;
 }
