@@ -207,15 +207,33 @@ struct fm_entry *fm_find(struct fm *fm, const struct npuflow_key *k)
 	return at < 0 ? NULL : &fm->e[(slots(fm)[at].ref - 1) / 3];
 }
 
+/*
+ * 1 if @e, found by its original tuple in @zone, was made for the conntrack
+ * entry whose reply tuple is @reply and id @ct_id: the reply tuple carries
+ * the NAT, and an entry re-created with the same tuples has a new id (an
+ * id of 0 on either side is not compared).
+ */
+static int same_ct(const struct fm_entry *e, const struct npuflow_key *reply, uint32_t zone,
+		   uint32_t ct_id)
+{
+	struct npuflow_key mine, theirs;
+
+	fm_ct_key(&mine, &e->rec.key[1], zone);
+	fm_ct_key(&theirs, reply, zone);
+	if (memcmp(&mine, &theirs, sizeof(mine)))
+		return 0;
+	return !ct_id || !e->rec.ct_id || ct_id == e->rec.ct_id;
+}
+
 struct fm_entry *fm_find_ct(struct fm *fm, const struct npuflow_key *orig,
 			    const struct npuflow_key *reply, uint32_t zone, uint32_t ct_id)
 {
 	struct npuflow_key ctk;
+	struct fm_entry *e;
 
-	(void)reply;
-	(void)ct_id;
 	fm_ct_key(&ctk, orig, zone);
-	return fm_find(fm, &ctk);
+	e = fm_find(fm, &ctk);
+	return e && same_ct(e, reply, zone, ct_id) ? e : NULL;
 }
 
 static void rebuild_free(struct fm *fm)

@@ -183,9 +183,12 @@ int fm_restore(struct fm *fm, uint32_t id, const struct npuflow_conn *rec);
 void fm_forget(struct fm *fm, uint32_t id);
 
 /*
- * The entry made for the conntrack entry whose original tuple is @orig (as
- * conntrack gives it: ifindex 0) in @zone; NULL if none.  @reply and @ct_id
- * are not compared.  A resync's dump marks what it still finds with it.
+ * The entry made for the conntrack entry whose original tuple is @orig and
+ * reply tuple @reply (as conntrack gives them: ifindex ignored) in @zone,
+ * with conntrack id @ct_id (0: not compared); NULL if none.  The same
+ * original tuple with another reply tuple (another NAT) or another id (an
+ * entry re-created at once) is another entry: what a resync after lost
+ * events, the sweep and a restart find with it stays, the rest is taken out.
  */
 struct fm_entry *fm_find_ct(struct fm *fm, const struct npuflow_key *orig,
 			    const struct npuflow_key *reply, uint32_t zone, uint32_t ct_id);

@@ -915,7 +915,7 @@ int fmd_restore(struct fmd *d, uint64_t now)
 	struct dump_ctx c = { .d = d, .now = now };
 	struct npuflow_conn rec;
 	uint32_t key, next, *ids = NULL, nids = 0, cap = 0, i, kept = 0, gone = 0, fixed = 0;
-	int p, more;
+	int p, more, rc;
 
 	/* 0. the counters go on from where they were */
 	{
@@ -955,7 +955,10 @@ int fmd_restore(struct fmd *d, uint64_t now)
 
 		if (e->rec.state == NPUFLOW_CS_FREE)
 			continue;
-		if (ctc_get(&d->ct, &e->rec.key[0], 0, e->rec.zone, &ci) == -ENOENT) {
+		rc = ctc_get(&d->ct, &e->rec.key[0], 0, e->rec.zone, &ci);
+		/* gone, or its tuple taken by another entry (another NAT) meanwhile */
+		if (rc == -ENOENT ||
+		    (!rc && fm_find_ct(&d->fm, &ci.orig, &ci.reply, ci.zone, ci.id) != e)) {
 			takeout(d, i, e->rec.flags & (NPUFLOW_CONN_F_HW0 | NPUFLOW_CONN_F_HW1) ?
 				FM_A_TAKEOUT : FM_A_FORGET);
 			gone++;

@@ -199,6 +199,62 @@ static void test_made_from_reply_and_nat(void **st)
 	fm_free(fm);
 }
 
+/* @k as conntrack gives a tuple: no ifindex */
+static struct npuflow_key ct_tuple(struct npuflow_key k)
+{
+	k.ifindex = 0;
+	return k;
+}
+
+/*
+ * A resync's dump after an ENOBUFS gap finds the connection's entry only if
+ * it is the same conntrack entry: original and reply tuples (the reply
+ * carries the NAT) and the id.  A tuple reused in the gap - the old entry
+ * destroyed unseen, a new one with another NAT, or re-created at once with
+ * the same tuples (and a new id) - is not the connection's: the daemon takes
+ * the old rules out.
+ */
+static void test_ct_match_after_gap(void **st)
+{
+	struct fm *fm = new_fm(64);
+	/* masquerade: 10.0.1.2:40000 > 192.0.2.1:80 leaves as 198.51.100.1:61000 */
+	struct npuflow_key o = mk(3, 6, 0x0a000102, 0xc0000201, 40000, 80);
+	struct npuflow_key r = mk(8, 6, 0xc0000201, 0xc6336401, 80, 61000);
+	struct npuflow_key co = ct_tuple(o), cr = ct_tuple(r), other_nat, no_nat;
+	struct fm_lookup l;
+	uint32_t id;
+
+	(void)st;
+	assert_int_equal(fm_candidate(fm, &o, 16, 1600, 1, 0, 1, &id), FM_A_LOOKUP);
+	memset(&l, 0, sizeof(l));
+	l.ct_flags = FM_CT_FOUND | FM_CT_ESTABLISHED | FM_CT_NAT;
+	l.ct_id = 7001;
+	l.zone = 3;
+	l.key[0] = o;
+	l.key[1] = r;
+	assert_int_equal(fm_lookup_done(fm, id, &l, 2), FM_A_WRITE);
+	assert_int_equal(fm_write_done(fm, id, 0, 3), FM_A_REARM);
+
+	/* the same entry */
+	assert_ptr_equal(fm_find_ct(fm, &co, &cr, 3, 7001), &fm->e[id]);
+	/* an id not known on one side: the tuples decide */
+	assert_ptr_equal(fm_find_ct(fm, &co, &cr, 3, 0), &fm->e[id]);
+	/* the tuple reused with another NAT (even under the same id) */
+	other_nat = mk(0, 6, 0xc0000201, 0xc6336402, 80, 61000);
+	assert_null(fm_find_ct(fm, &co, &other_nat, 3, 7001));
+	other_nat = mk(0, 6, 0xc0000201, 0xc6336401, 80, 61001);
+	assert_null(fm_find_ct(fm, &co, &other_nat, 3, 7001));
+	/* ... without NAT */
+	no_nat = mk(0, 6, 0xc0000201, 0x0a000102, 80, 40000);
+	assert_null(fm_find_ct(fm, &co, &no_nat, 3, 7002));
+	/* re-created at once with the same tuples: a new id */
+	assert_null(fm_find_ct(fm, &co, &cr, 3, 7002));
+	/* another zone, another tuple */
+	assert_null(fm_find_ct(fm, &co, &cr, 4, 7001));
+	assert_null(fm_find_ct(fm, &cr, &co, 3, 7001));
+	fm_free(fm);
+}
+
 struct refcase {
 	uint32_t ct_flags;
 	uint32_t eg0, eg1;
@@ -712,6 +768,7 @@ int main(void)
 		cmocka_unit_test(test_threshold_bytes),
 		cmocka_unit_test(test_made),
 		cmocka_unit_test(test_made_from_reply_and_nat),
+		cmocka_unit_test(test_ct_match_after_gap),
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_table_full),
 		cmocka_unit_test(test_giveback_hold_doubling),
