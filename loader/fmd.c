@@ -956,7 +956,7 @@ int fmd_restore(struct fmd *d, uint64_t now)
 		if (e->rec.state == NPUFLOW_CS_FREE)
 			continue;
 		rc = ctc_get(&d->ct, &e->rec.key[0], 0, e->rec.zone, &ci);
-		/* gone, or its tuple taken by another entry (another NAT) meanwhile */
+		/* gone, or its tuple another entry's now (another NAT, a new id) */
 		if (rc == -ENOENT ||
 		    (!rc && fm_find_ct(&d->fm, &ci.orig, &ci.reply, ci.zone, ci.id) != e)) {
 			takeout(d, i, e->rec.flags & (NPUFLOW_CONN_F_HW0 | NPUFLOW_CONN_F_HW1) ?
