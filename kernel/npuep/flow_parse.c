@@ -2,55 +2,177 @@
 /*
  * npuep flow offload: a flow_rule read into one direction of a connection.
  *
- * One parser turns a flow_rule into one direction: a microflow (ingress
- * port, VLAN, addresses, ports, protocol: an exact match) and its rewrite
- * (MACs, NAT of addresses and ports, VLAN push/pop, egress port, TTL).
+ * The glue: reads the kernel's struct flow_rule (its matches with
+ * flow_rule_match_*(), its actions, the redirect target looked up among
+ * this device's ports) into a struct npuep_flow_desc of plain data, and
+ * hands that to the pure part (flow_parse_pure.c), which validates it and
+ * turns it into the microflow key and rewrite.  Nothing is decided here.
  */
-#include <linux/etherdevice.h>
-#include <linux/ipv6.h>
-#include <linux/ip.h>
+#include <linux/netdevice.h>
 #include <net/flow_offload.h>
-#include <net/tcp.h>
 
 #include "npuep.h"
 #include "flow_priv.h"
+#include "flow_desc.h"
 
+static const struct {
+	u8 id;			/* enum flow_dissector_key_id */
+	u32 bit;		/* NPUEP_FD_* */
+} npuep_fd_keys[] = {
+	{ FLOW_DISSECTOR_KEY_META, NPUEP_FD_META },
+	{ FLOW_DISSECTOR_KEY_CONTROL, NPUEP_FD_CONTROL },
+	{ FLOW_DISSECTOR_KEY_BASIC, NPUEP_FD_BASIC },
+	{ FLOW_DISSECTOR_KEY_IPV4_ADDRS, NPUEP_FD_IPV4 },
+	{ FLOW_DISSECTOR_KEY_IPV6_ADDRS, NPUEP_FD_IPV6 },
+	{ FLOW_DISSECTOR_KEY_PORTS, NPUEP_FD_PORTS },
+	{ FLOW_DISSECTOR_KEY_TCP, NPUEP_FD_TCP },
+	{ FLOW_DISSECTOR_KEY_VLAN, NPUEP_FD_VLAN },
+};
 
-
-#define NPUEP_FLOW_KEYS (BIT_ULL(FLOW_DISSECTOR_KEY_META) |		\
-			 BIT_ULL(FLOW_DISSECTOR_KEY_CONTROL) |		\
-			 BIT_ULL(FLOW_DISSECTOR_KEY_BASIC) |		\
-			 BIT_ULL(FLOW_DISSECTOR_KEY_IPV4_ADDRS) |	\
-			 BIT_ULL(FLOW_DISSECTOR_KEY_IPV6_ADDRS) |	\
-			 BIT_ULL(FLOW_DISSECTOR_KEY_PORTS) |		\
-			 BIT_ULL(FLOW_DISSECTOR_KEY_TCP) |		\
-			 BIT_ULL(FLOW_DISSECTOR_KEY_VLAN))
-
-/* Apply a pedit-style mangle to a header image: byte-wise (old & mask) | val. */
-static int npuep_mangle(u8 *img, u32 img_len, const struct flow_action_entry *a)
+static u32 npuep_fd_read_keys(const struct flow_rule *rule)
 {
-	const u8 *mask = (const u8 *)&a->mangle.mask;
-	const u8 *val = (const u8 *)&a->mangle.val;
-	u32 off = a->mangle.offset;
+	u64 used = rule->match.dissector->used_keys;
+	u32 keys = 0;
 	int i;
 
-	if (off > img_len - 4)
-		return -EOPNOTSUPP;
-	for (i = 0; i < 4; i++)
-		img[off + i] = (img[off + i] & mask[i]) | (val[i] & ~mask[i]);
-	return 0;
+	for (i = 0; i < ARRAY_SIZE(npuep_fd_keys); i++) {
+		if (used & BIT_ULL(npuep_fd_keys[i].id))
+			keys |= npuep_fd_keys[i].bit;
+		used &= ~BIT_ULL(npuep_fd_keys[i].id);
+	}
+	if (used)
+		keys |= NPUEP_FD_OTHER;
+	return keys;
 }
 
-/* The changed bytes of @img versus @orig lie within [lo, hi). */
-static bool npuep_changed_within(const u8 *img, const u8 *orig, u32 len,
-				 u32 lo, u32 hi)
+static void npuep_fd_read_meta(struct flow_rule *rule, struct npuep_flow_desc *d)
 {
-	u32 i;
+	struct flow_match_meta m;
 
-	for (i = 0; i < len; i++)
-		if (img[i] != orig[i] && (i < lo || i >= hi))
-			return false;
-	return true;
+	flow_rule_match_meta(rule, &m);
+	d->meta.key.ingress_ifindex = m.key->ingress_ifindex;
+	d->meta.key.ingress_iftype = m.key->ingress_iftype;
+	d->meta.key.l2_miss = m.key->l2_miss;
+	d->meta.mask.ingress_ifindex = m.mask->ingress_ifindex;
+	d->meta.mask.ingress_iftype = m.mask->ingress_iftype;
+	d->meta.mask.l2_miss = m.mask->l2_miss;
+}
+
+static void npuep_fd_read_control(struct flow_rule *rule, struct npuep_flow_desc *d)
+{
+	struct flow_match_control m;
+
+	flow_rule_match_control(rule, &m);
+	if (m.key->addr_type == FLOW_DISSECTOR_KEY_IPV4_ADDRS)
+		d->control.key.addr_type = NPUEP_FD_ADDR_IPV4;
+	else if (m.key->addr_type == FLOW_DISSECTOR_KEY_IPV6_ADDRS)
+		d->control.key.addr_type = NPUEP_FD_ADDR_IPV6;
+	d->control.key.flags = m.key->flags;
+	d->control.mask.flags = m.mask->flags;
+}
+
+static void npuep_fd_read_basic(struct flow_rule *rule, struct npuep_flow_desc *d)
+{
+	struct flow_match_basic m;
+
+	flow_rule_match_basic(rule, &m);
+	d->basic.key.n_proto = m.key->n_proto;
+	d->basic.key.ip_proto = m.key->ip_proto;
+	d->basic.mask.n_proto = m.mask->n_proto;
+	d->basic.mask.ip_proto = m.mask->ip_proto;
+}
+
+static void npuep_fd_read_addrs(struct flow_rule *rule, struct npuep_flow_desc *d)
+{
+	if (d->keys & NPUEP_FD_IPV4) {
+		struct flow_match_ipv4_addrs m;
+
+		flow_rule_match_ipv4_addrs(rule, &m);
+		d->ipv4.key.src = m.key->src;
+		d->ipv4.key.dst = m.key->dst;
+		d->ipv4.mask.src = m.mask->src;
+		d->ipv4.mask.dst = m.mask->dst;
+	}
+	if (d->keys & NPUEP_FD_IPV6) {
+		struct flow_match_ipv6_addrs m;
+
+		flow_rule_match_ipv6_addrs(rule, &m);
+		memcpy(d->ipv6.key.src, &m.key->src, 16);
+		memcpy(d->ipv6.key.dst, &m.key->dst, 16);
+		memcpy(d->ipv6.mask.src, &m.mask->src, 16);
+		memcpy(d->ipv6.mask.dst, &m.mask->dst, 16);
+	}
+}
+
+static void npuep_fd_read_l4(struct flow_rule *rule, struct npuep_flow_desc *d)
+{
+	if (d->keys & NPUEP_FD_PORTS) {
+		struct flow_match_ports m;
+
+		flow_rule_match_ports(rule, &m);
+		d->ports.key.src = m.key->src;
+		d->ports.key.dst = m.key->dst;
+		d->ports.mask.src = m.mask->src;
+		d->ports.mask.dst = m.mask->dst;
+	}
+	if (d->keys & NPUEP_FD_TCP) {
+		struct flow_match_tcp m;
+
+		flow_rule_match_tcp(rule, &m);
+		d->tcp_flags.key = m.key->flags;
+		d->tcp_flags.mask = m.mask->flags;
+	}
+}
+
+static void npuep_fd_vlan(struct npuep_fd_vlan *v, const struct flow_dissector_key_vlan *k)
+{
+	v->id = k->vlan_id;
+	v->dei = k->vlan_dei;
+	v->priority = k->vlan_priority;
+	v->tpid = k->vlan_tpid;
+	v->eth_type = k->vlan_eth_type;
+}
+
+static void npuep_fd_read_vlan(struct flow_rule *rule, struct npuep_flow_desc *d)
+{
+	struct flow_match_vlan m;
+
+	flow_rule_match_vlan(rule, &m);
+	npuep_fd_vlan(&d->vlan.key, m.key);
+	npuep_fd_vlan(&d->vlan.mask, m.mask);
+}
+
+static void npuep_fd_read_matches(struct flow_rule *rule, struct npuep_flow_desc *d)
+{
+	d->keys = npuep_fd_read_keys(rule);
+	if (d->keys & NPUEP_FD_META)
+		npuep_fd_read_meta(rule, d);
+	if (d->keys & NPUEP_FD_CONTROL)
+		npuep_fd_read_control(rule, d);
+	if (d->keys & NPUEP_FD_BASIC)
+		npuep_fd_read_basic(rule, d);
+	npuep_fd_read_addrs(rule, d);
+	npuep_fd_read_l4(rule, d);
+	if (d->keys & NPUEP_FD_VLAN)
+		npuep_fd_read_vlan(rule, d);
+}
+
+static u8 npuep_fd_htype(enum flow_action_mangle_base htype)
+{
+	switch (htype) {
+	case FLOW_ACT_MANGLE_HDR_TYPE_ETH:
+		return NPUEP_FH_ETH;
+	case FLOW_ACT_MANGLE_HDR_TYPE_IP4:
+		return NPUEP_FH_IP4;
+	case FLOW_ACT_MANGLE_HDR_TYPE_IP6:
+		return NPUEP_FH_IP6;
+	case FLOW_ACT_MANGLE_HDR_TYPE_TCP:
+		return NPUEP_FH_TCP;
+	case FLOW_ACT_MANGLE_HDR_TYPE_UDP:
+		return NPUEP_FH_UDP;
+	default:
+		return NPUEP_FH_OTHER;
+	}
 }
 
 static bool npuep_is_npuep(const struct net_device *dev)
@@ -59,273 +181,103 @@ static bool npuep_is_npuep(const struct net_device *dev)
 	       dev->netdev_ops->ndo_setup_tc == npuep_setup_tc;
 }
 
-int npuep_flow_parse(struct npuep_port *port, struct flow_rule *rule,
-			    bool routed_ttl, struct npuep_flow_spec *spec,
-			    struct netlink_ext_ack *extack)
+/* A redirect's target: a port of @port's device, or NPUEP_FD_PORT_FOREIGN. */
+static void npuep_fd_read_redirect(const struct npuep_port *port,
+				   const struct net_device *dev,
+				   struct npuep_fd_act *fa)
 {
-	struct flow_dissector *d = rule->match.dissector;
-	u8 eth[ETH_HLEN] = {}, eth_set[ETH_HLEN] = {}, l3[40], l3o[40];
-	struct npuep_port *eport = NULL;
+	const struct npuep_port *eport;
+
+	fa->redirect.port = NPUEP_FD_PORT_FOREIGN;
+	if (!npuep_is_npuep(dev))
+		return;
+	eport = netdev_priv(dev);
+	if (eport->ndev != port->ndev)
+		return;
+	fa->redirect.port = eport->idx;
+	fa->redirect.mtu = READ_ONCE(dev->mtu);
+}
+
+static void npuep_fd_read_act(const struct npuep_port *port,
+			      const struct flow_action_entry *a,
+			      struct npuep_fd_act *fa)
+{
+	switch (a->id) {
+	case FLOW_ACTION_MANGLE:
+	case FLOW_ACTION_ADD:
+		fa->id = a->id == FLOW_ACTION_ADD ? NPUEP_FA_ADD : NPUEP_FA_MANGLE;
+		fa->mangle.htype = npuep_fd_htype(a->mangle.htype);
+		fa->mangle.offset = a->mangle.offset;
+		fa->mangle.mask = a->mangle.mask;
+		fa->mangle.val = a->mangle.val;
+		break;
+	case FLOW_ACTION_CSUM:
+		fa->id = NPUEP_FA_CSUM;
+		break;
+	case FLOW_ACTION_REDIRECT:
+		fa->id = NPUEP_FA_REDIRECT;
+		npuep_fd_read_redirect(port, a->dev, fa);
+		break;
+	case FLOW_ACTION_VLAN_PUSH:
+		fa->id = NPUEP_FA_VLAN_PUSH;
+		fa->vlan.proto = a->vlan.proto;
+		fa->vlan.vid = a->vlan.vid;
+		fa->vlan.prio = a->vlan.prio;
+		break;
+	case FLOW_ACTION_VLAN_POP:
+		fa->id = NPUEP_FA_VLAN_POP;
+		break;
+	default:
+		fa->id = NPUEP_FA_OTHER;
+		break;
+	}
+}
+
+static void npuep_fd_read_actions(const struct npuep_port *port,
+				  const struct flow_rule *rule,
+				  struct npuep_flow_desc *d)
+{
 	const struct flow_action_entry *a;
-	u8 l4[4], l4o[4];
-	u32 l3len;
-	u16 addr_type;
-	bool v6, mac = false;
-	int i, j;
+	int i;
 
-	memset(spec, 0, sizeof(*spec));
-	if (d->used_keys & ~NPUEP_FLOW_KEYS) {
-		NL_SET_ERR_MSG_MOD(extack,
-				   "fast path matches port, VLAN, addresses, protocol, ports only");
-		return -EOPNOTSUPP;
-	}
-	if (flow_rule_match_key(rule, FLOW_DISSECTOR_KEY_META)) {
-		struct flow_match_meta m;
-
-		/* A flowtable offers every rule to every device's callback:
-		 * another port's rule is not ours to count or refuse.
-		 */
-		flow_rule_match_meta(rule, &m);
-		if (m.mask->ingress_ifindex &&
-		    m.key->ingress_ifindex != port->netdev->ifindex)
-			return -ENODEV;
-	}
-	if (!flow_rule_match_key(rule, FLOW_DISSECTOR_KEY_CONTROL) ||
-	    !flow_rule_match_key(rule, FLOW_DISSECTOR_KEY_BASIC) ||
-	    !flow_rule_match_key(rule, FLOW_DISSECTOR_KEY_PORTS)) {
-		NL_SET_ERR_MSG_MOD(extack,
-				   "fast path needs an exact 5-tuple (protocol, addresses, ports)");
-		return -EOPNOTSUPP;
-	}
-	{
-		struct flow_match_control m;
-
-		flow_rule_match_control(rule, &m);
-		if (flow_rule_has_control_flags(m.mask->flags, extack))
-			return -EOPNOTSUPP;
-		addr_type = m.key->addr_type;
-	}
-	{
-		struct flow_match_basic m;
-
-		flow_rule_match_basic(rule, &m);
-		if (m.mask->ip_proto != 0xff ||
-		    (m.key->ip_proto != IPPROTO_TCP && m.key->ip_proto != IPPROTO_UDP)) {
-			NL_SET_ERR_MSG_MOD(extack,
-					   "fast path forwards TCP and UDP only (exact ip_proto)");
-			return -EOPNOTSUPP;
-		}
-		spec->key.proto = m.key->ip_proto;
-	}
-
-	memset(l3, 0, sizeof(l3));
-	if (addr_type == FLOW_DISSECTOR_KEY_IPV4_ADDRS) {
-		struct flow_match_ipv4_addrs m;
-
-		flow_rule_match_ipv4_addrs(rule, &m);
-		if (m.mask->src != htonl(0xffffffff) || m.mask->dst != htonl(0xffffffff)) {
-			NL_SET_ERR_MSG_MOD(extack, "fast path needs exact IPv4 addresses");
-			return -EOPNOTSUPP;
-		}
-		spec->key.family = NPU_AF_INET;
-		spec->key.saddr[0] = m.key->src;
-		spec->key.daddr[0] = m.key->dst;
-		memcpy(l3 + offsetof(struct iphdr, saddr), &m.key->src, 4);
-		memcpy(l3 + offsetof(struct iphdr, daddr), &m.key->dst, 4);
-		v6 = false;
-		l3len = sizeof(struct iphdr);
-	} else if (addr_type == FLOW_DISSECTOR_KEY_IPV6_ADDRS) {
-		struct flow_match_ipv6_addrs m;
-
-		flow_rule_match_ipv6_addrs(rule, &m);
-		if (memchr_inv(&m.mask->src, 0xff, 16) || memchr_inv(&m.mask->dst, 0xff, 16)) {
-			NL_SET_ERR_MSG_MOD(extack, "fast path needs exact IPv6 addresses");
-			return -EOPNOTSUPP;
-		}
-		spec->key.family = NPU_AF_INET6;
-		memcpy(spec->key.saddr, &m.key->src, 16);
-		memcpy(spec->key.daddr, &m.key->dst, 16);
-		memcpy(l3 + offsetof(struct ipv6hdr, saddr), &m.key->src, 16);
-		memcpy(l3 + offsetof(struct ipv6hdr, daddr), &m.key->dst, 16);
-		v6 = true;
-		l3len = sizeof(struct ipv6hdr);
-	} else {
-		NL_SET_ERR_MSG_MOD(extack, "fast path needs IPv4 or IPv6 addresses");
-		return -EOPNOTSUPP;
-	}
-	{
-		struct flow_match_ports m;
-
-		flow_rule_match_ports(rule, &m);
-		if (m.mask->src != htons(0xffff) || m.mask->dst != htons(0xffff)) {
-			NL_SET_ERR_MSG_MOD(extack, "fast path needs exact L4 ports");
-			return -EOPNOTSUPP;
-		}
-		spec->key.sport = m.key->src;
-		spec->key.dport = m.key->dst;
-		memcpy(l4, &m.key->src, 2);
-		memcpy(l4 + 2, &m.key->dst, 2);
-	}
-	if (flow_rule_match_key(rule, FLOW_DISSECTOR_KEY_TCP)) {
-		struct flow_match_tcp m;
-
-		/* nf_flow_table matches "no RST, no FIN": the fast path punts
-		 * those itself; anything else is not a microflow.
-		 */
-		flow_rule_match_tcp(rule, &m);
-		if (m.key->flags ||
-		    (m.mask->flags & ~htons(be32_to_cpu(TCP_FLAG_RST | TCP_FLAG_FIN) >> 16))) {
-			NL_SET_ERR_MSG_MOD(extack,
-					   "fast path cannot match TCP flags (it punts SYN/FIN/RST)");
-			return -EOPNOTSUPP;
-		}
-	}
-	if (flow_rule_match_key(rule, FLOW_DISSECTOR_KEY_VLAN)) {
-		struct flow_match_vlan m;
-
-		flow_rule_match_vlan(rule, &m);
-		if (m.mask->vlan_id != VLAN_VID_MASK || m.mask->vlan_priority ||
-		    (m.mask->vlan_tpid && m.key->vlan_tpid != htons(ETH_P_8021Q))) {
-			NL_SET_ERR_MSG_MOD(extack,
-					   "fast path matches an exact 802.1Q VLAN id only");
-			return -EOPNOTSUPP;
-		}
-		spec->key.vlan = htons(m.key->vlan_id);
-	}
-	spec->key.port = port->idx;
-
-	/* Actions. */
-	memcpy(l3o, l3, sizeof(l3));
-	memcpy(l4o, l4, sizeof(l4));
+	d->nact = rule->action.num_entries;
 	flow_action_for_each(i, a, &rule->action) {
-		switch (a->id) {
-		case FLOW_ACTION_MANGLE:
-			switch (a->mangle.htype) {
-			case FLOW_ACT_MANGLE_HDR_TYPE_ETH:
-				if (npuep_mangle(eth, sizeof(eth), a))
-					goto bad_mangle;
-				for (j = 0; j < 4; j++)
-					if (((u8 *)&a->mangle.mask)[j] != 0xff)
-						eth_set[a->mangle.offset + j] = 1;
-				break;
-			case FLOW_ACT_MANGLE_HDR_TYPE_IP4:
-				if (v6 || npuep_mangle(l3, l3len, a))
-					goto bad_mangle;
-				break;
-			case FLOW_ACT_MANGLE_HDR_TYPE_IP6:
-				if (!v6 || npuep_mangle(l3, l3len, a))
-					goto bad_mangle;
-				break;
-			case FLOW_ACT_MANGLE_HDR_TYPE_TCP:
-			case FLOW_ACT_MANGLE_HDR_TYPE_UDP:
-				if (npuep_mangle(l4, sizeof(l4), a))
-					goto bad_mangle;
-				break;
-			default:
-				goto bad_mangle;
-			}
+		if (i == NPUEP_FD_ACT_MAX)
 			break;
-		case FLOW_ACTION_ADD:
-			/* pedit "ip ttl dec" / "ip6 hoplimit dec": add 0xff */
-			if (a->mangle.htype == FLOW_ACT_MANGLE_HDR_TYPE_IP4 &&
-			    a->mangle.offset == 8 &&
-			    ((const u8 *)&a->mangle.val)[0] == 0xff) {
-				spec->rw.flags |= NPU_RW_TTL;
-				break;
-			}
-			if (a->mangle.htype == FLOW_ACT_MANGLE_HDR_TYPE_IP6 &&
-			    a->mangle.offset == 4 &&
-			    ((const u8 *)&a->mangle.val)[3] == 0xff) {
-				spec->rw.flags |= NPU_RW_TTL;
-				break;
-			}
-			goto bad_mangle;
-		case FLOW_ACTION_CSUM:
-			/* the coprocessor updates every checksum it touches */
-			break;
-		case FLOW_ACTION_REDIRECT:
-			if (!npuep_is_npuep(a->dev) ||
-			    ((struct npuep_port *)netdev_priv(a->dev))->ndev != port->ndev) {
-				NL_SET_ERR_MSG_MOD(extack,
-						   "redirect target is not a port of this device");
-				return -EOPNOTSUPP;
-			}
-			eport = netdev_priv(a->dev);
-			break;
-		case FLOW_ACTION_VLAN_PUSH:
-			if (a->vlan.proto != htons(ETH_P_8021Q) ||
-			    (spec->rw.flags & NPU_RW_VLAN_PUSH)) {
-				NL_SET_ERR_MSG_MOD(extack, "fast path pushes one 802.1Q tag");
-				return -EOPNOTSUPP;
-			}
-			spec->rw.flags |= NPU_RW_VLAN_PUSH;
-			spec->rw.vlan_tci = htons(a->vlan.vid |
-						  (a->vlan.prio << VLAN_PRIO_SHIFT));
-			break;
-		case FLOW_ACTION_VLAN_POP:
-			if (spec->rw.flags & NPU_RW_VLAN_POP) {
-				NL_SET_ERR_MSG_MOD(extack, "fast path pops one tag");
-				return -EOPNOTSUPP;
-			}
-			spec->rw.flags |= NPU_RW_VLAN_POP;
-			break;
-		default:
-			NL_SET_ERR_MSG_MOD(extack, "action not supported by the fast path");
-			return -EOPNOTSUPP;
-		}
+		npuep_fd_read_act(port, a, &d->act[i]);
 	}
-	if (!eport) {
-		NL_SET_ERR_MSG_MOD(extack,
-				   "fast path needs a redirect to a port of this device");
-		return -EOPNOTSUPP;
-	}
+}
 
-	/* Only addresses may change in the IP header, only ports in L4. */
-	if (!npuep_changed_within(l3, l3o, l3len, v6 ? 8 : 12, l3len)) {
-		NL_SET_ERR_MSG_MOD(extack, "fast path rewrites only IP addresses");
-		return -EOPNOTSUPP;
-	}
-	for (j = 0; j < ETH_HLEN; j++)
-		mac |= eth_set[j];
-	if (mac) {
-		if (memchr_inv(eth_set, 1, 2 * ETH_ALEN)) {
-			NL_SET_ERR_MSG_MOD(extack, "fast path rewrites both MAC addresses or none");
-			return -EOPNOTSUPP;
-		}
-		spec->rw.flags |= NPU_RW_MAC;
-		ether_addr_copy(spec->rw.dmac, eth);
-		ether_addr_copy(spec->rw.smac, eth + ETH_ALEN);
-	}
-	spec->rw.egress_port = eport->idx;
-	spec->rw.mtu = cpu_to_le16(min_t(u32, eport->netdev->mtu, U16_MAX));
-	if (routed_ttl)
-		spec->rw.flags |= NPU_RW_TTL;
+/**
+ * npuep_flow_parse() - a flow_rule as one direction of a connection
+ * @port: the port whose callback was offered the rule (the ingress port)
+ * @rule: the rule
+ * @routed_ttl: decrement the TTL without a pedit saying so (a flowtable's
+ *	rules are routed)
+ * @spec: filled: the microflow key and the rewrite
+ * @extack: why a rule is refused
+ *
+ * Context: any; does not sleep or allocate.
+ * Return: 0; -ENODEV for another port's rule (nothing set in @extack);
+ * -EOPNOTSUPP, with a message in @extack, for a rule the fast path cannot
+ * execute exactly.
+ */
+int npuep_flow_parse(struct npuep_port *port, struct flow_rule *rule,
+		     bool routed_ttl, struct npuep_flow_spec *spec,
+		     struct netlink_ext_ack *extack)
+{
+	struct npuep_flow_desc d = {
+		.port = port->idx,
+		.ifindex = port->netdev->ifindex,
+		.routed_ttl = routed_ttl,
+	};
+	const char *msg;
+	int err;
 
-	if (v6) {
-		if (memcmp(l3 + 8, l3o + 8, 16) || memcmp(l4, l4o, 2)) {
-			spec->rw.flags |= NPU_RW_SNAT;
-			memcpy(spec->rw.nat_saddr, l3 + 8, 16);
-		}
-		if (memcmp(l3 + 24, l3o + 24, 16) || memcmp(l4 + 2, l4o + 2, 2)) {
-			spec->rw.flags |= NPU_RW_DNAT;
-			memcpy(spec->rw.nat_daddr, l3 + 24, 16);
-		}
-	} else {
-		if (memcmp(l3 + 12, l3o + 12, 4) || memcmp(l4, l4o, 2)) {
-			spec->rw.flags |= NPU_RW_SNAT;
-			memcpy(spec->rw.nat_saddr, l3 + 12, 4);
-		}
-		if (memcmp(l3 + 16, l3o + 16, 4) || memcmp(l4 + 2, l4o + 2, 2)) {
-			spec->rw.flags |= NPU_RW_DNAT;
-			memcpy(spec->rw.nat_daddr, l3 + 16, 4);
-		}
-	}
-	memcpy(&spec->rw.nat_sport, l4, 2);
-	memcpy(&spec->rw.nat_dport, l4 + 2, 2);
-	return 0;
-
-bad_mangle:
-	NL_SET_ERR_MSG_MOD(extack,
-			   "fast path rewrites MACs, addresses, ports and TTL only");
-	return -EOPNOTSUPP;
+	npuep_fd_read_matches(rule, &d);
+	npuep_fd_read_actions(port, rule, &d);
+	err = npuep_flow_desc_parse(&d, &spec->key, &spec->rw, &msg);
+	if (err && msg)
+		NL_SET_ERR_MSG_FMT_MOD(extack, "%s", msg);
+	return err;
 }

@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * npuep flow offload: a flow_rule as plain data.
+ *
+ * The glue (flow_parse.c) reads a struct flow_rule into a struct
+ * npuep_flow_desc: which keys the rule matches on, each key with its mask,
+ * and its actions, the redirect target already resolved to a port index of
+ * this device.  The pure part (flow_parse_pure.c) validates the description
+ * and turns it into a microflow key and a rewrite (npu_hw.h).  Nothing here
+ * is a kernel type, so the pure part builds natively for the unit tests.
+ *
+ * Byte order is the flow_rule's: __be fields in network order, the mangle
+ * mask and value as the kernel's flow_action_entry holds them (the four
+ * bytes at the offset, in frame order, read as one u32 in memory).
+ */
+#ifndef _NPUEP_FLOW_DESC_H
+#define _NPUEP_FLOW_DESC_H
+
+#include "flow_parse_compat.h"
+#include "npu_hw.h"
+
+/* struct npuep_flow_desc.keys: the dissector keys the rule uses */
+#define NPUEP_FD_META		BIT(0)
+#define NPUEP_FD_CONTROL	BIT(1)
+#define NPUEP_FD_BASIC		BIT(2)
+#define NPUEP_FD_IPV4		BIT(3)
+#define NPUEP_FD_IPV6		BIT(4)
+#define NPUEP_FD_PORTS		BIT(5)
+#define NPUEP_FD_TCP		BIT(6)
+#define NPUEP_FD_VLAN		BIT(7)
+#define NPUEP_FD_OTHER		BIT(8)	/* any key not above */
+
+/* struct npuep_fd_control.addr_type */
+enum npuep_fd_addr {
+	NPUEP_FD_ADDR_NONE,
+	NPUEP_FD_ADDR_IPV4,
+	NPUEP_FD_ADDR_IPV6,
+};
+
+/* Actions the rule lists beyond this many are not described. */
+#define NPUEP_FD_ACT_MAX	24
+
+/* struct npuep_fd_act.id */
+enum npuep_fd_act_id {
+	NPUEP_FA_OTHER,		/* an action the fast path has no use for */
+	NPUEP_FA_MANGLE,	/* pedit set: (old & mask) ^ val */
+	NPUEP_FA_ADD,		/* pedit add */
+	NPUEP_FA_CSUM,
+	NPUEP_FA_REDIRECT,
+	NPUEP_FA_VLAN_PUSH,
+	NPUEP_FA_VLAN_POP,
+};
+
+/* struct npuep_fd_act.mangle.htype */
+enum npuep_fd_htype {
+	NPUEP_FH_OTHER,
+	NPUEP_FH_ETH,
+	NPUEP_FH_IP4,
+	NPUEP_FH_IP6,
+	NPUEP_FH_TCP,
+	NPUEP_FH_UDP,
+};
+
+/* struct npuep_fd_act.redirect.port for a device that is not one of ours */
+#define NPUEP_FD_PORT_FOREIGN	(-1)
+
+struct npuep_fd_meta {
+	s32 ingress_ifindex;
+	u16 ingress_iftype;
+	u8 l2_miss;
+};
+
+struct npuep_fd_control {
+	u16 addr_type;		/* enum npuep_fd_addr (key only) */
+	u32 flags;		/* FLOW_DIS_* */
+};
+
+struct npuep_fd_basic {
+	__be16 n_proto;
+	u8 ip_proto;
+};
+
+struct npuep_fd_ipv4 {
+	__be32 src;
+	__be32 dst;
+};
+
+struct npuep_fd_ipv6 {
+	u8 src[16];
+	u8 dst[16];
+};
+
+struct npuep_fd_ports {
+	__be16 src;
+	__be16 dst;
+};
+
+struct npuep_fd_vlan {
+	u16 id;			/* 12 bits */
+	u8 dei;			/* 1 bit */
+	u8 priority;		/* 3 bits */
+	__be16 tpid;
+	__be16 eth_type;	/* the ethertype after the tag */
+};
+
+/**
+ * struct npuep_fd_act - one action of the rule
+ * @id: enum npuep_fd_act_id
+ * @mangle: NPUEP_FA_MANGLE and NPUEP_FA_ADD
+ * @mangle.htype: enum npuep_fd_htype
+ * @mangle.offset: byte offset of the four bytes in the header
+ * @mangle.mask: bits kept (pedit's mask)
+ * @mangle.val: bits set (xor-ed into the kept bits) or added
+ * @vlan: NPUEP_FA_VLAN_PUSH
+ * @vlan.proto: the tag's TPID
+ * @vlan.vid: VLAN id as given (may exceed 12 bits)
+ * @vlan.prio: priority code point as given (may exceed 3 bits)
+ * @redirect: NPUEP_FA_REDIRECT
+ * @redirect.port: 0-based port index of this device, or
+ *	NPUEP_FD_PORT_FOREIGN
+ * @redirect.mtu: the target port's MTU, bytes (valid for a port)
+ */
+struct npuep_fd_act {
+	u8 id;
+	union {
+		struct {
+			u8 htype;
+			u32 offset;
+			u32 mask;
+			u32 val;
+		} mangle;
+		struct {
+			__be16 proto;
+			u16 vid;
+			u8 prio;
+		} vlan;
+		struct {
+			s32 port;
+			u32 mtu;
+		} redirect;
+	};
+};
+
+/**
+ * struct npuep_flow_desc - a flow_rule as plain data
+ * @port: the ingress port's index (0-based): the callback's port
+ * @ifindex: the ingress port's ifindex
+ * @routed_ttl: the rule is routed without saying so (an nftables flowtable):
+ *	decrement the TTL
+ * @keys: NPUEP_FD_* keys the rule matches on; a key's @key and @mask are
+ *	zero when it is not used
+ * @meta: META key and mask
+ * @control: CONTROL key and mask
+ * @basic: BASIC key and mask
+ * @ipv4: IPV4_ADDRS key and mask
+ * @ipv6: IPV6_ADDRS key and mask
+ * @ports: PORTS key and mask
+ * @tcp_flags: TCP key and mask (the 12 flag bits, network order)
+ * @vlan: VLAN key and mask
+ * @nact: actions of the rule (may exceed NPUEP_FD_ACT_MAX)
+ * @act: the first NPUEP_FD_ACT_MAX of them, in order
+ */
+struct npuep_flow_desc {
+	u8 port;
+	s32 ifindex;
+	bool routed_ttl;
+	u32 keys;
+	struct { struct npuep_fd_meta key, mask; } meta;
+	struct { struct npuep_fd_control key, mask; } control;
+	struct { struct npuep_fd_basic key, mask; } basic;
+	struct { struct npuep_fd_ipv4 key, mask; } ipv4;
+	struct { struct npuep_fd_ipv6 key, mask; } ipv6;
+	struct { struct npuep_fd_ports key, mask; } ports;
+	struct { __be16 key, mask; } tcp_flags;
+	struct { struct npuep_fd_vlan key, mask; } vlan;
+	u32 nact;
+	struct npuep_fd_act act[NPUEP_FD_ACT_MAX];
+};
+
+int npuep_flow_desc_parse(const struct npuep_flow_desc *d,
+			  struct npu_mflow_key *key, struct npu_rewrite *rw,
+			  const char **msg);
+
+#endif /* _NPUEP_FLOW_DESC_H */

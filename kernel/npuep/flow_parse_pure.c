@@ -1,0 +1,489 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * npuep flow offload: a rule's description (flow_desc.h) turned into one
+ * direction of a connection: a microflow key (ingress port, VLAN,
+ * addresses, ports, protocol: an exact match) and its rewrite (MACs, NAT of
+ * addresses and ports, VLAN push/pop, egress port, TTL).
+ *
+ * Pure C (flow_parse_compat.h): compiled into npuep.ko and, unchanged, into
+ * the cmocka unit tests.  Every refusal returns -EOPNOTSUPP with the message
+ * the glue gives the kernel's extack.
+ *
+ * The rewrites are found by applying the rule's pedits to images of the
+ * headers built from the match: an IPv4 or IPv6 header and the L4 ports
+ * hold the matched (exact) addresses and ports, so what a pedit leaves of
+ * them is known; the Ethernet image starts empty.
+ */
+#include "flow_desc.h"
+
+#define NPUEP_FP_ETH_LEN	ETH_HLEN
+#define NPUEP_FP_L3_MAX		sizeof(struct ipv6hdr)
+/* The L4 image: source and destination port (the same in TCP and UDP). */
+#define NPUEP_FP_L4_LEN		offsetof(struct udphdr, len)
+
+#define NPUEP_FP_KEYS	(NPUEP_FD_META | NPUEP_FD_CONTROL | NPUEP_FD_BASIC | \
+			 NPUEP_FD_IPV4 | NPUEP_FD_IPV6 | NPUEP_FD_PORTS |    \
+			 NPUEP_FD_TCP | NPUEP_FD_VLAN)
+
+#define NPUEP_FP_VID_MASK	0x0fff
+#define NPUEP_FP_PRIO_SHIFT	13
+/* The TCP flags nf_flow_table matches clear: FIN and RST. */
+#define NPUEP_FP_TCP_FIN_RST	0x0005
+
+#define NPUEP_FP_STR_(x)	#x
+#define NPUEP_FP_STR(x)		NPUEP_FP_STR_(x)
+
+#define NPUEP_FP_BAD_MANGLE	"fast path rewrites MACs, addresses, ports and TTL only"
+
+/* What the parse of one rule has found so far. */
+struct npuep_fp {
+	const struct npuep_flow_desc *d;
+	struct npu_mflow_key *key;
+	struct npu_rewrite *rw;
+	const char *msg;
+	bool v6;
+	u32 l3len;			/* bytes of @l3 in use */
+	u8 eth[NPUEP_FP_ETH_LEN];	/* Ethernet header image */
+	u8 eth_set[NPUEP_FP_ETH_LEN];	/* bytes of @eth written */
+	u8 l3[NPUEP_FP_L3_MAX];		/* IP header image */
+	u8 l3o[NPUEP_FP_L3_MAX];	/* ... as matched */
+	u8 l4[NPUEP_FP_L4_LEN];		/* L4 ports image */
+	u8 l4o[NPUEP_FP_L4_LEN];	/* ... as matched */
+	s32 eport;			/* egress port, or -1 before a redirect */
+	u32 emtu;
+};
+
+static int npuep_fp_refuse(struct npuep_fp *p, const char *msg)
+{
+	p->msg = msg;
+	return -EOPNOTSUPP;
+}
+
+/* ---- matches ------------------------------------------------------ */
+
+static int npuep_fp_keys(struct npuep_fp *p)
+{
+	u32 keys = p->d->keys;
+
+	if (keys & ~NPUEP_FP_KEYS)
+		return npuep_fp_refuse(p,
+				       "fast path matches port, VLAN, addresses, protocol, ports only");
+	return 0;
+}
+
+/*
+ * A flowtable offers every rule to every device's callback: another port's
+ * rule is not ours to count or refuse (-ENODEV, no message).
+ */
+static int npuep_fp_meta(struct npuep_fp *p)
+{
+	const struct npuep_flow_desc *d = p->d;
+
+	if (!(d->keys & NPUEP_FD_META))
+		return 0;
+	if (d->meta.mask.ingress_ifindex &&
+	    d->meta.key.ingress_ifindex != d->ifindex)
+		return -ENODEV;
+	return 0;
+}
+
+static int npuep_fp_control(struct npuep_fp *p)
+{
+	const struct npuep_flow_desc *d = p->d;
+
+	if ((d->keys & (NPUEP_FD_CONTROL | NPUEP_FD_BASIC | NPUEP_FD_PORTS)) !=
+	    (NPUEP_FD_CONTROL | NPUEP_FD_BASIC | NPUEP_FD_PORTS))
+		return npuep_fp_refuse(p,
+				       "fast path needs an exact 5-tuple (protocol, addresses, ports)");
+	if (d->control.mask.flags)
+		return npuep_fp_refuse(p, "Unsupported match on control.flags");
+	return 0;
+}
+
+static int npuep_fp_basic(struct npuep_fp *p)
+{
+	const struct npuep_flow_desc *d = p->d;
+
+	if (d->basic.mask.ip_proto != 0xff ||
+	    (d->basic.key.ip_proto != IPPROTO_TCP &&
+	     d->basic.key.ip_proto != IPPROTO_UDP))
+		return npuep_fp_refuse(p,
+				       "fast path forwards TCP and UDP only (exact ip_proto)");
+	p->key->proto = d->basic.key.ip_proto;
+	return 0;
+}
+
+static int npuep_fp_ipv4(struct npuep_fp *p)
+{
+	const struct npuep_flow_desc *d = p->d;
+
+	if (d->ipv4.mask.src != htonl(0xffffffff) ||
+	    d->ipv4.mask.dst != htonl(0xffffffff))
+		return npuep_fp_refuse(p, "fast path needs exact IPv4 addresses");
+	p->key->family = NPU_AF_INET;
+	p->key->saddr[0] = d->ipv4.key.src;
+	p->key->daddr[0] = d->ipv4.key.dst;
+	memcpy(p->l3 + offsetof(struct iphdr, saddr), &d->ipv4.key.src, 4);
+	memcpy(p->l3 + offsetof(struct iphdr, daddr), &d->ipv4.key.dst, 4);
+	p->v6 = false;
+	p->l3len = sizeof(struct iphdr);
+	return 0;
+}
+
+static bool npuep_fp_all_ones(const u8 *b, u32 len)
+{
+	u32 i;
+
+	for (i = 0; i < len; i++)
+		if (b[i] != 0xff)
+			return false;
+	return true;
+}
+
+static int npuep_fp_ipv6(struct npuep_fp *p)
+{
+	const struct npuep_flow_desc *d = p->d;
+
+	if (!npuep_fp_all_ones(d->ipv6.mask.src, 16) ||
+	    !npuep_fp_all_ones(d->ipv6.mask.dst, 16))
+		return npuep_fp_refuse(p, "fast path needs exact IPv6 addresses");
+	p->key->family = NPU_AF_INET6;
+	memcpy(p->key->saddr, d->ipv6.key.src, 16);
+	memcpy(p->key->daddr, d->ipv6.key.dst, 16);
+	memcpy(p->l3 + offsetof(struct ipv6hdr, saddr), d->ipv6.key.src, 16);
+	memcpy(p->l3 + offsetof(struct ipv6hdr, daddr), d->ipv6.key.dst, 16);
+	p->v6 = true;
+	p->l3len = sizeof(struct ipv6hdr);
+	return 0;
+}
+
+static int npuep_fp_addrs(struct npuep_fp *p)
+{
+	switch (p->d->control.key.addr_type) {
+	case NPUEP_FD_ADDR_IPV4:
+		return npuep_fp_ipv4(p);
+	case NPUEP_FD_ADDR_IPV6:
+		return npuep_fp_ipv6(p);
+	default:
+		return npuep_fp_refuse(p, "fast path needs IPv4 or IPv6 addresses");
+	}
+}
+
+static int npuep_fp_ports(struct npuep_fp *p)
+{
+	const struct npuep_flow_desc *d = p->d;
+
+	if (d->ports.mask.src != htons(0xffff) ||
+	    d->ports.mask.dst != htons(0xffff))
+		return npuep_fp_refuse(p, "fast path needs exact L4 ports");
+	p->key->sport = d->ports.key.src;
+	p->key->dport = d->ports.key.dst;
+	memcpy(p->l4 + offsetof(struct udphdr, source), &d->ports.key.src, 2);
+	memcpy(p->l4 + offsetof(struct udphdr, dest), &d->ports.key.dst, 2);
+	return 0;
+}
+
+/*
+ * nf_flow_table matches "no RST, no FIN": the fast path punts those itself;
+ * anything else is not a microflow.
+ */
+static int npuep_fp_tcp(struct npuep_fp *p)
+{
+	const struct npuep_flow_desc *d = p->d;
+
+	if (!(d->keys & NPUEP_FD_TCP))
+		return 0;
+	if (d->tcp_flags.key ||
+	    (d->tcp_flags.mask & ~htons(NPUEP_FP_TCP_FIN_RST)))
+		return npuep_fp_refuse(p,
+				       "fast path cannot match TCP flags (it punts SYN/FIN/RST)");
+	return 0;
+}
+
+static int npuep_fp_vlan(struct npuep_fp *p)
+{
+	const struct npuep_flow_desc *d = p->d;
+
+	if (!(d->keys & NPUEP_FD_VLAN))
+		return 0;
+	if (d->vlan.mask.id != NPUEP_FP_VID_MASK || d->vlan.mask.priority ||
+	    (d->vlan.mask.tpid && d->vlan.key.tpid != htons(ETH_P_8021Q)))
+		return npuep_fp_refuse(p,
+				       "fast path matches an exact 802.1Q VLAN id only");
+	p->key->vlan = htons(d->vlan.key.id);
+	return 0;
+}
+
+static int npuep_fp_matches(struct npuep_fp *p)
+{
+	int err;
+
+	p->key->port = p->d->port;
+	err = npuep_fp_keys(p);
+	if (!err)
+		err = npuep_fp_meta(p);
+	if (!err)
+		err = npuep_fp_control(p);
+	if (!err)
+		err = npuep_fp_basic(p);
+	if (!err)
+		err = npuep_fp_addrs(p);
+	if (!err)
+		err = npuep_fp_ports(p);
+	if (!err)
+		err = npuep_fp_tcp(p);
+	if (!err)
+		err = npuep_fp_vlan(p);
+	return err;
+}
+
+/* ---- actions ------------------------------------------------------ */
+
+/* Apply a pedit-style mangle to a header image: byte-wise (old & mask) | val. */
+static int npuep_fp_mangle(u8 *img, u32 img_len, const struct npuep_fd_act *a)
+{
+	const u8 *mask = (const u8 *)&a->mangle.mask;
+	const u8 *val = (const u8 *)&a->mangle.val;
+	u32 off = a->mangle.offset;
+	int i;
+
+	if (off > img_len - 4)
+		return -EOPNOTSUPP;
+	for (i = 0; i < 4; i++)
+		img[off + i] = (img[off + i] & mask[i]) | (val[i] & ~mask[i]);
+	return 0;
+}
+
+static int npuep_fp_act_mangle(struct npuep_fp *p, const struct npuep_fd_act *a)
+{
+	const u8 *mask = (const u8 *)&a->mangle.mask;
+	int j;
+
+	switch (a->mangle.htype) {
+	case NPUEP_FH_ETH:
+		if (npuep_fp_mangle(p->eth, sizeof(p->eth), a))
+			break;
+		for (j = 0; j < 4; j++)
+			if (mask[j] != 0xff)
+				p->eth_set[a->mangle.offset + j] = 1;
+		return 0;
+	case NPUEP_FH_IP4:
+		if (p->v6 || npuep_fp_mangle(p->l3, p->l3len, a))
+			break;
+		return 0;
+	case NPUEP_FH_IP6:
+		if (!p->v6 || npuep_fp_mangle(p->l3, p->l3len, a))
+			break;
+		return 0;
+	case NPUEP_FH_TCP:
+	case NPUEP_FH_UDP:
+		if (npuep_fp_mangle(p->l4, sizeof(p->l4), a))
+			break;
+		return 0;
+	}
+	return npuep_fp_refuse(p, NPUEP_FP_BAD_MANGLE);
+}
+
+/* pedit "ip ttl dec" / "ip6 hoplimit dec": add 0xff */
+static int npuep_fp_act_add(struct npuep_fp *p, const struct npuep_fd_act *a)
+{
+	const u8 *val = (const u8 *)&a->mangle.val;
+
+	if (a->mangle.htype == NPUEP_FH_IP4 &&
+	    a->mangle.offset == offsetof(struct iphdr, ttl) && val[0] == 0xff) {
+		p->rw->flags |= NPU_RW_TTL;
+		return 0;
+	}
+	if (a->mangle.htype == NPUEP_FH_IP6 &&
+	    a->mangle.offset == 4 && val[3] == 0xff) {
+		p->rw->flags |= NPU_RW_TTL;
+		return 0;
+	}
+	return npuep_fp_refuse(p, NPUEP_FP_BAD_MANGLE);
+}
+
+static int npuep_fp_act_redirect(struct npuep_fp *p, const struct npuep_fd_act *a)
+{
+	if (a->redirect.port < 0 || a->redirect.port >= NPU_MAX_PORTS)
+		return npuep_fp_refuse(p,
+				       "redirect target is not a port of this device");
+	p->eport = a->redirect.port;
+	p->emtu = a->redirect.mtu;
+	return 0;
+}
+
+static int npuep_fp_act_push(struct npuep_fp *p, const struct npuep_fd_act *a)
+{
+	if (a->vlan.proto != htons(ETH_P_8021Q) ||
+	    (p->rw->flags & NPU_RW_VLAN_PUSH))
+		return npuep_fp_refuse(p, "fast path pushes one 802.1Q tag");
+	p->rw->flags |= NPU_RW_VLAN_PUSH;
+	p->rw->vlan_tci = htons(a->vlan.vid |
+				(a->vlan.prio << NPUEP_FP_PRIO_SHIFT));
+	return 0;
+}
+
+static int npuep_fp_act_pop(struct npuep_fp *p)
+{
+	if (p->rw->flags & NPU_RW_VLAN_POP)
+		return npuep_fp_refuse(p, "fast path pops one tag");
+	p->rw->flags |= NPU_RW_VLAN_POP;
+	return 0;
+}
+
+static int npuep_fp_act(struct npuep_fp *p, const struct npuep_fd_act *a)
+{
+	switch (a->id) {
+	case NPUEP_FA_MANGLE:
+		return npuep_fp_act_mangle(p, a);
+	case NPUEP_FA_ADD:
+		return npuep_fp_act_add(p, a);
+	case NPUEP_FA_CSUM:
+		/* the coprocessor updates every checksum it touches */
+		return 0;
+	case NPUEP_FA_REDIRECT:
+		return npuep_fp_act_redirect(p, a);
+	case NPUEP_FA_VLAN_PUSH:
+		return npuep_fp_act_push(p, a);
+	case NPUEP_FA_VLAN_POP:
+		return npuep_fp_act_pop(p);
+	default:
+		return npuep_fp_refuse(p, "action not supported by the fast path");
+	}
+}
+
+static int npuep_fp_actions(struct npuep_fp *p)
+{
+	const struct npuep_flow_desc *d = p->d;
+	u32 i;
+	int err;
+
+	/* the glue describes no more than this many */
+	if (d->nact > NPUEP_FD_ACT_MAX)
+		return npuep_fp_refuse(p, "fast path takes at most "
+				       NPUEP_FP_STR(NPUEP_FD_ACT_MAX) " actions");
+	for (i = 0; i < d->nact; i++) {
+		err = npuep_fp_act(p, &d->act[i]);
+		if (err)
+			return err;
+	}
+	if (p->eport < 0)
+		return npuep_fp_refuse(p,
+				       "fast path needs a redirect to a port of this device");
+	return 0;
+}
+
+/* ---- the rewrite -------------------------------------------------- */
+
+/* The changed bytes of @img versus @orig lie within [lo, hi). */
+static bool npuep_fp_changed_within(const u8 *img, const u8 *orig, u32 len,
+				    u32 lo, u32 hi)
+{
+	u32 i;
+
+	for (i = 0; i < len; i++)
+		if (img[i] != orig[i] && (i < lo || i >= hi))
+			return false;
+	return true;
+}
+
+static int npuep_fp_mac(struct npuep_fp *p)
+{
+	bool mac = false;
+	int j;
+
+	for (j = 0; j < NPUEP_FP_ETH_LEN; j++)
+		mac |= p->eth_set[j];
+	if (!mac)
+		return 0;
+	for (j = 0; j < 2 * ETH_ALEN; j++)
+		if (p->eth_set[j] != 1)
+			return npuep_fp_refuse(p,
+					       "fast path rewrites both MAC addresses or none");
+	p->rw->flags |= NPU_RW_MAC;
+	memcpy(p->rw->dmac, p->eth + offsetof(struct ethhdr, h_dest), ETH_ALEN);
+	memcpy(p->rw->smac, p->eth + offsetof(struct ethhdr, h_source), ETH_ALEN);
+	return 0;
+}
+
+/* Source and destination NAT: the address and port images against the match. */
+static void npuep_fp_nat(struct npuep_fp *p)
+{
+	u32 soff = p->v6 ? offsetof(struct ipv6hdr, saddr) :
+			   offsetof(struct iphdr, saddr);
+	u32 doff = p->v6 ? offsetof(struct ipv6hdr, daddr) :
+			   offsetof(struct iphdr, daddr);
+	u32 alen = p->v6 ? 16 : 4;
+	u32 sp = offsetof(struct udphdr, source);
+	u32 dp = offsetof(struct udphdr, dest);
+	struct npu_rewrite *rw = p->rw;
+
+	if (memcmp(p->l3 + soff, p->l3o + soff, alen) ||
+	    memcmp(p->l4 + sp, p->l4o + sp, 2)) {
+		rw->flags |= NPU_RW_SNAT;
+		memcpy(rw->nat_saddr, p->l3 + soff, alen);
+	}
+	if (memcmp(p->l3 + doff, p->l3o + doff, alen) ||
+	    memcmp(p->l4 + dp, p->l4o + dp, 2)) {
+		rw->flags |= NPU_RW_DNAT;
+		memcpy(rw->nat_daddr, p->l3 + doff, alen);
+	}
+	memcpy(&rw->nat_sport, p->l4 + sp, 2);
+	memcpy(&rw->nat_dport, p->l4 + dp, 2);
+}
+
+static int npuep_fp_rewrite(struct npuep_fp *p)
+{
+	u32 lo = p->v6 ? offsetof(struct ipv6hdr, saddr) :
+			 offsetof(struct iphdr, saddr);
+	int err;
+
+	/* Only addresses may change in the IP header, only ports in L4. */
+	if (!npuep_fp_changed_within(p->l3, p->l3o, p->l3len, lo, p->l3len))
+		return npuep_fp_refuse(p, "fast path rewrites only IP addresses");
+	err = npuep_fp_mac(p);
+	if (err)
+		return err;
+	p->rw->egress_port = (u8)p->eport;
+	p->rw->mtu = cpu_to_le16(p->emtu < 0xffff ? p->emtu : 0xffff);
+	if (p->d->routed_ttl)
+		p->rw->flags |= NPU_RW_TTL;
+	npuep_fp_nat(p);
+	return 0;
+}
+
+/**
+ * npuep_flow_desc_parse() - a rule's description as one direction
+ * @d: the rule, read by the glue (flow_parse.c)
+ * @key: filled: the microflow it matches (zeroed first)
+ * @rw: filled: what the direction does to a frame (zeroed first)
+ * @msg: set on a refusal: why, for the extack (static storage, at most
+ *	72 characters); NULL otherwise
+ *
+ * The fast path takes an exact IPv4 or IPv6 TCP/UDP 5-tuple, optionally on
+ * one 802.1Q VLAN, redirected to a port of this device, with MAC, address
+ * and port rewrites, a TTL decrement and one VLAN pop and push.
+ *
+ * Return: 0; -ENODEV for another port's rule (no message: it is not ours
+ * to refuse); -EOPNOTSUPP for anything the fast path cannot do exactly.
+ */
+int npuep_flow_desc_parse(const struct npuep_flow_desc *d,
+			  struct npu_mflow_key *key, struct npu_rewrite *rw,
+			  const char **msg)
+{
+	struct npuep_fp p = { .d = d, .key = key, .rw = rw, .eport = -1 };
+	int err;
+
+	memset(key, 0, sizeof(*key));
+	memset(rw, 0, sizeof(*rw));
+	err = npuep_fp_matches(&p);
+	if (!err) {
+		memcpy(p.l3o, p.l3, sizeof(p.l3));
+		memcpy(p.l4o, p.l4, sizeof(p.l4));
+		err = npuep_fp_actions(&p);
+	}
+	if (!err)
+		err = npuep_fp_rewrite(&p);
+	*msg = err ? p.msg : NULL;
+	return err;
+}
