@@ -9,10 +9,12 @@
  * the cmocka unit tests.  Every refusal returns -EOPNOTSUPP with the message
  * the glue gives the kernel's extack.
  *
- * The rewrites are found by applying the rule's pedits to images of the
- * headers built from the match: an IPv4 or IPv6 header and the L4 ports
- * hold the matched (exact) addresses and ports, so what a pedit leaves of
- * them is known; the Ethernet image starts empty.
+ * The rewrites are found by applying the rule's pedits, as act_pedit does
+ * ((old & mask) ^ val), to images of the headers built from the match: an
+ * IPv4 or IPv6 header and the L4 ports hold the matched (exact) addresses
+ * and ports, so what a pedit makes of them is known.  Of the other bytes
+ * nothing is known: a pedit that touches them (a mask byte other than 0xff,
+ * or value bits) is refused, except that it sets MAC bytes whole.
  */
 #include "flow_desc.h"
 
@@ -34,6 +36,10 @@
 #define NPUEP_FP_STR(x)		NPUEP_FP_STR_(x)
 
 #define NPUEP_FP_BAD_MANGLE	"fast path rewrites MACs, addresses, ports and TTL only"
+#define NPUEP_FP_IP_ONLY	"fast path rewrites only IP addresses"
+#define NPUEP_FP_ETHERTYPE	"fast path needs the ethertype of its addresses (IPv4 or IPv6)"
+#define NPUEP_FP_VLAN_EXACT	"fast path matches an exact 802.1Q VLAN id only"
+#define NPUEP_FP_REDIR_LAST	"fast path needs the redirect as the last action"
 
 /* What the parse of one rule has found so far. */
 struct npuep_fp {
@@ -44,13 +50,14 @@ struct npuep_fp {
 	bool v6;
 	u32 l3len;			/* bytes of @l3 in use */
 	u8 eth[NPUEP_FP_ETH_LEN];	/* Ethernet header image */
-	u8 eth_set[NPUEP_FP_ETH_LEN];	/* bytes of @eth written */
+	u16 eth_set;			/* bit i: byte i of @eth set */
 	u8 l3[NPUEP_FP_L3_MAX];		/* IP header image */
 	u8 l3o[NPUEP_FP_L3_MAX];	/* ... as matched */
 	u8 l4[NPUEP_FP_L4_LEN];		/* L4 ports image */
 	u8 l4o[NPUEP_FP_L4_LEN];	/* ... as matched */
 	s32 eport;			/* egress port, or -1 before a redirect */
 	u32 emtu;
+	bool ttl_dec;			/* a pedit decrements the TTL */
 };
 
 static int npuep_fp_refuse(struct npuep_fp *p, const char *msg)
@@ -75,15 +82,28 @@ static int npuep_fp_keys(struct npuep_fp *p)
  * A flowtable offers every rule to every device's callback: another port's
  * rule is not ours to count or refuse (-ENODEV, no message).
  */
+static int npuep_fp_ingress(struct npuep_fp *p)
+{
+	const struct npuep_flow_desc *d = p->d;
+
+	if ((d->keys & NPUEP_FD_META) && d->meta.mask.ingress_ifindex &&
+	    d->meta.key.ingress_ifindex != d->ifindex)
+		return -ENODEV;
+	return 0;
+}
+
+/* The frame's ingress is all the fast path knows of how it arrived. */
 static int npuep_fp_meta(struct npuep_fp *p)
 {
 	const struct npuep_flow_desc *d = p->d;
 
 	if (!(d->keys & NPUEP_FD_META))
 		return 0;
-	if (d->meta.mask.ingress_ifindex &&
-	    d->meta.key.ingress_ifindex != d->ifindex)
-		return -ENODEV;
+	if (d->meta.mask.l2_miss)
+		return npuep_fp_refuse(p, "fast path cannot match l2_miss");
+	if (d->meta.mask.ingress_iftype)
+		return npuep_fp_refuse(p,
+				       "fast path cannot match the ingress interface type");
 	return 0;
 }
 
@@ -169,6 +189,25 @@ static int npuep_fp_addrs(struct npuep_fp *p)
 	}
 }
 
+/*
+ * The ethertype after the tags, where the rule matches it, must be the
+ * addresses': a rule for another one (a second tag, say) means frames the
+ * microflow key cannot tell apart.
+ */
+static int npuep_fp_ethertype(struct npuep_fp *p)
+{
+	const struct npuep_flow_desc *d = p->d;
+	__be16 type = htons(p->v6 ? ETH_P_IPV6 : ETH_P_IP);
+
+	if (d->basic.mask.n_proto &&
+	    (d->basic.mask.n_proto != htons(0xffff) || d->basic.key.n_proto != type))
+		return npuep_fp_refuse(p, NPUEP_FP_ETHERTYPE);
+	if ((d->keys & NPUEP_FD_VLAN) && d->vlan.mask.eth_type &&
+	    (d->vlan.mask.eth_type != htons(0xffff) || d->vlan.key.eth_type != type))
+		return npuep_fp_refuse(p, NPUEP_FP_ETHERTYPE);
+	return 0;
+}
+
 static int npuep_fp_ports(struct npuep_fp *p)
 {
 	const struct npuep_flow_desc *d = p->d;
@@ -207,9 +246,9 @@ static int npuep_fp_vlan(struct npuep_fp *p)
 	if (!(d->keys & NPUEP_FD_VLAN))
 		return 0;
 	if (d->vlan.mask.id != NPUEP_FP_VID_MASK || d->vlan.mask.priority ||
+	    d->vlan.mask.dei ||
 	    (d->vlan.mask.tpid && d->vlan.key.tpid != htons(ETH_P_8021Q)))
-		return npuep_fp_refuse(p,
-				       "fast path matches an exact 802.1Q VLAN id only");
+		return npuep_fp_refuse(p, NPUEP_FP_VLAN_EXACT);
 	p->key->vlan = htons(d->vlan.key.id);
 	return 0;
 }
@@ -219,7 +258,9 @@ static int npuep_fp_matches(struct npuep_fp *p)
 	int err;
 
 	p->key->port = p->d->port;
-	err = npuep_fp_keys(p);
+	err = npuep_fp_ingress(p);
+	if (!err)
+		err = npuep_fp_keys(p);
 	if (!err)
 		err = npuep_fp_meta(p);
 	if (!err)
@@ -228,6 +269,8 @@ static int npuep_fp_matches(struct npuep_fp *p)
 		err = npuep_fp_basic(p);
 	if (!err)
 		err = npuep_fp_addrs(p);
+	if (!err)
+		err = npuep_fp_ethertype(p);
 	if (!err)
 		err = npuep_fp_ports(p);
 	if (!err)
@@ -239,67 +282,124 @@ static int npuep_fp_matches(struct npuep_fp *p)
 
 /* ---- actions ------------------------------------------------------ */
 
-/* Apply a pedit-style mangle to a header image: byte-wise (old & mask) | val. */
-static int npuep_fp_mangle(u8 *img, u32 img_len, const struct npuep_fd_act *a)
+/*
+ * The bytes a pedit word at @off of a @len-byte image touches, as a bitmap
+ * (bit i: byte @off + i): those whose mask byte is not 0xff or whose value
+ * byte is not 0.  -1 when the word does not lie within the image.
+ */
+static int npuep_fp_touched(const struct npuep_fd_act *a, u32 len)
 {
 	const u8 *mask = (const u8 *)&a->mangle.mask;
 	const u8 *val = (const u8 *)&a->mangle.val;
 	u32 off = a->mangle.offset;
+	int i, t = 0;
+
+	if (len < 4 || off > len - 4)
+		return -1;
+	for (i = 0; i < 4; i++)
+		if (mask[i] != 0xff || val[i])
+			t |= BIT(i);
+	return t;
+}
+
+/* act_pedit's set on an image: byte-wise (old & mask) ^ val. */
+static void npuep_fp_apply(u8 *img, const struct npuep_fd_act *a)
+{
+	const u8 *mask = (const u8 *)&a->mangle.mask;
+	const u8 *val = (const u8 *)&a->mangle.val;
+	u8 *b = img + a->mangle.offset;
 	int i;
 
-	if (off > img_len - 4)
-		return -EOPNOTSUPP;
 	for (i = 0; i < 4; i++)
-		img[off + i] = (img[off + i] & mask[i]) | (val[i] & ~mask[i]);
+		b[i] = (b[i] & mask[i]) ^ val[i];
+}
+
+/* Ethernet: the MACs only, each byte set whole (the image starts empty). */
+static int npuep_fp_mangle_eth(struct npuep_fp *p, const struct npuep_fd_act *a)
+{
+	const u8 *mask = (const u8 *)&a->mangle.mask;
+	int t = npuep_fp_touched(a, sizeof(p->eth));
+	u32 off = a->mangle.offset;
+	int i;
+
+	if (t < 0 || (t << off) >> (2 * ETH_ALEN))
+		return npuep_fp_refuse(p, NPUEP_FP_BAD_MANGLE);
+	for (i = 0; i < 4; i++)
+		if ((t & BIT(i)) && mask[i])
+			return npuep_fp_refuse(p,
+					       "fast path rewrites whole MAC addresses only");
+	npuep_fp_apply(p->eth, a);
+	p->eth_set |= t << off;
+	return 0;
+}
+
+/* IPv4 or IPv6: the addresses only (the image holds them as matched). */
+static int npuep_fp_mangle_ip(struct npuep_fp *p, const struct npuep_fd_act *a)
+{
+	u32 lo = p->v6 ? offsetof(struct ipv6hdr, saddr) :
+			 offsetof(struct iphdr, saddr);
+	bool v6 = a->mangle.htype == NPUEP_FH_IP6;
+	int t = npuep_fp_touched(a, p->l3len);
+	u32 off = a->mangle.offset;
+	int i;
+
+	if (v6 != p->v6 || t < 0)
+		return npuep_fp_refuse(p, NPUEP_FP_BAD_MANGLE);
+	for (i = 0; i < 4; i++)
+		if ((t & BIT(i)) && off + i < lo)
+			return npuep_fp_refuse(p, NPUEP_FP_IP_ONLY);
+	npuep_fp_apply(p->l3, a);
+	return 0;
+}
+
+/* TCP or UDP: the ports (as matched), the same in both headers. */
+static int npuep_fp_mangle_l4(struct npuep_fp *p, const struct npuep_fd_act *a)
+{
+	if (npuep_fp_touched(a, sizeof(p->l4)) < 0)
+		return npuep_fp_refuse(p, NPUEP_FP_BAD_MANGLE);
+	npuep_fp_apply(p->l4, a);
 	return 0;
 }
 
 static int npuep_fp_act_mangle(struct npuep_fp *p, const struct npuep_fd_act *a)
 {
-	const u8 *mask = (const u8 *)&a->mangle.mask;
-	int j;
-
 	switch (a->mangle.htype) {
 	case NPUEP_FH_ETH:
-		if (npuep_fp_mangle(p->eth, sizeof(p->eth), a))
-			break;
-		for (j = 0; j < 4; j++)
-			if (mask[j] != 0xff)
-				p->eth_set[a->mangle.offset + j] = 1;
-		return 0;
+		return npuep_fp_mangle_eth(p, a);
 	case NPUEP_FH_IP4:
-		if (p->v6 || npuep_fp_mangle(p->l3, p->l3len, a))
-			break;
-		return 0;
 	case NPUEP_FH_IP6:
-		if (!p->v6 || npuep_fp_mangle(p->l3, p->l3len, a))
-			break;
-		return 0;
+		return npuep_fp_mangle_ip(p, a);
 	case NPUEP_FH_TCP:
 	case NPUEP_FH_UDP:
-		if (npuep_fp_mangle(p->l4, sizeof(p->l4), a))
-			break;
-		return 0;
+		return npuep_fp_mangle_l4(p, a);
+	default:
+		return npuep_fp_refuse(p, NPUEP_FP_BAD_MANGLE);
 	}
-	return npuep_fp_refuse(p, NPUEP_FP_BAD_MANGLE);
 }
 
-/* pedit "ip ttl dec" / "ip6 hoplimit dec": add 0xff */
+/*
+ * pedit "ip ttl dec" / "ip6 hoplimit dec" (iproute2; npuflowd writes the
+ * same): add 0xff to the TTL byte of its word, the mask keeping the other
+ * three, which nothing is added to.  Any other add is not a decrement.
+ */
 static int npuep_fp_act_add(struct npuep_fp *p, const struct npuep_fd_act *a)
 {
-	const u8 *val = (const u8 *)&a->mangle.val;
+	u32 ttl = p->v6 ? offsetof(struct ipv6hdr, hop_limit) :
+			  offsetof(struct iphdr, ttl);
+	u8 mask[4] = { 0xff, 0xff, 0xff, 0xff }, val[4] = { 0 };
+	u8 want = p->v6 ? NPUEP_FH_IP6 : NPUEP_FH_IP4;
 
-	if (a->mangle.htype == NPUEP_FH_IP4 &&
-	    a->mangle.offset == offsetof(struct iphdr, ttl) && val[0] == 0xff) {
-		p->rw->flags |= NPU_RW_TTL;
-		return 0;
-	}
-	if (a->mangle.htype == NPUEP_FH_IP6 &&
-	    a->mangle.offset == 4 && val[3] == 0xff) {
-		p->rw->flags |= NPU_RW_TTL;
-		return 0;
-	}
-	return npuep_fp_refuse(p, NPUEP_FP_BAD_MANGLE);
+	if (a->mangle.htype != want || a->mangle.offset != (ttl & ~3u))
+		return npuep_fp_refuse(p, NPUEP_FP_BAD_MANGLE);
+	mask[ttl & 3] = 0;
+	val[ttl & 3] = 0xff;
+	if (memcmp(&a->mangle.mask, mask, 4) || memcmp(&a->mangle.val, val, 4))
+		return npuep_fp_refuse(p,
+				       "fast path adds only 0xff to the TTL (pedit ttl/hoplimit dec)");
+	if (p->ttl_dec)
+		return npuep_fp_refuse(p, "fast path decrements the TTL once");
+	p->ttl_dec = true;
+	return 0;
 }
 
 static int npuep_fp_act_redirect(struct npuep_fp *p, const struct npuep_fd_act *a)
@@ -317,16 +417,22 @@ static int npuep_fp_act_push(struct npuep_fp *p, const struct npuep_fd_act *a)
 	if (a->vlan.proto != htons(ETH_P_8021Q) ||
 	    (p->rw->flags & NPU_RW_VLAN_PUSH))
 		return npuep_fp_refuse(p, "fast path pushes one 802.1Q tag");
+	if (a->vlan.vid > NPUEP_FP_VID_MASK || a->vlan.prio > 7)
+		return npuep_fp_refuse(p,
+				       "fast path pushes VLAN ids 0-4095 with priority 0-7");
 	p->rw->flags |= NPU_RW_VLAN_PUSH;
 	p->rw->vlan_tci = htons(a->vlan.vid |
 				(a->vlan.prio << NPUEP_FP_PRIO_SHIFT));
 	return 0;
 }
 
+/* The coprocessor pops the outer tag, then pushes (npu_hw.h). */
 static int npuep_fp_act_pop(struct npuep_fp *p)
 {
 	if (p->rw->flags & NPU_RW_VLAN_POP)
 		return npuep_fp_refuse(p, "fast path pops one tag");
+	if (p->rw->flags & NPU_RW_VLAN_PUSH)
+		return npuep_fp_refuse(p, "fast path pops a tag before it pushes one");
 	p->rw->flags |= NPU_RW_VLAN_POP;
 	return 0;
 }
@@ -363,6 +469,11 @@ static int npuep_fp_actions(struct npuep_fp *p)
 		return npuep_fp_refuse(p, "fast path takes at most "
 				       NPUEP_FP_STR(NPUEP_FD_ACT_MAX) " actions");
 	for (i = 0; i < d->nact; i++) {
+		/* the redirect ends the rule: nothing may follow it */
+		if (p->eport >= 0)
+			return npuep_fp_refuse(p, d->act[i].id == NPUEP_FA_REDIRECT ?
+					       "fast path redirects to one port only" :
+					       NPUEP_FP_REDIR_LAST);
 		err = npuep_fp_act(p, &d->act[i]);
 		if (err)
 			return err;
@@ -375,31 +486,13 @@ static int npuep_fp_actions(struct npuep_fp *p)
 
 /* ---- the rewrite -------------------------------------------------- */
 
-/* The changed bytes of @img versus @orig lie within [lo, hi). */
-static bool npuep_fp_changed_within(const u8 *img, const u8 *orig, u32 len,
-				    u32 lo, u32 hi)
-{
-	u32 i;
-
-	for (i = 0; i < len; i++)
-		if (img[i] != orig[i] && (i < lo || i >= hi))
-			return false;
-	return true;
-}
-
 static int npuep_fp_mac(struct npuep_fp *p)
 {
-	bool mac = false;
-	int j;
-
-	for (j = 0; j < NPUEP_FP_ETH_LEN; j++)
-		mac |= p->eth_set[j];
-	if (!mac)
+	if (!p->eth_set)
 		return 0;
-	for (j = 0; j < 2 * ETH_ALEN; j++)
-		if (p->eth_set[j] != 1)
-			return npuep_fp_refuse(p,
-					       "fast path rewrites both MAC addresses or none");
+	if (p->eth_set != BIT(2 * ETH_ALEN) - 1)
+		return npuep_fp_refuse(p,
+				       "fast path rewrites both MAC addresses or none");
 	p->rw->flags |= NPU_RW_MAC;
 	memcpy(p->rw->dmac, p->eth + offsetof(struct ethhdr, h_dest), ETH_ALEN);
 	memcpy(p->rw->smac, p->eth + offsetof(struct ethhdr, h_source), ETH_ALEN);
@@ -434,19 +527,14 @@ static void npuep_fp_nat(struct npuep_fp *p)
 
 static int npuep_fp_rewrite(struct npuep_fp *p)
 {
-	u32 lo = p->v6 ? offsetof(struct ipv6hdr, saddr) :
-			 offsetof(struct iphdr, saddr);
 	int err;
 
-	/* Only addresses may change in the IP header, only ports in L4. */
-	if (!npuep_fp_changed_within(p->l3, p->l3o, p->l3len, lo, p->l3len))
-		return npuep_fp_refuse(p, "fast path rewrites only IP addresses");
 	err = npuep_fp_mac(p);
 	if (err)
 		return err;
 	p->rw->egress_port = (u8)p->eport;
 	p->rw->mtu = cpu_to_le16(p->emtu < 0xffff ? p->emtu : 0xffff);
-	if (p->d->routed_ttl)
+	if (p->ttl_dec || p->d->routed_ttl)
 		p->rw->flags |= NPU_RW_TTL;
 	npuep_fp_nat(p);
 	return 0;
@@ -461,8 +549,9 @@ static int npuep_fp_rewrite(struct npuep_fp *p)
  *	72 characters); NULL otherwise
  *
  * The fast path takes an exact IPv4 or IPv6 TCP/UDP 5-tuple, optionally on
- * one 802.1Q VLAN, redirected to a port of this device, with MAC, address
- * and port rewrites, a TTL decrement and one VLAN pop and push.
+ * one 802.1Q VLAN, redirected (the last action) to one port of this device,
+ * with both MACs set whole, address and port rewrites, one TTL decrement,
+ * one VLAN pop and then one push of an 802.1Q tag.
  *
  * Return: 0; -ENODEV for another port's rule (no message: it is not ours
  * to refuse); -EOPNOTSUPP for anything the fast path cannot do exactly.

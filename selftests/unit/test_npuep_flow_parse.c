@@ -696,7 +696,7 @@ static void test_refuse_add(void **state)
 	rule(0, IPPROTO_TCP);
 	pedit(NPUEP_FA_ADD, NPUEP_FH_IP4, 8, mask, one);
 	redirect(OUT_PORT, 1500);
-	refused(BAD_MANGLE);
+	refused("fast path adds only 0xff to the TTL (pedit ttl/hoplimit dec)");
 
 	/* add on a header that is neither IPv4 nor IPv6 */
 	rule(0, IPPROTO_TCP);
@@ -791,6 +791,353 @@ static void test_refuse_too_many(void **state)
 	refused("fast path takes at most 24 actions");
 }
 
+/* ---- refusals: what the parser took and did not mean -------------- */
+
+#define TTL_ADD		"fast path adds only 0xff to the TTL (pedit ttl/hoplimit dec)"
+
+/* Only the exact "ttl dec" / "hoplimit dec" word is a decrement. */
+static void test_refuse_ttl_inexact(void **state)
+{
+	static const u8 none[4] = { 0, 0, 0, 0 }, ttl_keep[4] = { 0, 0xff, 0xff, 0xff };
+	static const u8 hl_keep[4] = { 0xff, 0xff, 0xff, 0 }, half[4] = { 0xff, 0xff, 0, 0 };
+	static const u8 ff4[4] = { 0xff, 0, 0, 0 }, ff4_more[4] = { 0xff, 1, 0, 0 };
+	static const u8 ff6[4] = { 0, 0, 0, 0xff }, ff6_more[4] = { 1, 0, 0, 0xff };
+
+	(void)state;
+	/* the add reaches TTL, protocol and checksum */
+	rule(0, IPPROTO_TCP);
+	pedit(NPUEP_FA_ADD, NPUEP_FH_IP4, 8, none, ff4);
+	redirect(OUT_PORT, 1500);
+	refused(TTL_ADD);
+
+	/* adds to the protocol byte as well */
+	rule(0, IPPROTO_TCP);
+	pedit(NPUEP_FA_ADD, NPUEP_FH_IP4, 8, ttl_keep, ff4_more);
+	redirect(OUT_PORT, 1500);
+	refused(TTL_ADD);
+
+	rule(1, IPPROTO_TCP);
+	pedit(NPUEP_FA_ADD, NPUEP_FH_IP6, 4, half, ff6);
+	redirect(OUT_PORT, 1500);
+	refused(TTL_ADD);
+
+	rule(1, IPPROTO_TCP);
+	pedit(NPUEP_FA_ADD, NPUEP_FH_IP6, 4, hl_keep, ff6_more);
+	redirect(OUT_PORT, 1500);
+	refused(TTL_ADD);
+
+	/* an increment */
+	rule(1, IPPROTO_TCP);
+	pedit(NPUEP_FA_ADD, NPUEP_FH_IP6, 4, hl_keep, (const u8[4]){ 0, 0, 0, 1 });
+	redirect(OUT_PORT, 1500);
+	refused(TTL_ADD);
+}
+
+/* The IPv4 TTL word on an IPv6 rule is its flow label and payload length. */
+static void test_refuse_ttl_family(void **state)
+{
+	(void)state;
+	rule(1, IPPROTO_TCP);
+	ttl_dec4();
+	redirect(OUT_PORT, 1500);
+	refused(BAD_MANGLE);
+
+	rule(0, IPPROTO_TCP);
+	ttl_dec6();
+	redirect(OUT_PORT, 1500);
+	refused(BAD_MANGLE);
+}
+
+static void test_refuse_ttl_twice(void **state)
+{
+	(void)state;
+	rule(0, IPPROTO_TCP);
+	ttl_dec4();
+	ttl_dec4();
+	redirect(OUT_PORT, 1500);
+	refused("fast path decrements the TTL once");
+}
+
+static void test_refuse_meta(void **state)
+{
+	(void)state;
+	rule_ft(0);
+	d.meta.mask.l2_miss = 1;
+	redirect(OUT_PORT, 1500);
+	refused("fast path cannot match l2_miss");
+
+	rule_ft(0);
+	d.meta.key.l2_miss = 1;
+	d.meta.mask.l2_miss = 0xff;
+	redirect(OUT_PORT, 1500);
+	refused("fast path cannot match l2_miss");
+
+	rule_ft(0);
+	d.meta.key.ingress_iftype = 1;	/* ARPHRD_ETHER */
+	d.meta.mask.ingress_iftype = 0xffff;
+	redirect(OUT_PORT, 1500);
+	refused("fast path cannot match the ingress interface type");
+
+	/* another port's rule stays another port's, whatever else it matches */
+	rule_ft(0);
+	d.meta.key.ingress_ifindex = IN_IF + 1;
+	d.meta.mask.l2_miss = 1;
+	redirect(OUT_PORT, 1500);
+	assert_int_equal(parse(), -ENODEV);
+	assert_null(msg);
+}
+
+#define MAC_WHOLE	"fast path rewrites whole MAC addresses only"
+
+/* The Ethernet image starts empty: a byte not set whole would be made up. */
+static void test_refuse_mac_partial(void **state)
+{
+	static const u8 low_nibble[4] = { 0x0f, 0xff, 0xff, 0xff }, keep[4] = { 0xff, 0xff, 0xff, 0xff };
+	static const u8 v[4] = { 0x20, 0, 0, 0 }, flip[4] = { 0, 0, 0, 1 };
+
+	(void)state;
+	rule(0, IPPROTO_TCP);
+	set_macs();
+	pedit(NPUEP_FA_MANGLE, NPUEP_FH_ETH, 0, low_nibble, v);
+	redirect(OUT_PORT, 1500);
+	refused(MAC_WHOLE);
+
+	/* a kept byte with value bits: pedit flips them in the frame */
+	rule(0, IPPROTO_TCP);
+	set_macs();
+	pedit(NPUEP_FA_MANGLE, NPUEP_FH_ETH, 8, keep, flip);
+	redirect(OUT_PORT, 1500);
+	refused(MAC_WHOLE);
+
+	/* the same alone is not a MAC rewrite the fast path can make either */
+	rule(0, IPPROTO_TCP);
+	pedit(NPUEP_FA_MANGLE, NPUEP_FH_ETH, 0, keep, flip);
+	redirect(OUT_PORT, 1500);
+	refused(MAC_WHOLE);
+}
+
+static void test_refuse_ethertype(void **state)
+{
+	static const u8 type[2] = { 0x86, 0xdd }, keep_mac[4] = { 0xff, 0xff, 0, 0 };
+	static const u8 v[4] = { 0, 0, 0x86, 0xdd };
+
+	(void)state;
+	/* the word at 12 is past the header's end */
+	rule(0, IPPROTO_TCP);
+	set_macs();
+	set_bytes(NPUEP_FH_ETH, 12, type, 2);
+	redirect(OUT_PORT, 1500);
+	refused(BAD_MANGLE);
+
+	/* the word at 10 holds the ethertype's two bytes */
+	rule(0, IPPROTO_TCP);
+	set_macs();
+	pedit(NPUEP_FA_MANGLE, NPUEP_FH_ETH, 10, keep_mac, v);
+	redirect(OUT_PORT, 1500);
+	refused(BAD_MANGLE);
+}
+
+static void test_refuse_redirect_not_last(void **state)
+{
+	(void)state;
+	rule(0, IPPROTO_TCP);
+	redirect(OUT_PORT, 1500);
+	redirect(OUT_PORT - 1, 1500);
+	refused("fast path redirects to one port only");
+
+	rule(0, IPPROTO_TCP);
+	redirect(OUT_PORT, 1500);
+	act(NPUEP_FA_CSUM);
+	refused("fast path needs the redirect as the last action");
+
+	rule(0, IPPROTO_TCP);
+	redirect(OUT_PORT, 1500);
+	set_macs();
+	refused("fast path needs the redirect as the last action");
+
+	rule(0, IPPROTO_TCP);
+	redirect(OUT_PORT, 1500);
+	act(NPUEP_FA_VLAN_POP);
+	refused("fast path needs the redirect as the last action");
+}
+
+/* A field set to the value the empty image holds is still a rewrite. */
+static void test_refuse_ip_field_zero(void **state)
+{
+	static const u8 zero[2] = { 0, 0 };
+
+	(void)state;
+	rule(0, IPPROTO_TCP);
+	set_bytes(NPUEP_FH_IP4, offsetof(struct iphdr, tos), zero, 1);
+	redirect(OUT_PORT, 1500);
+	refused("fast path rewrites only IP addresses");
+
+	rule(1, IPPROTO_TCP);
+	set_bytes(NPUEP_FH_IP6, 2, zero, 2);	/* flow label */
+	redirect(OUT_PORT, 1500);
+	refused("fast path rewrites only IP addresses");
+
+	/* the value bits of a kept byte flip it */
+	rule(0, IPPROTO_TCP);
+	pedit(NPUEP_FA_MANGLE, NPUEP_FH_IP4, 8, (const u8[4]){ 0xff, 0xff, 0xff, 0xff },
+	      (const u8[4]){ 0, 0, 0x80, 0 });
+	redirect(OUT_PORT, 1500);
+	refused("fast path rewrites only IP addresses");
+}
+
+/* pedit sets (old & mask) ^ val: value bits under the mask flip. */
+static void test_nat_xor(void **state)
+{
+	static const u8 keep[4] = { 0xff, 0xff, 0xff, 0xff }, flip[4] = { 0, 0, 0, 0x01 };
+	u8 s[4];
+
+	(void)state;
+	rule(0, IPPROTO_TCP);
+	pedit(NPUEP_FA_MANGLE, NPUEP_FH_IP4, offsetof(struct iphdr, saddr), keep, flip);
+	redirect(OUT_PORT, 1500);
+	want(0, IPPROTO_TCP, 1500);
+	memcpy(s, a4, 4);
+	s[3] ^= 0x01;
+	want_rw.flags = NPU_RW_SNAT;
+	memcpy(want_rw.nat_saddr, s, 4);
+	accepted();
+
+	/* on the ports too */
+	rule(0, IPPROTO_UDP);
+	pedit(NPUEP_FA_MANGLE, NPUEP_FH_UDP, 0, keep, flip);
+	redirect(OUT_PORT, 1500);
+	want(0, IPPROTO_UDP, 1500);
+	want_rw.flags = NPU_RW_DNAT;
+	memcpy(want_rw.nat_daddr, b4, 4);
+	want_rw.nat_dport = htons(DPORT ^ 1);
+	accepted();
+}
+
+static void test_refuse_push_range(void **state)
+{
+	struct npuep_fd_act *a;
+
+	(void)state;
+	rule(0, IPPROTO_TCP);
+	a = act(NPUEP_FA_VLAN_PUSH);
+	a->vlan.proto = htons(ETH_P_8021Q);
+	a->vlan.vid = 100;
+	a->vlan.prio = 8;
+	redirect(OUT_PORT, 1500);
+	refused("fast path pushes VLAN ids 0-4095 with priority 0-7");
+
+	rule(0, IPPROTO_TCP);
+	a = act(NPUEP_FA_VLAN_PUSH);
+	a->vlan.proto = htons(ETH_P_8021Q);
+	a->vlan.vid = 4096;
+	redirect(OUT_PORT, 1500);
+	refused("fast path pushes VLAN ids 0-4095 with priority 0-7");
+}
+
+/* The coprocessor pops first: a pop after a push would pop the pushed tag. */
+static void test_refuse_pop_after_push(void **state)
+{
+	struct npuep_fd_act *a;
+
+	(void)state;
+	vlan_rule(10);
+	d.nact = 0;
+	a = act(NPUEP_FA_VLAN_PUSH);
+	a->vlan.proto = htons(ETH_P_8021Q);
+	a->vlan.vid = 20;
+	act(NPUEP_FA_VLAN_POP);
+	redirect(OUT_PORT, 1500);
+	refused("fast path pops a tag before it pushes one");
+}
+
+#define ETHERTYPE	"fast path needs the ethertype of its addresses (IPv4 or IPv6)"
+
+static void test_refuse_ethertype_match(void **state)
+{
+	(void)state;
+	rule(0, IPPROTO_TCP);
+	d.basic.key.n_proto = htons(ETH_P_IPV6);
+	redirect(OUT_PORT, 1500);
+	refused(ETHERTYPE);
+
+	/* an outer tag matched alone: the frames carry a second one */
+	vlan_rule(10);
+	d.basic.key.n_proto = htons(ETH_P_8021Q);
+	refused(ETHERTYPE);
+
+	vlan_rule(10);
+	d.vlan.key.eth_type = htons(ETH_P_8021AD);
+	d.vlan.mask.eth_type = 0xffff;
+	refused(ETHERTYPE);
+
+	rule(1, IPPROTO_TCP);
+	d.basic.mask.n_proto = htons(0xff00);
+	redirect(OUT_PORT, 1500);
+	refused(ETHERTYPE);
+
+	/* none at all is the addresses' */
+	rule(1, IPPROTO_TCP);
+	d.basic.key.n_proto = 0;
+	d.basic.mask.n_proto = 0;
+	redirect(OUT_PORT, 1500);
+	want(1, IPPROTO_TCP, 1500);
+	accepted();
+
+	vlan_rule(10);
+	d.vlan.key.eth_type = htons(ETH_P_IP);
+	d.vlan.mask.eth_type = 0xffff;
+	want(0, IPPROTO_TCP, 1500);
+	want_key.vlan = htons(10);
+	accepted();
+}
+
+static void test_refuse_vlan_dei(void **state)
+{
+	(void)state;
+	vlan_rule(10);
+	d.vlan.mask.dei = 1;
+	refused("fast path matches an exact 802.1Q VLAN id only");
+}
+
+/* Offsets at the end of each image, and past it in 32-bit arithmetic. */
+static void test_mangle_offsets(void **state)
+{
+	static const u8 keep[4] = { 0xff, 0xff, 0xff, 0xff };
+	static const u8 zero[4] = { 0, 0, 0, 0 };
+	static const u32 past[] = { 0xfffffffc, 0xfffffffd, 0xffffffff, 0x80000000 };
+	static const u8 h[] = { NPUEP_FH_ETH, NPUEP_FH_IP4, NPUEP_FH_IP6, NPUEP_FH_TCP };
+	unsigned int i, j;
+
+	(void)state;
+	/* a word that keeps everything is nothing, where it fits */
+	rule(0, IPPROTO_TCP);
+	pedit(NPUEP_FA_MANGLE, NPUEP_FH_ETH, 10, keep, zero);
+	pedit(NPUEP_FA_MANGLE, NPUEP_FH_IP4, 16, keep, zero);
+	pedit(NPUEP_FA_MANGLE, NPUEP_FH_TCP, 0, keep, zero);
+	redirect(OUT_PORT, 1500);
+	want(0, IPPROTO_TCP, 1500);
+	accepted();
+
+	rule(1, IPPROTO_TCP);
+	pedit(NPUEP_FA_MANGLE, NPUEP_FH_IP6, 36, keep, zero);
+	redirect(OUT_PORT, 1500);
+	want(1, IPPROTO_TCP, 1500);
+	accepted();
+
+	for (i = 0; i < sizeof(h); i++) {
+		for (j = 0; j < sizeof(past) / sizeof(past[0]); j++) {
+			rule(h[i] == NPUEP_FH_IP6, IPPROTO_TCP);
+			pedit(NPUEP_FA_MANGLE, h[i], past[j], keep, zero);
+			redirect(OUT_PORT, 1500);
+			refused(BAD_MANGLE);
+		}
+	}
+	rule(0, IPPROTO_TCP);
+	pedit(NPUEP_FA_MANGLE, NPUEP_FH_TCP, 1, keep, zero);
+	redirect(OUT_PORT, 1500);
+	refused(BAD_MANGLE);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -823,6 +1170,20 @@ int main(void)
 		cmocka_unit_test(test_refuse_vlan_actions),
 		cmocka_unit_test(test_refuse_other_action),
 		cmocka_unit_test(test_refuse_too_many),
+		cmocka_unit_test(test_refuse_ttl_inexact),
+		cmocka_unit_test(test_refuse_ttl_family),
+		cmocka_unit_test(test_refuse_ttl_twice),
+		cmocka_unit_test(test_refuse_meta),
+		cmocka_unit_test(test_refuse_mac_partial),
+		cmocka_unit_test(test_refuse_ethertype),
+		cmocka_unit_test(test_refuse_redirect_not_last),
+		cmocka_unit_test(test_refuse_ip_field_zero),
+		cmocka_unit_test(test_nat_xor),
+		cmocka_unit_test(test_refuse_push_range),
+		cmocka_unit_test(test_refuse_pop_after_push),
+		cmocka_unit_test(test_refuse_ethertype_match),
+		cmocka_unit_test(test_refuse_vlan_dei),
+		cmocka_unit_test(test_mangle_offsets),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
