@@ -59,7 +59,9 @@ const char npuflowd_usage[] =
 "    counted, and is tried again later.  `npuctl release ID|--all` relaxes\n"
 "    conntrack's TCP window tracking (be-liberal) and then removes the rules.\n"
 "    On restart the view is rebuilt from the pinned map, conntrack and a tc\n"
-"    dump: no duplicate, no orphan; rules stay in hardware while npuflowd is down.\n"
+"    dump: no duplicate, no orphan; rules stay in hardware while npuflowd is down\n"
+"    (until it starts again, or --flush; conntrack deletions meanwhile are\n"
+"    taken out at the start).\n"
 "\n"
 "OPTIONS\n"
 "    -c, --candidates N\n"
@@ -88,6 +90,9 @@ const char npuflowd_usage[] =
 "        Attach as a single XDP program instead of through the dispatcher.\n"
 "    --pin-dir DIR\n"
 "        Where the maps are pinned (default " NPUFLOW_PIN_DIR ", on bpffs).\n"
+"        With no BPF file system at DIR's parent, npuflowd mounts one there\n"
+"        (mode 0700; not --flush).  DIR is refused if it is a symbolic link\n"
+"        or not a directory of root's (or of the user npuflowd runs as).\n"
 "    --lock-file PATH\n"
 "        Single-instance lock (default " NPUFLOWD_LOCK_DEFAULT ").\n"
 "    --flush\n"
@@ -269,6 +274,36 @@ static int valid_ifname(const char *s)
 	return 1;
 }
 
+/* Whether @path has a "." or ".." component. */
+static int has_dot_component(const char *path)
+{
+	const char *c = path;
+
+	while ((c = strchr(c, '/'))) {
+		c++;
+		if (c[0] == '.' && (!c[1] || c[1] == '/' ||
+				    (c[1] == '.' && (!c[2] || c[2] == '/'))))
+			return 1;
+	}
+	return 0;
+}
+
+/* --pin-dir: absolute, no . or .., a parent other than /; stored without trailing slashes. */
+static int pin_dir_set(struct npuflowd_opts *o, const char *arg)
+{
+	char parent[sizeof(o->pin_dir)], base[sizeof(o->pin_dir)];
+	size_t n = strlen(arg);
+
+	if (n >= sizeof(o->pin_dir) - 32 || has_dot_component(arg) ||
+	    npuflowd_pin_split(arg, parent, sizeof(parent), base, sizeof(base)))
+		return -1;
+	while (arg[n - 1] == '/')
+		n--;
+	memcpy(o->pin_dir, arg, n);
+	o->pin_dir[n] = '\0';
+	return 0;
+}
+
 int npuflowd_parse_args(int argc, char **argv, struct npuflowd_opts *o,
 			char *err, size_t errlen)
 {
@@ -333,9 +368,9 @@ int npuflowd_parse_args(int argc, char **argv, struct npuflowd_opts *o,
 			o->ringbuf = v;
 			break;
 		case OPT_PIN_DIR:
-			if (optarg[0] != '/' || strlen(optarg) >= sizeof(o->pin_dir) - 32)
-				BAD("--pin-dir: '%s' must be an absolute path, shorter", optarg);
-			snprintf(o->pin_dir, sizeof(o->pin_dir), "%s", optarg);
+			if (pin_dir_set(o, optarg))
+				BAD("--pin-dir: '%s' must be an absolute path under a directory "
+				    "other than /, without . or .., shorter", optarg);
 			break;
 		case OPT_LOCK_FILE:
 			if (optarg[0] != '/' || strlen(optarg) >= sizeof(o->lock_file))
@@ -425,5 +460,27 @@ int npuflowd_parse_args(int argc, char **argv, struct npuflowd_opts *o,
 		BAD("no interface given (npuflowd --help)");
 	if (o->hold_max_ns < o->hold_min_ns)
 		BAD("--hold-max-ms is below --hold-min-ms");
+	return 0;
+}
+
+int npuflowd_pin_split(const char *pin, char *parent, size_t plen, char *base, size_t blen)
+{
+	size_t n = strlen(pin), b, p;
+
+	if (pin[0] != '/')
+		return -1;
+	while (n > 1 && pin[n - 1] == '/')
+		n--;
+	for (b = n; b && pin[b - 1] != '/'; b--)
+		;
+	for (p = b; p > 1 && pin[p - 1] == '/'; p--)
+		;
+	/* b: the last component's start; p: the parent's length */
+	if (b == n || p <= 1 || p >= plen || n - b >= blen)
+		return -1;
+	memcpy(parent, pin, p);
+	parent[p] = '\0';
+	memcpy(base, pin + b, n - b);
+	base[n - b] = '\0';
 	return 0;
 }

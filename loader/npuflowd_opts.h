@@ -68,4 +68,12 @@ const char *npuflowd_log_name(enum npuflowd_log l);
 /* The manual: what --help prints. */
 extern const char npuflowd_usage[];
 
+/*
+ * npuflowd_pin_split - split the pin directory @pin (absolute, trailing
+ * slashes ignored) into its parent (where a BPF file system must be, or is
+ * mounted) and its last component.  0, or -1 when @pin is not absolute, has
+ * no parent other than /, or does not fit @plen / @blen bytes.  Pure.
+ */
+int npuflowd_pin_split(const char *pin, char *parent, size_t plen, char *base, size_t blen);
+
 #endif

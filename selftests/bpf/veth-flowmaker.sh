@@ -59,6 +59,12 @@ cleanup() {
 trap cleanup EXIT
 [ -n "${NPFM_KEEP:-}" ] && trap - EXIT
 
+# npuflowd mounts bpffs at /sys/fs/bpf when none is there: in a mount
+# namespace of its own, so the machine's /sys/fs/bpf stays as it is
+if [ -z "${NPFM_UNSHARED:-}" ] && [ "$(id -u)" = 0 ]; then
+	NPFM_UNSHARED=1 exec unshare -m --propagation private "$0" "$@"
+fi
+
 echo "TAP version 13"
 if [ "$(id -u)" != 0 ]; then
 	echo "1..0 # SKIP needs root"

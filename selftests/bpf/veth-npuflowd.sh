@@ -1,24 +1,57 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # npuflowd on veth, natively (no VM): netns npft-a and npft-b talk through a
-# router netns npft-r; npuflowd runs in npft-r (network namespace only, so
-# it pins into this machine's /sys/fs/bpf/npuflow) attached in native mode to
-# both router ports, so each direction of a connection is seen at its
-# ingress.  Pings (v4, v6) and a TCP transfer, then npuctl candidates and
-# bpftool map dump must show both directions with the right counts; a
-# second instance is refused; SIGTERM leaves no XDP program; a restart
-# reuses the pinned maps; without -f it exits 1 when it cannot attach and 0
-# once attached (then runs as a daemon); --flush removes them.  Prints TAP.
+# router netns npft-r; npuflowd runs in npft-r (network namespace only)
+# attached in native mode to both router ports, so each direction of a
+# connection is seen at its ingress.  The script runs in a mount namespace of
+# its own with no BPF file system at /sys/fs/bpf, as on a fresh machine:
+# npuctl says what is missing and mounts nothing, npuflowd mounts bpffs
+# there (and says so), and the machine's /sys/fs/bpf stays as it was.
+# Pings (v4, v6) and a TCP transfer, then npuctl candidates and bpftool map
+# dump must show both directions with the right counts; a second instance is
+# refused; SIGTERM leaves no XDP program; a
+# restart reuses the pinned maps; without -f it exits 1 when it cannot attach
+# and 0 once attached (then runs as a daemon); a pin directory that is a
+# symlink or another user's is
+# refused (by --flush too); --flush removes the pins.  Prints TAP.
 #
 # Usage: veth-npuflowd.sh [BUILD_DIR]     (root; cleans up after itself)
 set -u
-BUILD=${1:-$(cd "$(dirname "$0")/../.." && pwd)/build}
+SRC=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD=${1:-$SRC/build}
 BIN=$BUILD/bin
 PIN=/sys/fs/bpf/npuflow
-LOG=$(mktemp /tmp/npft-npuflowd.XXXXXX)
 A=npft-a B=npft-b R=npft-r
 NR="nsenter --net=/run/netns/$R"
 T=0 FAILS=0 DPID=
+
+if [ "$(id -u)" != 0 ]; then
+	echo "TAP version 13"
+	echo "1..0 # SKIP needs root"
+	exit 4
+fi
+# One run at a time on a machine: the namespaces' names are fixed, and a
+# second run deletes the first's (/run/netns is shared by every mount
+# namespace).  The lock is held by the run's processes, inherited.
+if [ -z "${NPFT_OUTER:-}" ]; then
+	exec 9>/run/npft-veth.lock
+	if ! flock -w 900 9; then
+		echo "TAP version 13"
+		echo "1..0 # SKIP another veth-npuflowd.sh kept running for 15 minutes"
+		exit 4
+	fi
+fi
+# Into a mount namespace of its own, remembering the machine's /sys/fs/bpf
+# (its mounts, as the calling process sees them) to compare at the end.
+if [ -z "${NPFT_OUTER:-}" ]; then
+	NPFT_OUTER=$$ NPFT_OUTER_MNT=$(grep -c ' /sys/fs/bpf ' /proc/self/mountinfo) \
+		unshare -m --propagation private "$0" "$@"
+	exit $?
+fi
+# a fresh machine: no BPF file system at /sys/fs/bpf (stacked ones too)
+while [ "$(stat -f -c %T /sys/fs/bpf)" = bpf_fs ]; do umount /sys/fs/bpf || break; done
+LOG=$(mktemp /tmp/npft-npuflowd.XXXXXX)
+WORK=$(mktemp -d /tmp/npft-work.XXXXXX)
 
 ok() { T=$((T + 1)); echo "ok $T - $1"; }
 nok() { T=$((T + 1)); FAILS=$((FAILS + 1)); echo "not ok $T - $1"; [ -n "${2:-}" ] && echo "# $2"; }
@@ -31,15 +64,12 @@ cleanup() {
 	ip netns del $B 2>/dev/null
 	ip netns del $R 2>/dev/null
 	rm -f "$LOG" "$LOG.2" "$LOG.3" "$LOG.json" "$LOG.json.s" "$LOG.json.s2"
+	rm -rf "$WORK"
 }
 trap cleanup EXIT
 [ -n "${NPFT_KEEP:-}" ] && trap - EXIT
 
 echo "TAP version 13"
-if [ "$(id -u)" != 0 ]; then
-	echo "1..0 # SKIP needs root"
-	exit 4
-fi
 if ! flock -n /run/npuflowd.lock true 2>/dev/null; then
 	echo "1..0 # SKIP an npuflowd is running on this machine"
 	exit 4
@@ -77,7 +107,7 @@ for i in 1 2 3 4 5; do
 		ip netns exec $A ping -6 -c1 -W1 fd00:211:2::2 >/dev/null && break
 	sleep 0.5
 done
-echo "1..32"
+echo "1..41"
 
 start_daemon() { # log, extra args...
 	local log=$1 i
@@ -102,14 +132,32 @@ stop_daemon() {
 	return $rc
 }
 
-"$BIN/npuflowd" --flush >/dev/null 2>&1
-check "no pinned maps before the run" test ! -e $PIN/candidates
+bpffs() { [ "$(stat -f -c %T /sys/fs/bpf)" = bpf_fs ]; }
+# rc $1 is $2, and the text $3 has $4 in it
+rc_says() { [ "$1" = "$2" ] && [[ "$3" == *"$4"* ]]; }
+
+# --- no BPF file system: npuctl says so, --flush has nothing to remove -----------
+"$BIN/npuflowd" --flush >"$LOG.3" 2>&1; rc=$?
+! bpffs; e=$?
+check "--flush with no BPF file system: exit 0, mounts nothing (rc $rc)" test $rc$e = 00
+out=$($NR "$BIN/npuctl" candidates 2>&1); rc=$?
+rc_says $rc 1 "$out" "no BPF file system at /sys/fs/bpf: is npuflowd running?" && ! bpffs; e=$?
+check "npuctl candidates with no BPF file system: says so, exit 1, mounts nothing (rc $rc: $out)" \
+	test $e = 0
+out=$($NR "$BIN/npuctl" status 2>&1); rc=$?
+rc_says $rc 3 "$out" "npuflowd not running (no BPF file system at /sys/fs/bpf"; e=$?
+check "npuctl status with no BPF file system: 'not running', exit 3 (rc $rc: $out)" test $e = 0
 
 if start_daemon "$LOG"; then ok "npuflowd attached to ra, rb"; else
 	nok "npuflowd attached to ra, rb" "$(tr '\n' '|' <"$LOG")"
 	exit 1
 fi
 grep -E "warn|error" "$LOG" | sed 's/^/# /'
+# (bpffs keeps the sticky bit on its root: 1700)
+m=$(stat -c %a /sys/fs/bpf)
+bpffs && [ "${m: -3}" = 700 ] && [ "$(grep -c 'mounted bpffs at /sys/fs/bpf$' "$LOG")" = 1 ]; e=$?
+check "npuflowd mounted bpffs at /sys/fs/bpf (mode $m) and said so once" test $e = 0
+check "the pin directory is mode 0700 ($(stat -c %a $PIN 2>&1))" test "$(stat -c %a $PIN 2>&1)" = 700
 # native mode: ip link says "xdp" (generic would be "xdpgeneric")
 check "native XDP on ra and rb" bash -c "ip -n $R link show ra | grep -qw xdp && ip -n $R link show rb | grep -qw xdp && ! ip -n $R link show ra | grep -q xdpgeneric"
 check "maps pinned with mode 0600" bash -c "[ \$(stat -c %a $PIN/candidates) = 600 ] && [ \$(stat -c %a $PIN/counters) = 600 ] && [ \$(stat -c %a $PIN/events) = 600 ]"
@@ -233,6 +281,31 @@ check "the daemon stops on SIGTERM and leaves no XDP program" \
 
 "$BIN/npuflowd" --flush >/dev/null 2>&1
 check "--flush removes the pins" test ! -e $PIN/candidates -a ! -e $PIN
+
+no_xdp() { ! ip -n $R link show ra | grep -q xdp && ! ip -n $R link show rb | grep -q xdp; }
+# --- the pin directory: not a symlink, not another user's ---------------------------
+DECOY=/sys/fs/bpf/npft-decoy
+mkdir -m 0755 $DECOY && bpftool map create $DECOY/candidates type array key 4 value 4 \
+	entries 1 name npft_decoy && ln -s $DECOY $PIN
+$NR timeout 10 "$BIN/npuflowd" -f -t 3 --no-flowmaker ra rb >"$LOG.3" 2>&1; rc=$?
+sed 's/^/# /' "$LOG.3"
+rc_says $rc 1 "$(cat "$LOG.3")" "is a symbolic link" && no_xdp &&
+	[ "$(stat -c %a $DECOY)" = 755 ] && [ -e $DECOY/candidates ]; e=$?
+check "a pin directory that is a symlink: refused (rc $rc), nothing attached, its target untouched" \
+	test $e = 0
+"$BIN/npuflowd" --flush >"$LOG.3" 2>&1; rc=$?
+rc_says $rc 1 "$(cat "$LOG.3")" "is a symbolic link" && [ -e $DECOY/candidates ] && [ -L $PIN ]; e=$?
+check "--flush refuses the symlink too (rc $rc), removes nothing in its target" test $e = 0
+rm -f $PIN
+mkdir -m 0755 $PIN && chown 65534:65534 $PIN
+$NR timeout 10 "$BIN/npuflowd" -f -t 3 --no-flowmaker ra rb >"$LOG.3" 2>&1; rc=$?
+sed 's/^/# /' "$LOG.3"
+rc_says $rc 1 "$(cat "$LOG.3")" "owned by uid 65534" && no_xdp && [ "$(stat -c %a $PIN)" = 755 ]; e=$?
+check "a pin directory owned by another user: refused (rc $rc), its mode untouched" test $e = 0
+"$BIN/npuflowd" --flush >"$LOG.3" 2>&1; rc=$?
+rc_says $rc 1 "$(cat "$LOG.3")" "owned by uid 65534" && [ -d $PIN ]; e=$?
+check "--flush refuses it too (rc $rc)" test $e = 0
+rm -rf $PIN $DECOY
 out=$("$BIN/npuctl" status 2>&1); rc=$?
 check "npuctl status with nothing pinned: 'not running', exit 3 (rc $rc: $out)" \
 	bash -c "[ $rc = 3 ] && [[ '$out' == 'npuflowd not running (nothing pinned in'* ]]"
@@ -242,5 +315,7 @@ check "npuctl release -1: refused, not wrapped to a huge id (rc $rc)" test $ok =
 out=$("$BIN/npuctl" stats --bogus 2>&1); rc=$?
 [ $rc = 2 ] && [[ "$out" == *"unknown option or argument '--bogus'"* ]]; ok=$?
 check "npuctl stats --bogus: exit 2, the option named (rc $rc)" test $ok = 0
+n=$(grep -c ' /sys/fs/bpf ' /proc/$NPFT_OUTER/mountinfo)
+check "the machine's /sys/fs/bpf is as it was ($NPFT_OUTER_MNT mount(s), now $n)" test "$n" = "$NPFT_OUTER_MNT"
 echo "# npuflowd: $((T - FAILS)) passed, $FAILS failed"
 [ $FAILS = 0 ]

@@ -73,6 +73,9 @@ static void all_options(void **state)
 	assert_string_equal(o.lock_file, "/tmp/l");
 	assert_int_equal(o.nports, 2);
 	assert_string_equal(o.ports[1], "npu0p8");
+	/* trailing slashes go */
+	assert_int_equal(parse(&o, err, "--pin-dir", "/sys/fs/bpf/y//", "eth0", NULL), 0);
+	assert_string_equal(o.pin_dir, "/sys/fs/bpf/y");
 	/* options after interfaces (GNU permutation) and --candidates=N */
 	assert_int_equal(parse(&o, err, "eth0", "--candidates=2048", "-t0", NULL), 0);
 	assert_int_equal(o.candidates, 2048);
@@ -100,6 +103,12 @@ static void errors(void **state)
 	assert_int_equal(parse(&o, err, "--ringbuf", "5000", "eth0", NULL), -1);	/* not 2^n */
 	assert_int_equal(parse(&o, err, "--clock", "fast", "eth0", NULL), -1);
 	assert_int_equal(parse(&o, err, "--pin-dir", "relative", "eth0", NULL), -1);
+	/* its parent is where npuflowd mounts a bpffs if none is there: never / */
+	assert_int_equal(parse(&o, err, "--pin-dir", "/npuflow", "eth0", NULL), -1);
+	assert_non_null(strstr(err, "--pin-dir"));
+	assert_int_equal(parse(&o, err, "--pin-dir", "/", "eth0", NULL), -1);
+	assert_int_equal(parse(&o, err, "--pin-dir", "/sys/fs/bpf/../x", "eth0", NULL), -1);
+	assert_int_equal(parse(&o, err, "--pin-dir", "/sys/fs/bpf/.", "eth0", NULL), -1);
 	assert_int_equal(parse(&o, err, "--bogus", "eth0", NULL), -1);
 	assert_non_null(strstr(err, "unknown option"));
 	assert_int_equal(parse(&o, err, "eth0", "-c", NULL), -1);
@@ -195,6 +204,27 @@ static void numbers(void **state)
 	assert_int_equal(npuflowd_parse_u64("17179869184g", 0, ~0ull, 1, &v), -1);	/* overflow */
 }
 
+static void pin_split(void **state)
+{
+	char parent[64], base[64];
+
+	(void)state;
+	assert_int_equal(npuflowd_pin_split("/sys/fs/bpf/npuflow", parent, sizeof(parent),
+					    base, sizeof(base)), 0);
+	assert_string_equal(parent, "/sys/fs/bpf");
+	assert_string_equal(base, "npuflow");
+	assert_int_equal(npuflowd_pin_split("/a//b/", parent, sizeof(parent), base,
+					    sizeof(base)), 0);
+	assert_string_equal(parent, "/a");
+	assert_string_equal(base, "b");
+	assert_int_equal(npuflowd_pin_split("/npuflow", parent, sizeof(parent), base,
+					    sizeof(base)), -1);
+	assert_int_equal(npuflowd_pin_split("/", parent, sizeof(parent), base, sizeof(base)), -1);
+	assert_int_equal(npuflowd_pin_split("x/y", parent, sizeof(parent), base, sizeof(base)), -1);
+	assert_int_equal(npuflowd_pin_split("/sys/fs/bpf/npuflow", parent, 8, base, sizeof(base)),
+			 -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -204,6 +234,7 @@ int main(void)
 		cmocka_unit_test(flush_and_help),
 		cmocka_unit_test(flowmaker_options),
 		cmocka_unit_test(numbers),
+		cmocka_unit_test(pin_split),
 	};
 
 	return cmocka_run_group_tests_name("loader_opts", tests, NULL, NULL);

@@ -13,11 +13,13 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
 #include <net/if.h>
 #include <signal.h>
 #include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <sys/vfs.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +31,10 @@
 #include "../../loader/npuflow_cache.h"
 #include "../../loader/flowmaker.h"
 #include "../../loader/npuflowd_opts.h"
+
+#ifndef BPF_FS_MAGIC
+#define BPF_FS_MAGIC 0xcafe4a11
+#endif
 
 static const char *pin_dir = NPUFLOW_PIN_DIR;
 static const char *ctl_socket = NPUFLOWD_CTL_DEFAULT;
@@ -73,6 +79,32 @@ static int bad_arg(const char *cmd, const char *arg)
 	fprintf(stderr, "npuctl: %s: unknown option or argument '%s'\n", cmd, arg);
 	usage(stderr);
 	return 2;
+}
+
+/*
+ * Whether the pin directory's parent is on a BPF file system, its path in
+ * @parent (@len bytes).  npuctl mounts none: a new one would hold no pins.
+ */
+static int pins_fs(char *parent, size_t len)
+{
+	char copy[512];
+	struct statfs st;
+
+	snprintf(copy, sizeof(copy), "%s", pin_dir);
+	snprintf(parent, len, "%s", dirname(copy));
+	return !statfs(parent, &st) && st.f_type == BPF_FS_MAGIC;
+}
+
+/* 0 when the pins can be there; -1 saying what is missing when not. */
+static int need_pins_fs(void)
+{
+	char parent[512];
+
+	if (pins_fs(parent, sizeof(parent)))
+		return 0;
+	fprintf(stderr, "npuctl: no BPF file system at %s: is npuflowd running? (it mounts "
+		"one when it starts; its maps would be in %s)\n", parent, pin_dir);
+	return -1;
 }
 
 /* Whether @name is pinned in pin_dir. */
@@ -142,6 +174,8 @@ static int cmd_candidates(int argc, char **argv)
 			return bad_arg(argv[0], argv[i]);
 		}
 	}
+	if (need_pins_fs())
+		return 1;
 	fd = open_pinned("candidates");
 	if (fd < 0)
 		return 1;
@@ -246,6 +280,8 @@ static int cmd_stats(int argc, char **argv)
 		fprintf(stderr, "npuctl: cannot count CPUs\n");
 		return 1;
 	}
+	if (need_pins_fs())
+		return 1;
 	/*
 	 * A cache hit of the classifier counts in its per-CPU cache entry,
 	 * not in the counters: add what the entries hold (npuflow.h).
@@ -410,6 +446,8 @@ static int cmd_flows(int argc, char **argv)
 		else
 			return bad_arg(argv[0], argv[i]);
 	}
+	if (need_pins_fs())
+		return 1;
 	fd = open_pinned("connections");
 	if (fd < 0)
 		return 1;
@@ -531,6 +569,7 @@ static int cmd_status(int argc, char **argv)
 	struct npuflow_fmstats st;
 	int json = 0, pid = daemon_pid(), i;
 	unsigned long long now = mono_ns();
+	char parent[512];
 
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--json") || !strcmp(argv[i], "-j"))
@@ -539,6 +578,19 @@ static int cmd_status(int argc, char **argv)
 			return bad_arg(argv[0], argv[i]);
 	}
 	memset(&st, 0, sizeof(st));
+	if (!pins_fs(parent, sizeof(parent))) {
+		if (pid) {
+			fprintf(stderr, "npuctl: npuflowd runs (pid %d) but there is no BPF file "
+				"system at %s here: its pins are in another mount namespace\n",
+				pid, parent);
+			return 1;
+		}
+		if (json)
+			printf("{\"running\":false,\"pid\":0,\"pinned\":false}\n");
+		else
+			printf("npuflowd not running (no BPF file system at %s)\n", parent);
+		return 3;
+	}
 	if (!pid && !pinned("fmstats")) {
 		/* never ran here, or flushed: an answer, not an error (LSB: 3) */
 		if (json)
