@@ -119,8 +119,33 @@ static int libxdp_print(enum libxdp_print_level l, const char *fmt, va_list ap)
 
 static void on_signal(int sig)
 {
-	(void)sig;
-	stop = 1;
+	stop = sig;
+}
+
+/*
+ * Every signal whose default action ends the process, but for the faults
+ * (SEGV, BUS, FPE, ILL, TRAP, SYS) and SIGABRT (a crash, or the service
+ * manager's watchdog: a hung npuflowd cannot detach anyway).  Each stops
+ * npuflowd as SIGTERM does: programs detached, maps and rules kept.  Taken
+ * over even when inherited ignored (bash starts background jobs with SIGINT
+ * and SIGQUIT ignored; nohup ignores SIGHUP).  SIGPIPE is ignored.
+ */
+static void catch_stop_signals(void)
+{
+	static const int sigs[] = {
+		SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM,
+		SIGPROF, SIGXCPU, SIGXFSZ, SIGIO, SIGPWR, SIGSTKFLT,
+	};
+	struct sigaction sa = { .sa_handler = on_signal };
+	size_t k;
+	int s;
+
+	sigfillset(&sa.sa_mask);
+	for (k = 0; k < sizeof(sigs) / sizeof(sigs[0]); k++)
+		sigaction(sigs[k], &sa, NULL);
+	for (s = SIGRTMIN; s <= SIGRTMAX; s++)
+		sigaction(s, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
 }
 
 /* Single instance: an exclusive flock held for the process's lifetime. */
@@ -630,7 +655,6 @@ int main(int argc, char **argv)
 	enum xdp_attach_mode mode;
 	int ifindex[NPUFLOWD_MAX_PORTS] = { 0 }, attached[NPUFLOWD_MAX_PORTS] = { 0 };
 	int lock_fd, i, rc = 1, e, ctl_fd = -1;
-	struct sigaction sa = { .sa_handler = on_signal };
 
 	if (npuflowd_parse_args(argc, argv, &opts, msg, sizeof(msg))) {
 		fprintf(stderr, "npuflowd: %s\n", msg);
@@ -644,6 +668,7 @@ int main(int argc, char **argv)
 	libxdp_set_print(libxdp_print);
 	mode = opts.mode == NPUFLOWD_MODE_SKB ? XDP_MODE_SKB : XDP_MODE_NATIVE;
 
+	catch_stop_signals();
 	lock_fd = take_lock(opts.lock_file);
 	if (lock_fd < 0)
 		return 1;
@@ -660,10 +685,6 @@ int main(int argc, char **argv)
 	/* before libxdp's first use: it reads $LIBXDP_BPFFS once */
 	if (pins_open(1))
 		return 1;
-
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
 
 	skel = classify__open();
 	if (!skel) {
@@ -801,6 +822,10 @@ int main(int argc, char **argv)
 	}
 	rc = 0;
 out:
+	if (stop && sigabbrev_np(stop))
+		info("SIG%s: stopping", sigabbrev_np(stop));
+	else if (stop)
+		info("signal %d: stopping", (int)stop);
 	ring_buffer__free(rb);
 	for (i = 0; i < opts.nports; i++) {
 		if (!attached[i])

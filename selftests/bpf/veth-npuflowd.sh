@@ -9,7 +9,7 @@
 # there (and says so), and the machine's /sys/fs/bpf stays as it was.
 # Pings (v4, v6) and a TCP transfer, then npuctl candidates and bpftool map
 # dump must show both directions with the right counts; a second instance is
-# refused; SIGTERM leaves no XDP program; a
+# refused; SIGTERM, SIGINT, SIGHUP and SIGQUIT each leave no XDP program; a
 # restart reuses the pinned maps; without -f it exits 1 when it cannot attach
 # and 0 once attached (then runs as a daemon); a pin directory that is a
 # symlink or another user's is
@@ -107,7 +107,7 @@ for i in 1 2 3 4 5; do
 		ip netns exec $A ping -6 -c1 -W1 fd00:211:2::2 >/dev/null && break
 	sleep 0.5
 done
-echo "1..41"
+echo "1..44"
 
 start_daemon() { # log, extra args...
 	local log=$1 i
@@ -245,6 +245,29 @@ check "candidates survive the restart ($kept kept, $newc new)" [ "$kept" = 1 -a 
 stop_daemon
 check "no XDP program left after the second run" bash -c "! ip -n $R link show ra | grep -q xdp && ! ip -n $R link show rb | grep -q xdp"
 
+# every terminating signal detaches as SIGTERM does (SIGINT and SIGQUIT come
+# in ignored: bash starts background jobs so)
+no_xdp() { ! ip -n $R link show ra | grep -q xdp && ! ip -n $R link show rb | grep -q xdp; }
+for sig in HUP INT QUIT; do
+	if ! start_daemon "$LOG.2"; then
+		nok "SIG$sig: npuflowd started" "$(tr '\n' '|' <"$LOG.2")"
+		continue
+	fi
+	kill -$sig "$DPID"
+	for i in $(seq 1 100); do
+		st=$(cut -d' ' -f3 /proc/$DPID/stat 2>/dev/null)
+		[ -z "$st" ] || [ "$st" = Z ] && break
+		sleep 0.1
+	done
+	kill -KILL "$DPID" 2>/dev/null	# still running after 10 s: 137
+	wait "$DPID"; rc=$?; DPID=
+	no_xdp; e=$?
+	check "SIG$sig: npuflowd exits 0 and leaves no XDP program on ra, rb (rc $rc)" test $rc$e = 00
+	# what a failure left must not fail the checks after it
+	ip -n $R link set dev ra xdp off 2>/dev/null
+	ip -n $R link set dev rb xdp off 2>/dev/null
+done
+
 # a device without native XDP (a bridge): native mode fails loudly, skb mode is explicit
 ip -n $R link add npft-d0 type bridge && ip -n $R link set npft-d0 up
 $NR timeout 10 "$BIN/npuflowd" -f --mode native npft-d0 >"$LOG.3" 2>&1; rc=$?
@@ -282,7 +305,6 @@ check "the daemon stops on SIGTERM and leaves no XDP program" \
 "$BIN/npuflowd" --flush >/dev/null 2>&1
 check "--flush removes the pins" test ! -e $PIN/candidates -a ! -e $PIN
 
-no_xdp() { ! ip -n $R link show ra | grep -q xdp && ! ip -n $R link show rb | grep -q xdp; }
 # --- the pin directory: not a symlink, not another user's ---------------------------
 DECOY=/sys/fs/bpf/npft-decoy
 mkdir -m 0755 $DECOY && bpftool map create $DECOY/candidates type array key 4 value 4 \
