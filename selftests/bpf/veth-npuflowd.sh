@@ -11,8 +11,9 @@
 # dump must show both directions with the right counts; a second instance is
 # refused; SIGTERM, SIGINT, SIGHUP and SIGQUIT each leave no XDP program; a
 # restart reuses the pinned maps; without -f it exits 1 when it cannot attach
-# and 0 once attached (then runs as a daemon); a pin directory that is a
-# symlink or another user's is
+# and 0 once attached (then runs as a daemon); npuctl, built with ASan and
+# UBSan, lists 1,500 candidates and a connections map exactly once each while
+# entries go under it; a pin directory that is a symlink or another user's is
 # refused (by --flush too); --flush removes the pins.  Prints TAP.
 #
 # Usage: veth-npuflowd.sh [BUILD_DIR]     (root; cleans up after itself)
@@ -107,7 +108,7 @@ for i in 1 2 3 4 5; do
 		ip netns exec $A ping -6 -c1 -W1 fd00:211:2::2 >/dev/null && break
 	sleep 0.5
 done
-echo "1..44"
+echo "1..49"
 
 start_daemon() { # log, extra args...
 	local log=$1 i
@@ -301,6 +302,224 @@ if [ -n "$dpid" ]; then
 fi
 check "the daemon stops on SIGTERM and leaves no XDP program" \
 	bash -c "! kill -0 '${dpid:-0}' 2>/dev/null && ! ip -n $R link show ra | grep -q xdp && ! ip -n $R link show rb | grep -q xdp"
+
+# --- npuctl's map walks: memory-safe, each entry once -------------------------
+# npuctl built with ASan and UBSan, its map calls wrapped (ld --wrap): each
+# wrapper reads the key and writes the value buffer as the kernel does (so
+# ASan checks them), and after the Nth entry read from a hash map it deletes
+# the entry just read (NPFT_DEL_AT: churn) or makes its lookup fail as if it
+# went between the walk and the lookup (NPFT_FAIL_AT).
+cat >"$WORK/wrap.c" <<'EOF'
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+int __real_bpf_map_get_next_key(int fd, const void *key, void *next);
+int __real_bpf_map_lookup_elem(int fd, const void *key, void *value);
+int __real_bpf_map_lookup_batch(int fd, void *in, void *out, void *keys, void *values,
+				__u32 *count, const struct bpf_map_batch_opts *opts);
+static unsigned long seen;
+
+static int info(int fd, struct bpf_map_info *i)
+{
+	__u32 len = sizeof(*i);
+
+	memset(i, 0, len);
+	return bpf_obj_get_info_by_fd(fd, i, &len);
+}
+
+static int is_hash(const struct bpf_map_info *i)
+{
+	return i->type == BPF_MAP_TYPE_HASH || i->type == BPF_MAP_TYPE_LRU_HASH;
+}
+
+static size_t value_bytes(const struct bpf_map_info *i)
+{
+	if (i->type == BPF_MAP_TYPE_PERCPU_ARRAY || i->type == BPF_MAP_TYPE_PERCPU_HASH ||
+	    i->type == BPF_MAP_TYPE_LRU_PERCPU_HASH)
+		return ((i->value_size + 7) & ~7u) * libbpf_num_possible_cpus();
+	return i->value_size;
+}
+
+static unsigned long at(const char *name)
+{
+	const char *s = getenv(name);
+
+	return s ? strtoul(s, NULL, 10) : 0;
+}
+
+static void kernel_reads(const void *p, size_t n)
+{
+	volatile unsigned char x = 0;
+	size_t k;
+
+	for (k = 0; k < n; k++)
+		x ^= ((const unsigned char *)p)[k];
+}
+
+int __wrap_bpf_map_get_next_key(int fd, const void *key, void *next)
+{
+	struct bpf_map_info i;
+
+	if (!info(fd, &i)) {
+		if (key)
+			kernel_reads(key, i.key_size);
+		memset(next, 0, i.key_size);
+	}
+	return __real_bpf_map_get_next_key(fd, key, next);
+}
+
+int __wrap_bpf_map_lookup_elem(int fd, const void *key, void *value)
+{
+	struct bpf_map_info i;
+	int rc;
+
+	if (info(fd, &i))
+		return __real_bpf_map_lookup_elem(fd, key, value);
+	kernel_reads(key, i.key_size);
+	memset(value, 0, value_bytes(&i));
+	rc = __real_bpf_map_lookup_elem(fd, key, value);
+	if (rc || !is_hash(&i))
+		return rc;
+	seen++;
+	if (seen == at("NPFT_DEL_AT"))
+		bpf_map_delete_elem(fd, key);
+	if (seen == at("NPFT_FAIL_AT")) {
+		bpf_map_delete_elem(fd, key);
+		errno = ENOENT;
+		return -ENOENT;
+	}
+	return rc;
+}
+
+int __wrap_bpf_map_lookup_batch(int fd, void *in, void *out, void *keys, void *values,
+				__u32 *count, const struct bpf_map_batch_opts *opts)
+{
+	unsigned long del = at("NPFT_DEL_AT");
+	struct bpf_map_info i;
+	int rc;
+
+	if (info(fd, &i))
+		return __real_bpf_map_lookup_batch(fd, in, out, keys, values, count, opts);
+	if (in)
+		kernel_reads(in, sizeof(__u32));
+	memset(out, 0, sizeof(__u32));
+	memset(keys, 0, (size_t)*count * i.key_size);
+	memset(values, 0, (size_t)*count * value_bytes(&i));
+	rc = __real_bpf_map_lookup_batch(fd, in, out, keys, values, count, opts);
+	if (is_hash(&i) && *count && seen < del && seen + *count >= del)
+		bpf_map_delete_elem(fd, (char *)keys + (size_t)(*count - 1) * i.key_size);
+	seen += *count;
+	return rc;
+}
+EOF
+# NCAND UDP candidates 198.51.100.7:1.. > 203.0.113.9:9 on an ifindex, and
+# NCONN connection records (ids 1000..), written into the pinned maps
+cat >"$WORK/mapfill.c" <<'EOF'
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <arpa/inet.h>
+#include <bpf/bpf.h>
+#include "npuflow.h"
+
+static void udp_key(struct npuflow_key *k, unsigned int ifindex, unsigned int i)
+{
+	static const unsigned char s[4] = { 198, 51, 100, 7 }, d[4] = { 203, 0, 113, 9 };
+
+	memset(k, 0, sizeof(*k));
+	k->ifindex = ifindex;
+	k->family = 2;
+	k->proto = 17;
+	k->sport = htons(i + 1);
+	k->dport = htons(9);
+	memcpy(k->saddr, s, 4);
+	memcpy(k->daddr, d, 4);
+}
+
+int main(int argc, char **argv)
+{
+	unsigned int ifindex, ncand, nconn, i;
+	char path[512];
+	int cfd, kfd;
+
+	if (argc != 5)
+		return 2;
+	ifindex = atoi(argv[2]);
+	ncand = atoi(argv[3]);
+	nconn = atoi(argv[4]);
+	snprintf(path, sizeof(path), "%s/candidates", argv[1]);
+	cfd = bpf_obj_get(path);
+	snprintf(path, sizeof(path), "%s/connections", argv[1]);
+	kfd = bpf_obj_get(path);
+	if (cfd < 0 || kfd < 0)
+		return 1;
+	for (i = 0; i < ncand; i++) {
+		struct npuflow_cand c = { .frames = 7, .bytes = 700, .conn = NPUFLOW_CONN_NONE,
+					  .port = NPUFLOW_PORT_NONE };
+		struct npuflow_key k;
+
+		udp_key(&k, ifindex, i);
+		if (bpf_map_update_elem(cfd, &k, &c, BPF_ANY))
+			return 1;
+	}
+	for (i = 0; i < nconn; i++) {
+		struct npuflow_conn c;
+		__u32 id = 1000 + i;
+
+		memset(&c, 0, sizeof(c));
+		udp_key(&c.key[0], ifindex, i);
+		udp_key(&c.key[1], ifindex, i);
+		c.state = NPUFLOW_CS_MADE;
+		if (bpf_map_update_elem(kfd, &id, &c, BPF_ANY))
+			return 1;
+	}
+	return 0;
+}
+EOF
+ASAN_NPUCTL=$WORK/npuctl-asan
+cc -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -I"$BUILD/bpf" -I"$SRC/loader" \
+	-Wl,--wrap=bpf_map_get_next_key,--wrap=bpf_map_lookup_elem,--wrap=bpf_map_lookup_batch \
+	-o "$ASAN_NPUCTL" "$SRC/tools/npuctl/npuctl.c" "$SRC/loader/npuflow_fmt.c" \
+	"$SRC/loader/npuflow_cache.c" "$SRC/loader/flowmaker.c" "$WORK/wrap.c" -lbpf -lelf -lz \
+	2>"$WORK/cc.log" &&
+	cc -O2 -I"$SRC/bpf" -o "$WORK/mapfill" "$WORK/mapfill.c" -lbpf 2>>"$WORK/cc.log"
+check "npuctl builds with ASan and UBSan, and the map filler" test $? = 0 -a -x "$ASAN_NPUCTL"
+sed 's/^/# /' "$WORK/cc.log"
+RAI=$(ip -n $R -o link show ra | cut -d: -f1)
+export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+# npuctl (ASan) with the wrappers set by "$@": its status, no sanitizer report;
+# then the filled entries listed: how many, how many distinct
+asan_run() { # out, npuctl args...
+	local out=$1
+	shift
+	$NR "$ASAN_NPUCTL" "$@" >"$out" 2>"$out.err"
+	local rc=$?
+	sed 's/^/# /' "$out.err" | head -20
+	[ $rc = 0 ] && ! grep -qE 'AddressSanitizer|LeakSanitizer|runtime error' "$out.err"
+}
+filled_cands() { jq -r '[.[] | select(.saddr=="198.51.100.7") | .sport] | "\(length) \(unique | length)"' "$1"; }
+filled_conns() { jq -r '[.[] | select(.id >= 1000 and .id < 1300) | .id] | "\(length) \(unique | length)"' "$1"; }
+
+"$WORK/mapfill" $PIN "$RAI" 1500 300
+NPFT_FAIL_AT=1025 asan_run "$WORK/c1" candidates --json; e=$?
+got=$(filled_cands "$WORK/c1")
+check "npuctl candidates (1,500; a lookup fails after the row buffer grew): no memory error, each once ($got)" \
+	bash -c "[ $e = 0 ] && set -- $got && [ \$1 = \$2 ] && [ \$1 -ge 1499 ]"
+"$WORK/mapfill" $PIN "$RAI" 1500 300
+NPFT_DEL_AT=700 asan_run "$WORK/c2" candidates --json; e=$?
+got=$(filled_cands "$WORK/c2")
+check "npuctl candidates: the candidate just read is deleted: every other listed once ($got)" \
+	bash -c "[ $e = 0 ] && set -- $got && [ \$1 = \$2 ] && [ \$1 -ge 1499 ]"
+NPFT_DEL_AT=100 asan_run "$WORK/f1" flows --json; e=$?
+got=$(filled_conns "$WORK/f1")
+check "npuctl flows (300): the connection just read is deleted: every other listed once ($got)" \
+	bash -c "[ $e = 0 ] && set -- $got && [ \$1 = \$2 ] && [ \$1 -ge 299 ]"
+asan_run "$WORK/s1" stats --json; e=$?
+check "npuctl stats and status under ASan: no memory error" \
+	bash -c "[ $e = 0 ] && $NR '$ASAN_NPUCTL' status >/dev/null 2>'$WORK/s2.err'; ! grep -qE 'Sanitizer|runtime error' '$WORK/s2.err'"
 
 "$BIN/npuflowd" --flush >/dev/null 2>&1
 check "--flush removes the pins" test ! -e $PIN/candidates -a ! -e $PIN

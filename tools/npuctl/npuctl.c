@@ -36,6 +36,10 @@
 #define BPF_FS_MAGIC 0xcafe4a11
 #endif
 
+/* the kernel strides per-CPU values by 8 bytes: arrays of these match it */
+_Static_assert(sizeof(struct npuflow_counters) % 8 == 0, "per-CPU stride");
+_Static_assert(sizeof(struct npuflow_cache) % 8 == 0, "per-CPU stride");
+
 static const char *pin_dir = NPUFLOW_PIN_DIR;
 static const char *ctl_socket = NPUFLOWD_CTL_DEFAULT;
 static const char *lock_file = NPUFLOWD_LOCK_DEFAULT;
@@ -129,6 +133,105 @@ static int open_pinned(const char *name)
 	return fd;
 }
 
+/*
+ * open_map - the pinned map @name, checked to have @ksz-byte keys and
+ * @vsz-byte values (the structs this npuctl was built with: a map pinned by
+ * another npuflowd version would overrun them).  The fd, or -1 (said).
+ */
+static int open_map(const char *name, size_t ksz, size_t vsz)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+	int fd = open_pinned(name);
+
+	if (fd < 0)
+		return -1;
+	if (bpf_obj_get_info_by_fd(fd, &info, &len)) {
+		fprintf(stderr, "npuctl: %s/%s: %s\n", pin_dir, name, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	if (info.key_size != ksz || info.value_size != vsz) {
+		fprintf(stderr, "npuctl: %s/%s has %u-byte keys and %u-byte values, this npuctl "
+			"reads %zu and %zu: pinned by another npuflowd version?\n", pin_dir,
+			name, info.key_size, info.value_size, ksz, vsz);
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Make room for @want entries of @ksz + @vsz bytes in *keys, *vals (capacity *cap). */
+static int dump_room(char **keys, char **vals, size_t ksz, size_t vsz, size_t *cap,
+		     size_t want)
+{
+	size_t c = *cap ? *cap : 1024;
+	char *k, *v;
+
+	if (want <= *cap)
+		return 0;
+	while (c < want)
+		c *= 2;
+	k = realloc(*keys, c * ksz);
+	if (k)
+		*keys = k;
+	v = realloc(*vals, c * vsz);
+	if (v)
+		*vals = v;
+	if (!k || !v)
+		return -ENOMEM;
+	*cap = c;
+	return 0;
+}
+
+/*
+ * map_dump - every entry of the hash map @fd (hash or LRU hash; a per-CPU
+ * kind too, with @vsz its per-CPU size: round_up(value_size, 8) times the
+ * possible CPUs), read with bpf_map_lookup_batch().  The kernel copies whole
+ * buckets under their locks and resumes at the next bucket, so an entry
+ * present for the whole walk comes exactly once, one added or deleted
+ * meanwhile at most once (bpf_map_get_next_key() restarts from the first
+ * bucket when the key it was given has gone).  @ksz: key size in bytes.
+ * Returns the count with *keys and *vals (malloc'd, that many keys and
+ * values; the caller frees both), or -errno (both NULL).
+ */
+static long map_dump(int fd, size_t ksz, size_t vsz, void **keys, void **vals)
+{
+	DECLARE_LIBBPF_OPTS(bpf_map_batch_opts, o);
+	char *k = NULL, *v = NULL;
+	size_t n = 0, cap = 0;
+	__u32 chunk = 256, count, in = 0, out = 0;
+	int first = 1, e;
+
+	for (;;) {
+		e = dump_room(&k, &v, ksz, vsz, &cap, n + chunk);
+		if (e)
+			goto fail;
+		count = chunk;
+		e = bpf_map_lookup_batch(fd, first ? NULL : &in, &out, k + n * ksz, v + n * vsz,
+					 &count, &o);
+		if (e == -ENOSPC && !count) {
+			chunk *= 2;	/* a bucket longer than the chunk */
+			continue;
+		}
+		if (e && e != -ENOENT)
+			goto fail;
+		n += count;
+		if (e)		/* -ENOENT: the last bucket was read */
+			break;
+		in = out;
+		first = 0;
+	}
+	*keys = k;
+	*vals = v;
+	return n;
+fail:
+	free(k);
+	free(v);
+	*keys = *vals = NULL;
+	return e;
+}
+
 static const char *ifname_of(unsigned int ifindex, char *buf)
 {
 	if (!ifindex || !if_indextoname(ifindex, buf))
@@ -150,13 +253,37 @@ static void json_str(const char *s)
 	putchar('"');
 }
 
+/* The candidates of map @fd as rows: *rows (malloc'd, *n of them).  0 or -errno. */
+static int read_candidates(int fd, struct npuflow_row **rows, size_t *n)
+{
+	struct npuflow_cand *vals;
+	struct npuflow_key *keys;
+	long cnt = map_dump(fd, sizeof(*keys), sizeof(*vals), (void **)&keys, (void **)&vals);
+	long i;
+
+	*rows = NULL;
+	*n = 0;
+	if (cnt < 0)
+		return cnt;
+	*rows = malloc((cnt ? cnt : 1) * sizeof(**rows));
+	if (*rows) {
+		for (i = 0; i < cnt; i++) {
+			(*rows)[i].key = keys[i];
+			(*rows)[i].val = vals[i];
+		}
+		*n = cnt;
+	}
+	free(keys);
+	free(vals);
+	return *rows ? 0 : -ENOMEM;
+}
+
 static int cmd_candidates(int argc, char **argv)
 {
 	struct npuflow_row *rows = NULL;
-	size_t n = 0, cap = 0, i, limit = (size_t)-1;
-	struct npuflow_key k, *prev = NULL;
+	size_t n = 0, i, limit = (size_t)-1;
 	struct timespec ts;
-	int json = 0, fd;
+	int json = 0, fd, e;
 
 	for (i = 1; i < (size_t)argc; i++) {
 		if (!strcmp(argv[i], "--json") || !strcmp(argv[i], "-j"))
@@ -176,33 +303,15 @@ static int cmd_candidates(int argc, char **argv)
 	}
 	if (need_pins_fs())
 		return 1;
-	fd = open_pinned("candidates");
+	fd = open_map("candidates", sizeof(struct npuflow_key), sizeof(struct npuflow_cand));
 	if (fd < 0)
 		return 1;
-	while (!bpf_map_get_next_key(fd, prev, &k)) {
-		if (n == cap) {
-			struct npuflow_row *r;
-
-			cap = cap ? cap * 2 : 1024;
-			r = realloc(rows, cap * sizeof(*rows));
-			if (!r) {
-				fprintf(stderr, "npuctl: out of memory\n");
-				free(rows);
-				return 1;
-			}
-			rows = r;
-		}
-		rows[n].key = k;
-		if (bpf_map_lookup_elem(fd, &k, &rows[n].val)) {
-			/* evicted meanwhile: continue from the last good key */
-			if (!n)
-				prev = NULL;
-			continue;
-		}
-		prev = &rows[n].key;
-		n++;
-	}
+	e = read_candidates(fd, &rows, &n);
 	close(fd);
+	if (e) {
+		fprintf(stderr, "npuctl: cannot read %s/candidates: %s\n", pin_dir, strerror(-e));
+		return 1;
+	}
 	/*
 	 * Frames and bytes the classifier's per-CPU cache has not written to
 	 * the candidates yet (pins of an older npuflowd have no cache).
@@ -298,7 +407,7 @@ static int cmd_stats(int argc, char **argv)
 			close(cfd);
 		}
 	}
-	fd = open_pinned("counters");
+	fd = open_map("counters", sizeof(slot), sizeof(*pc));
 	if (fd < 0) {
 		free(ents);
 		return 1;
@@ -433,12 +542,88 @@ static void fmt_tuple(const struct npuflow_key *k, char *buf, size_t len)
 		snprintf(buf, len, "%s:%u > %s:%u", s, ntohs(k->sport), d, ntohs(k->dport));
 }
 
+/* One connection, @key its id, as a JSON object (@first: no comma before it). */
+static void print_flow_json(__u32 key, const struct npuflow_conn *c, int first,
+			    unsigned long long now)
+{
+	int dir;
+
+	printf("%s\n  {\"id\":%u,\"state\":\"%s\",\"reason\":\"%s\",\"proto\":%u,"
+	       "\"family\":%u,\"ct_id\":%u,\"zone\":%u,\"nat\":%s,\"routed\":%s,"
+	       "\"age_ns\":%llu,\"idle_ns\":%llu,\"givebacks\":%u,\"remakes\":%u,"
+	       "\"revives\":%u,\"holds\":%u,\"wait_ns\":%llu,"
+	       "\"made_ns\":%llu,\"first_ns\":%llu,\"cross_ns\":%llu,"
+	       "\"hw_ns\":%llu,\"punted\":%llu,\"dirs\":[",
+	       first ? "" : ",", key, fm_state_name(c->state), fm_reason_name(c->reason),
+	       c->key[0].proto, c->key[0].family == 10 ? 6 : 4, c->ct_id, c->zone,
+	       c->flags & NPUFLOW_CONN_F_NAT ? "true" : "false",
+	       c->flags & NPUFLOW_CONN_F_ROUTED ? "true" : "false",
+	       c->made_ns && now > c->made_ns ? now - c->made_ns : 0,
+	       c->last_used_ns && now > c->last_used_ns ? now - c->last_used_ns : 0,
+	       c->givebacks, c->remakes, c->revives, c->holds,
+	       (unsigned long long)c->wait_ns, (unsigned long long)c->made_ns,
+	       (unsigned long long)c->first_ns, (unsigned long long)c->cross_ns,
+	       (unsigned long long)c->hw_ns, (unsigned long long)c->punted);
+	for (dir = 0; dir < 2; dir++) {
+		char ifa[IF_NAMESIZE], ifb[IF_NAMESIZE], s[48], d[48];
+		int af = c->key[dir].family == 10 ? AF_INET6 : AF_INET;
+
+		inet_ntop(af, c->key[dir].saddr, s, sizeof(s));
+		inet_ntop(af, c->key[dir].daddr, d, sizeof(d));
+		printf("%s{\"in\":", dir ? "," : "");
+		json_str(ifname_of(c->key[dir].ifindex, ifa));
+		printf(",\"out\":");
+		json_str(c->out_ifindex[dir] ? ifname_of(c->out_ifindex[dir], ifb) : "");
+		printf(",\"src\":\"%s\",\"sport\":%u,\"dst\":\"%s\",\"dport\":%u,"
+		       "\"handle\":%u,\"in_hw\":%s,\"packets\":%llu,\"bytes\":%llu}",
+		       s, ntohs(c->key[dir].sport), d, ntohs(c->key[dir].dport),
+		       c->hw_handle[dir],
+		       c->flags & (dir ? NPUFLOW_CONN_F_HW1 : NPUFLOW_CONN_F_HW0) ?
+		       "true" : "false",
+		       (unsigned long long)c->packets[dir],
+		       (unsigned long long)c->bytes[dir]);
+	}
+	printf("]}");
+}
+
+/* One connection, @key its id, as two lines of text (one a direction). */
+static void print_flow_text(__u32 key, const struct npuflow_conn *c, unsigned long long now)
+{
+	int dir;
+
+	for (dir = 0; dir < 2; dir++) {
+		char ifa[IF_NAMESIZE], ifb[IF_NAMESIZE], t[128], p[8];
+
+		fmt_tuple(&c->key[dir], t, sizeof(t));
+		if (!dir)
+			printf("%-6u %-9s %-5s ", key, fm_state_name(c->state),
+			       npuflow_proto_name(c->key[0].proto, p, sizeof(p)));
+		else
+			printf("%-6s %-9s %-5s ", "", "", "");
+		printf("%-10s %-48s %-10s %12llu %14llu", ifname_of(c->key[dir].ifindex, ifa),
+		       t, c->out_ifindex[dir] ? ifname_of(c->out_ifindex[dir], ifb) : "-",
+		       (unsigned long long)c->packets[dir],
+		       (unsigned long long)c->bytes[dir]);
+		if (!dir)
+			printf(" %8.1f %8.1f %u/%u/%u %s%s\n",
+			       c->made_ns && now > c->made_ns ? (now - c->made_ns) / 1e9 : 0,
+			       c->last_used_ns && now > c->last_used_ns ?
+			       (now - c->last_used_ns) / 1e9 : 0,
+			       c->givebacks, c->remakes, c->revives,
+			       c->reason ? fm_reason_name(c->reason) : "-",
+			       c->flags & NPUFLOW_CONN_F_NAT ? " nat" : "");
+		else
+			printf("\n");
+	}
+}
+
 static int cmd_flows(int argc, char **argv)
 {
 	unsigned long long now = mono_ns();
-	struct npuflow_conn c;
-	__u32 key, *prev = NULL;
-	int json = 0, fd, i, n = 0;
+	struct npuflow_conn *conns;
+	__u32 *ids;
+	long n, k;
+	int json = 0, fd, i;
 
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--json") || !strcmp(argv[i], "-j"))
@@ -448,93 +633,33 @@ static int cmd_flows(int argc, char **argv)
 	}
 	if (need_pins_fs())
 		return 1;
-	fd = open_pinned("connections");
+	fd = open_map("connections", sizeof(*ids), sizeof(*conns));
 	if (fd < 0)
 		return 1;
+	n = map_dump(fd, sizeof(*ids), sizeof(*conns), (void **)&ids, (void **)&conns);
+	close(fd);
+	if (n < 0) {
+		fprintf(stderr, "npuctl: cannot read %s/connections: %s\n", pin_dir, strerror(-n));
+		return 1;
+	}
 	if (json)
 		printf("[");
 	else
 		printf("%-6s %-9s %-5s %-10s %-48s %-10s %12s %14s %8s %8s %s\n", "id", "state",
 		       "proto", "in", "tuple as it arrives", "out", "packets", "bytes", "age_s",
 		       "idle_s", "gb/remade/revived reason");
-	while (!bpf_map_get_next_key(fd, prev, &key)) {
-		static __u32 keep;
-		int dir;
-
-		keep = key;
-		prev = &keep;
-		if (bpf_map_lookup_elem(fd, &key, &c))
-			continue;
-		if (json) {
-			printf("%s\n  {\"id\":%u,\"state\":\"%s\",\"reason\":\"%s\",\"proto\":%u,"
-			       "\"family\":%u,\"ct_id\":%u,\"zone\":%u,\"nat\":%s,\"routed\":%s,"
-			       "\"age_ns\":%llu,\"idle_ns\":%llu,\"givebacks\":%u,\"remakes\":%u,"
-			       "\"revives\":%u,\"holds\":%u,\"wait_ns\":%llu,"
-			       "\"made_ns\":%llu,\"first_ns\":%llu,\"cross_ns\":%llu,"
-			       "\"hw_ns\":%llu,\"punted\":%llu,\"dirs\":[",
-			       n ? "," : "", key, fm_state_name(c.state), fm_reason_name(c.reason),
-			       c.key[0].proto, c.key[0].family == 10 ? 6 : 4, c.ct_id, c.zone,
-			       c.flags & NPUFLOW_CONN_F_NAT ? "true" : "false",
-			       c.flags & NPUFLOW_CONN_F_ROUTED ? "true" : "false",
-			       c.made_ns && now > c.made_ns ? now - c.made_ns : 0,
-			       c.last_used_ns && now > c.last_used_ns ? now - c.last_used_ns : 0,
-			       c.givebacks, c.remakes, c.revives, c.holds,
-			       (unsigned long long)c.wait_ns, (unsigned long long)c.made_ns,
-			       (unsigned long long)c.first_ns, (unsigned long long)c.cross_ns,
-			       (unsigned long long)c.hw_ns, (unsigned long long)c.punted);
-			for (dir = 0; dir < 2; dir++) {
-				char ifa[IF_NAMESIZE], ifb[IF_NAMESIZE], s[48], d[48];
-				int af = c.key[dir].family == 10 ? AF_INET6 : AF_INET;
-
-				inet_ntop(af, c.key[dir].saddr, s, sizeof(s));
-				inet_ntop(af, c.key[dir].daddr, d, sizeof(d));
-				printf("%s{\"in\":", dir ? "," : "");
-				json_str(ifname_of(c.key[dir].ifindex, ifa));
-				printf(",\"out\":");
-				json_str(c.out_ifindex[dir] ? ifname_of(c.out_ifindex[dir], ifb) : "");
-				printf(",\"src\":\"%s\",\"sport\":%u,\"dst\":\"%s\",\"dport\":%u,"
-				       "\"handle\":%u,\"in_hw\":%s,\"packets\":%llu,\"bytes\":%llu}",
-				       s, ntohs(c.key[dir].sport), d, ntohs(c.key[dir].dport),
-				       c.hw_handle[dir],
-				       c.flags & (dir ? NPUFLOW_CONN_F_HW1 : NPUFLOW_CONN_F_HW0) ?
-				       "true" : "false",
-				       (unsigned long long)c.packets[dir],
-				       (unsigned long long)c.bytes[dir]);
-			}
-			printf("]}");
-		} else {
-			for (dir = 0; dir < 2; dir++) {
-				char ifa[IF_NAMESIZE], ifb[IF_NAMESIZE], t[128], p[8];
-
-				fmt_tuple(&c.key[dir], t, sizeof(t));
-				if (!dir)
-					printf("%-6u %-9s %-5s ", key, fm_state_name(c.state),
-					       npuflow_proto_name(c.key[0].proto, p, sizeof(p)));
-				else
-					printf("%-6s %-9s %-5s ", "", "", "");
-				printf("%-10s %-48s %-10s %12llu %14llu", ifname_of(c.key[dir].ifindex, ifa),
-				       t, c.out_ifindex[dir] ? ifname_of(c.out_ifindex[dir], ifb) : "-",
-				       (unsigned long long)c.packets[dir],
-				       (unsigned long long)c.bytes[dir]);
-				if (!dir)
-					printf(" %8.1f %8.1f %u/%u/%u %s%s\n",
-					       c.made_ns && now > c.made_ns ? (now - c.made_ns) / 1e9 : 0,
-					       c.last_used_ns && now > c.last_used_ns ?
-					       (now - c.last_used_ns) / 1e9 : 0,
-					       c.givebacks, c.remakes, c.revives,
-					       c.reason ? fm_reason_name(c.reason) : "-",
-					       c.flags & NPUFLOW_CONN_F_NAT ? " nat" : "");
-				else
-					printf("\n");
-			}
-		}
-		n++;
+	for (k = 0; k < n; k++) {
+		if (json)
+			print_flow_json(ids[k], &conns[k], !k, now);
+		else
+			print_flow_text(ids[k], &conns[k], now);
 	}
 	if (json)
 		printf("%s]\n", n ? "\n" : "");
 	else if (!n)
 		printf("no connections\n");
-	close(fd);
+	free(ids);
+	free(conns);
 	return 0;
 }
 
