@@ -72,12 +72,19 @@ PREFIX ?= /usr/local
 
 # Modules for the 6.12 kernel the headers belong to (depmod runs when
 # DESTDIR is empty), the tools into $(PREFIX)/bin, the BPF object where
-# npuflowd looks for it.
+# npuflowd looks for it, npuflowd.service into $(PREFIX)/lib/systemd/system
+# and its settings into /etc/default/npuflowd (an existing one is kept).
 install: all
 	$(KMAKE) modules_install $(if $(DESTDIR),INSTALL_MOD_PATH=$(DESTDIR))
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/npuflow
 	install -m 0755 build/bin/npuflowd build/bin/npuctl build/bin/npuload $(DESTDIR)$(PREFIX)/bin/
 	install -m 0644 build/bpf/classify.bpf.o $(DESTDIR)$(PREFIX)/lib/npuflow/
+	install -d $(DESTDIR)$(PREFIX)/lib/systemd/system $(DESTDIR)/etc/default
+	sed 's|@BINDIR@|$(PREFIX)/bin|g' dist/npuflowd.service > \
+		$(DESTDIR)$(PREFIX)/lib/systemd/system/npuflowd.service
+	chmod 0644 $(DESTDIR)$(PREFIX)/lib/systemd/system/npuflowd.service
+	test -e $(DESTDIR)/etc/default/npuflowd || \
+		install -m 0644 dist/npuflowd.default $(DESTDIR)/etc/default/npuflowd
 
 clean:
 	-$(KMAKE) clean

@@ -3,7 +3,7 @@
  * npuflowd - loads the npuflow XDP classifier, attaches it to the given
  * ports through libxdp (multi-program dispatcher), pins its maps under
  * /sys/fs/bpf/npuflow/ (mounting bpffs there if none is) and consumes its
- * ring buffer.  See npuflowd --help.
+ * ring buffer, as a service if asked (sd_notify).  See npuflowd --help.
  *
  * and runs the flow maker (fmd.c: conntrack, routes, tc flower rules).
  */
@@ -23,6 +23,7 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
+#include <time.h>
 #include <syslog.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
@@ -636,6 +637,89 @@ static int daemonize(int lock_fd)
 	return 0;
 }
 
+/* Tell the service manager (systemd, Type=notify) @state; see npuflowd_notify(). */
+static void notify(const char *state)
+{
+	int e = npuflowd_notify(state);
+
+	if (e < 0)
+		warn("cannot notify the service manager (%s): %s", state, strerror(-e));
+}
+
+static uint64_t mono_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000ull + ts.tv_nsec / 1000;
+}
+
+/*
+ * keepalive - WATCHDOG=1 to the service manager when @every_us (0: no
+ * watchdog) has passed since *@last (CLOCK_MONOTONIC us, updated).
+ * Returns @wait_ms, shortened so that the loop wakes for the next one.
+ */
+static int keepalive(uint64_t every_us, uint64_t *last, int wait_ms)
+{
+	uint64_t now = mono_us(), due = *last + every_us;
+
+	if (!every_us)
+		return wait_ms;
+	if (now >= due) {
+		notify("WATCHDOG=1");
+		*last = now;
+		due = now + every_us;
+	}
+	if ((due - now) / 1000 < (uint64_t)wait_ms)
+		wait_ms = (due - now + 999) / 1000;
+	return wait_ms;
+}
+
+/*
+ * The main loop, until a stop signal: events, conntrack, the control
+ * socket, the flow maker's timers, and the service manager's watchdog
+ * (WATCHDOG=1 every half of $WATCHDOG_USEC, from this loop: a hung loop
+ * sends none).  READY=1 once, on entry.  0 on a stop, 1 on an error (logged).
+ */
+static int serve(struct ring_buffer *rb, int ctl_fd)
+{
+	uint64_t wd_us = npuflowd_watchdog_usec(getenv("WATCHDOG_USEC"),
+						 getenv("WATCHDOG_PID"), getpid());
+	uint64_t wd_last = mono_us();
+	int e;
+
+	notify("READY=1");
+	if (wd_us)
+		info("watchdog: keepalive every %llu ms", (unsigned long long)(wd_us / 1000));
+	while (!stop) {
+		struct pollfd pfd[3] = {
+			{ .fd = ring_buffer__epoll_fd(rb), .events = POLLIN },
+			{ .fd = fm_on ? fmd_ct_fd(&fmd) : -1, .events = POLLIN },
+			{ .fd = ctl_fd, .events = POLLIN },
+		};
+
+		e = poll(pfd, 3, keepalive(wd_us, &wd_last, fm_on ? 50 : 500));
+		if (e < 0 && errno != EINTR) {
+			err("poll: %s", strerror(errno));
+			return 1;
+		}
+		events_this_pass = 0;
+		e = ring_buffer__consume(rb);
+		if (e < 0 && e != -EINTR && e != -EAGAIN) {
+			err("ring buffer: %s", strerror(-e));
+			return 1;
+		}
+		if (!fm_on)
+			continue;
+		if (pfd[1].revents)
+			fmd_ct_input(&fmd, fmd_now());
+		if (pfd[2].revents)
+			serve_ctl(ctl_fd);
+		fmd_tick(&fmd, fmd_now());
+	}
+	return 0;
+}
+
 static const char *mode_str(enum xdp_attach_mode m)
 {
 	switch (m) {
@@ -794,38 +878,13 @@ int main(int argc, char **argv)
 	 */
 	if (!opts.foreground && daemonize(lock_fd))
 		goto out;
-	while (!stop) {
-		struct pollfd pfd[3] = {
-			{ .fd = ring_buffer__epoll_fd(rb), .events = POLLIN },
-			{ .fd = fm_on ? fmd_ct_fd(&fmd) : -1, .events = POLLIN },
-			{ .fd = ctl_fd, .events = POLLIN },
-		};
-
-		e = poll(pfd, 3, fm_on ? 50 : 500);
-		if (e < 0 && errno != EINTR) {
-			err("poll: %s", strerror(errno));
-			goto out;
-		}
-		events_this_pass = 0;
-		e = ring_buffer__consume(rb);
-		if (e < 0 && e != -EINTR && e != -EAGAIN) {
-			err("ring buffer: %s", strerror(-e));
-			goto out;
-		}
-		if (!fm_on)
-			continue;
-		if (pfd[1].revents)
-			fmd_ct_input(&fmd, fmd_now());
-		if (pfd[2].revents)
-			serve_ctl(ctl_fd);
-		fmd_tick(&fmd, fmd_now());
-	}
-	rc = 0;
+	rc = serve(rb, ctl_fd);
 out:
 	if (stop && sigabbrev_np(stop))
 		info("SIG%s: stopping", sigabbrev_np(stop));
 	else if (stop)
 		info("signal %d: stopping", (int)stop);
+	notify("STOPPING=1");
 	ring_buffer__free(rb);
 	for (i = 0; i < opts.nports; i++) {
 		if (!attached[i])

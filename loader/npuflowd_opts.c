@@ -1,13 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * npuflowd_opts.c - npuflowd's command line.  Pure: no syscalls.
+ * npuflowd_opts.c - npuflowd's command line, and its service-manager
+ * interface.  Pure (no syscalls) but for npuflowd_notify().
  */
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
 #include "npuflowd_opts.h"
 #include "../bpf/npuflow.h"
 #include "flowmaker.h"
@@ -62,7 +67,8 @@ const char npuflowd_usage[] =
 "    On restart the view is rebuilt from the pinned map, conntrack and a tc\n"
 "    dump: no duplicate, no orphan; rules stay in hardware while npuflowd is down\n"
 "    (until it starts again, or --flush; conntrack deletions meanwhile are\n"
-"    taken out at the start).\n"
+"    taken out at the start).  Under systemd (npuflowd.service, Type=notify)\n"
+"    it sends READY=1 and, with WatchdogSec=, WATCHDOG=1 keepalives.\n"
 "\n"
 "OPTIONS\n"
 "    -c, --candidates N\n"
@@ -484,4 +490,45 @@ int npuflowd_pin_split(const char *pin, char *parent, size_t plen, char *base, s
 	memcpy(base, pin + b, n - b);
 	base[n - b] = '\0';
 	return 0;
+}
+
+uint64_t npuflowd_watchdog_usec(const char *usec, const char *wpid, long pid)
+{
+	uint64_t us;
+
+	if (!usec || npuflowd_parse_u64(usec, 1, UINT64_MAX, 0, &us))
+		return 0;
+	if (wpid) {
+		uint64_t w;
+
+		if (npuflowd_parse_u64(wpid, 1, UINT64_MAX, 0, &w) || w != (uint64_t)pid)
+			return 0;
+	}
+	return us > 1 ? us / 2 : us;
+}
+
+int npuflowd_notify(const char *state)
+{
+	const char *path = getenv("NOTIFY_SOCKET");
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	size_t n;
+	socklen_t len;
+	int fd, rc;
+
+	if (!path || !path[0])
+		return 0;
+	n = strlen(path);
+	if ((path[0] != '/' && path[0] != '@') || n < 2 || n >= sizeof(sa.sun_path))
+		return -EINVAL;
+	memcpy(sa.sun_path, path, n);
+	if (path[0] == '@')
+		sa.sun_path[0] = '\0';	/* the abstract namespace: not NUL-terminated */
+	len = offsetof(struct sockaddr_un, sun_path) + n + (path[0] == '/');
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return -errno;
+	rc = sendto(fd, state, strlen(state), MSG_NOSIGNAL, (struct sockaddr *)&sa, len) < 0 ?
+	     -errno : 1;
+	close(fd);
+	return rc;
 }

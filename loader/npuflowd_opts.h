@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * npuflowd_opts.h - npuflowd's command line, parsed without side effects
- * (no syscalls: interface names are resolved by the caller), so it is
+ * (no syscalls: interface names are resolved by the caller), and its
+ * service-manager interface ($NOTIFY_SOCKET, $WATCHDOG_USEC), so both are
  * unit-tested natively.
  */
 #ifndef _NPUFLOWD_OPTS_H
@@ -75,5 +76,23 @@ extern const char npuflowd_usage[];
  * no parent other than /, or does not fit @plen / @blen bytes.  Pure.
  */
 int npuflowd_pin_split(const char *pin, char *parent, size_t plen, char *base, size_t blen);
+
+/*
+ * npuflowd_watchdog_usec - how often to send WATCHDOG=1, in microseconds:
+ * half of @usec (the value of $WATCHDOG_USEC) when @wpid ($WATCHDOG_PID) is
+ * NULL or @pid; 0 (no watchdog) when unset, zero, not a number, or meant
+ * for another process.  Pure.
+ */
+uint64_t npuflowd_watchdog_usec(const char *usec, const char *wpid, long pid);
+
+/*
+ * npuflowd_notify - send @state ("READY=1", "WATCHDOG=1", "STOPPING=1", lines
+ * joined by newlines) to the service manager, as sd_notify(3) does: one
+ * datagram to the AF_UNIX socket named by $NOTIFY_SOCKET (a path, or
+ * "@name" in the abstract namespace).  1 sent, 0 when $NOTIFY_SOCKET is
+ * unset (no service manager), -errno on failure (-EINVAL: not a socket
+ * address).  Never blocks.  The only function here that makes syscalls.
+ */
+int npuflowd_notify(const char *state);
 
 #endif

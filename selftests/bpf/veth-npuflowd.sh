@@ -10,7 +10,8 @@
 # Pings (v4, v6) and a TCP transfer, then npuctl candidates and bpftool map
 # dump must show both directions with the right counts; a second instance is
 # refused; SIGTERM, SIGINT, SIGHUP and SIGQUIT each leave no XDP program; a
-# restart reuses the pinned maps; without -f it exits 1 when it cannot attach
+# restart reuses the pinned maps; under a service manager it sends READY=1,
+# WATCHDOG=1 keepalives and STOPPING=1; without -f it exits 1 when it cannot attach
 # and 0 once attached (then runs as a daemon); npuctl, built with ASan and
 # UBSan, lists 1,500 candidates and a connections map exactly once each while
 # entries go under it; a pin directory that is a symlink or another user's is
@@ -108,7 +109,7 @@ for i in 1 2 3 4 5; do
 		ip netns exec $A ping -6 -c1 -W1 fd00:211:2::2 >/dev/null && break
 	sleep 0.5
 done
-echo "1..49"
+echo "1..50"
 
 start_daemon() { # log, extra args...
 	local log=$1 i
@@ -268,6 +269,41 @@ for sig in HUP INT QUIT; do
 	ip -n $R link set dev ra xdp off 2>/dev/null
 	ip -n $R link set dev rb xdp off 2>/dev/null
 done
+
+# under a service manager (systemd, Type=notify): READY=1 once started,
+# WATCHDOG=1 at half of $WATCHDOG_USEC (here 400 ms: every 200 ms), STOPPING=1
+# at the stop; a datagram socket stands for systemd's
+NOTIFY=$WORK/notify
+python3 - "$NOTIFY" >"$WORK/notify.log" 2>&1 <<'EOF' &
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(sys.argv[1])
+s.settimeout(10)
+t0 = time.monotonic()
+try:
+    while True:
+        m = s.recv(256).decode()
+        print("%.3f %s" % (time.monotonic() - t0, m.replace("\n", " ")), flush=True)
+        if "STOPPING=1" in m:
+            break
+except socket.timeout:
+    pass
+EOF
+NPID=$!
+for i in $(seq 1 50); do [ -S "$NOTIFY" ] && break; sleep 0.1; done
+if NOTIFY_SOCKET=$NOTIFY WATCHDOG_USEC=400000 start_daemon "$LOG.2"; then
+	sleep 1.5
+	stop_daemon
+fi
+wait $NPID
+sed 's/^/# notify: /' "$WORK/notify.log" | head -3
+first=$(head -1 "$WORK/notify.log" | cut -d' ' -f2-)
+wd=$(grep -c ' WATCHDOG=1$' "$WORK/notify.log")
+gap=$(awk '/WATCHDOG=1$/ { if (t != "") { g = $1 - t; if (g > m) m = g } t = $1 } END { printf "%d", m * 1000 }' "$WORK/notify.log")
+last=$(tail -1 "$WORK/notify.log" | cut -d' ' -f2-)
+[ "$first" = READY=1 ] && [ "$wd" -ge 5 ] && [ "$gap" -le 300 ] && [ "$last" = STOPPING=1 ]; e=$?
+check "sd_notify: READY=1 first, WATCHDOG=1 every 200 ms ($wd, longest gap $gap ms), STOPPING=1 last" \
+	test $e = 0
 
 # a device without native XDP (a bridge): native mode fails loudly, skb mode is explicit
 ip -n $R link add npft-d0 type bridge && ip -n $R link set npft-d0 up

@@ -1,10 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
-/* npuflowd's command line (loader/npuflowd_opts.c), natively with cmocka. */
+/*
+ * npuflowd's command line and its service-manager notifications
+ * (loader/npuflowd_opts.c), natively with cmocka.
+ */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
 #include "../../loader/npuflowd_opts.c"
 
 static int parse(struct npuflowd_opts *o, char *err, ...)
@@ -225,6 +231,84 @@ static void pin_split(void **state)
 			 -1);
 }
 
+static void watchdog_interval(void **state)
+{
+	(void)state;
+	/* half of $WATCHDOG_USEC, for this pid or any */
+	assert_int_equal(npuflowd_watchdog_usec("10000000", NULL, 42), 5000000);
+	assert_int_equal(npuflowd_watchdog_usec("10000000", "42", 42), 5000000);
+	assert_int_equal(npuflowd_watchdog_usec("10000000", "43", 42), 0);
+	assert_int_equal(npuflowd_watchdog_usec(NULL, NULL, 42), 0);
+	assert_int_equal(npuflowd_watchdog_usec("", NULL, 42), 0);
+	assert_int_equal(npuflowd_watchdog_usec("0", NULL, 42), 0);
+	assert_int_equal(npuflowd_watchdog_usec("10s", NULL, 42), 0);
+	assert_int_equal(npuflowd_watchdog_usec("1", NULL, 42), 1);
+}
+
+/* A datagram socket bound at @sa (@len bytes of it), as systemd's notify socket. */
+static int notify_listener(const struct sockaddr_un *sa, socklen_t len)
+{
+	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	struct timeval tv = { .tv_sec = 2 };
+
+	assert_true(fd >= 0);
+	assert_int_equal(bind(fd, (const struct sockaddr *)sa, len), 0);
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	return fd;
+}
+
+static void expect_datagram(int fd, const char *want)
+{
+	char buf[128];
+	ssize_t n = recv(fd, buf, sizeof(buf) - 1, 0);
+
+	assert_true(n > 0);
+	buf[n] = '\0';
+	assert_string_equal(buf, want);
+}
+
+static void notify(void **state)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char dir[] = "/tmp/npuflowd-notify.XXXXXX", name[64];
+	socklen_t len;
+	int fd;
+
+	(void)state;
+	/* not under a service manager: nothing to do, no error */
+	unsetenv("NOTIFY_SOCKET");
+	assert_int_equal(npuflowd_notify("READY=1"), 0);
+	/* a path */
+	assert_non_null(mkdtemp(dir));
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/notify", dir);
+	fd = notify_listener(&sa, sizeof(sa));
+	setenv("NOTIFY_SOCKET", sa.sun_path, 1);
+	assert_int_equal(npuflowd_notify("READY=1"), 1);
+	expect_datagram(fd, "READY=1");
+	assert_int_equal(npuflowd_notify("WATCHDOG=1"), 1);
+	expect_datagram(fd, "WATCHDOG=1");
+	close(fd);
+	/* nobody listening any more: an error, not a hang */
+	assert_true(npuflowd_notify("WATCHDOG=1") < 0);
+	unlink(sa.sun_path);
+	rmdir(dir);
+	/* the abstract namespace: "@name" */
+	snprintf(name, sizeof(name), "npuflowd-notify-%d", getpid());
+	memset(sa.sun_path, 0, sizeof(sa.sun_path));
+	memcpy(sa.sun_path + 1, name, strlen(name));
+	len = offsetof(struct sockaddr_un, sun_path) + 1 + strlen(name);
+	fd = notify_listener(&sa, len);
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "@%s", name);
+	setenv("NOTIFY_SOCKET", sa.sun_path, 1);
+	assert_int_equal(npuflowd_notify("READY=1"), 1);
+	expect_datagram(fd, "READY=1");
+	close(fd);
+	/* not a socket address */
+	setenv("NOTIFY_SOCKET", "relative", 1);
+	assert_int_equal(npuflowd_notify("READY=1"), -EINVAL);
+	unsetenv("NOTIFY_SOCKET");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -235,6 +319,8 @@ int main(void)
 		cmocka_unit_test(flowmaker_options),
 		cmocka_unit_test(numbers),
 		cmocka_unit_test(pin_split),
+		cmocka_unit_test(watchdog_interval),
+		cmocka_unit_test(notify),
 	};
 
 	return cmocka_run_group_tests_name("loader_opts", tests, NULL, NULL);
