@@ -259,7 +259,7 @@ enum npu_punt_reason {
 	NPU_PUNT_FLOW_MISS	= 1,	/* no microflow: a new connection */
 	NPU_PUNT_NOT_ACTIVE	= 2,	/* microflow of a given-back connection */
 	NPU_PUNT_TCP_FLAGS	= 3,	/* SYN, FIN or RST: the firewall must see it */
-	NPU_PUNT_EXCEPTION	= 4,	/* fragment, IP options, TTL <= 1, other proto */
+	NPU_PUNT_EXCEPTION	= 4,	/* fragment, IP options, TTL <= 1, other proto or tags */
 	NPU_PUNT_MTU		= 5,	/* larger than the egress MTU */
 	NPU_PUNT_NON_IP		= 6,	/* ARP, LLDP and other ethertypes */
 	NPU_PUNT_MCAST		= 7,	/* broadcast or multicast destination */
@@ -373,13 +373,21 @@ struct npu_cmd_coalesce {
 #define NPU_AF_INET		4
 #define NPU_AF_INET6		6
 
-/* A direction's identity.  Addresses and ports in network order. */
+/*
+ * A direction's identity.  Addresses and ports in network order.
+ *
+ * @vlan is the VLAN id of the frame's one 802.1Q tag (1..4095), or 0 for an
+ * untagged frame.  No key stands for any other tagging: the coprocessor
+ * punts a frame with an 802.1ad (0x88a8) outer tag, a priority tag (VID 0)
+ * or two tags NPU_PUNT_EXCEPTION without a lookup, so such a frame matches
+ * no connection of its outer VID, nor an untagged one.
+ */
 struct npu_mflow_key {
 	u8 port;		/* ingress port, 0-based */
 	u8 family;		/* NPU_AF_INET or NPU_AF_INET6 */
 	u8 proto;		/* IPPROTO_TCP or IPPROTO_UDP */
 	u8 rsvd0;
-	__be16 vlan;		/* outer VLAN id, 0 = untagged */
+	__be16 vlan;		/* 802.1Q VLAN id, 0 = untagged (see above) */
 	__be16 sport;
 	__be16 dport;
 	__be16 rsvd1;

@@ -239,6 +239,7 @@ static int npuep_fp_tcp(struct npuep_fp *p)
 	return 0;
 }
 
+/* One 802.1Q tag of an exact id 1..4095: what a microflow key holds. */
 static int npuep_fp_vlan(struct npuep_fp *p)
 {
 	const struct npuep_flow_desc *d = p->d;
@@ -249,6 +250,10 @@ static int npuep_fp_vlan(struct npuep_fp *p)
 	    d->vlan.mask.dei ||
 	    (d->vlan.mask.tpid && d->vlan.key.tpid != htons(ETH_P_8021Q)))
 		return npuep_fp_refuse(p, NPUEP_FP_VLAN_EXACT);
+	/* the key's 0 is "untagged"; the coprocessor punts priority tags */
+	if (!d->vlan.key.id)
+		return npuep_fp_refuse(p,
+				       "fast path cannot match a priority tag (VLAN id 0)");
 	p->key->vlan = htons(d->vlan.key.id);
 	return 0;
 }

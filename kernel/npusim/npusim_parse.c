@@ -11,8 +11,14 @@
  * length beyond the frame, truncated L4 header), NON_IP ethertype, MCAST
  * (group MAC or IP multicast/broadcast destination), EXCEPTION (fragment, IP
  * options or IPv6 extension headers, TTL/hop limit <= 1, neither TCP nor UDP,
- * headers deeper than the captured part), TCP_FLAGS (SYN, FIN or RST), and
- * FLOW_MISS for everything else (the fast path has no flow table yet).
+ * headers deeper than the captured part, more than two VLAN tags, a tagging
+ * no microflow key stands for), TCP_FLAGS (SYN, FIN or RST), and FLOW_MISS
+ * for everything else (the fast path looks those up: npusim_ft.c).
+ *
+ * A microflow key (npu_hw.h) holds one 802.1Q VLAN id, or 0 for an
+ * untagged frame.  A frame with an 802.1ad outer tag, a priority tag (VID
+ * 0) or two tags is none of those: were it looked up, it would match the
+ * connection of the same VID, or an untagged one.  It is punted EXCEPTION.
  */
 #include "npusim_parse.h"
 
@@ -22,6 +28,7 @@
 #define NPUSIM_ETH_P_8021Q	0x8100
 #define NPUSIM_ETH_P_8021AD	0x88a8
 #define NPUSIM_MAX_VLAN_TAGS	2
+#define NPUSIM_VLAN_VID_MASK	0x0fff
 
 #define NPUSIM_IPPROTO_HOPOPTS	0
 #define NPUSIM_IPPROTO_ICMP	1
@@ -105,6 +112,15 @@ static u8 npusim_parse_l4(const u8 *data, u32 off, u32 end, u32 caplen,
 	}
 }
 
+/* The frame's tagging is one a microflow key can hold (see the top). */
+static bool npusim_vlan_keyed(const struct npusim_pkt *pkt)
+{
+	if (!(pkt->flags & NPUSIM_PKT_VLAN))
+		return true;
+	return pkt->vlan_tags == 1 && pkt->vlan_tpid == NPUSIM_ETH_P_8021Q &&
+	       (pkt->vlan_tci & NPUSIM_VLAN_VID_MASK);
+}
+
 /* Common tail of IPv4 and IPv6 once L4 is known. */
 static u8 npusim_parse_tail(const u8 *data, u32 off, u32 end, u32 caplen,
 			    struct npusim_pkt *pkt)
@@ -118,7 +134,8 @@ static u8 npusim_parse_tail(const u8 *data, u32 off, u32 end, u32 caplen,
 	r = npusim_parse_l4(data, off, end, caplen, pkt);
 	if (r)
 		return r;
-	if ((pkt->flags & NPUSIM_PKT_IPOPT) || pkt->ttl <= 1)
+	if ((pkt->flags & NPUSIM_PKT_IPOPT) || pkt->ttl <= 1 ||
+	    !npusim_vlan_keyed(pkt))
 		return NPU_PUNT_EXCEPTION;
 	if (pkt->l4_proto == NPUSIM_IPPROTO_TCP) {
 		if (pkt->tcp_flags & (NPUSIM_TCP_SYN | NPUSIM_TCP_FIN |
@@ -280,12 +297,14 @@ u8 npusim_parse(const u8 *data, u32 caplen, u32 len, struct npusim_pkt *pkt)
 		}
 		if (!tags) {
 			pkt->vlan_tci = npusim_rd16(data + off);
+			pkt->vlan_tpid = type;
 			pkt->flags |= NPUSIM_PKT_VLAN;
 		}
 		type = npusim_rd16(data + off + 2);
 		off += 4;
 		tags++;
 	}
+	pkt->vlan_tags = (u8)tags;
 	pkt->ethertype = type;
 	if (type == NPUSIM_ETH_P_IP)
 		r = npusim_parse_ipv4(data, off, caplen, len, pkt);

@@ -35,6 +35,9 @@
  * @flags: NPUSIM_PKT_*
  * @ethertype: ethertype after the VLAN tags (host order)
  * @vlan_tci: outer VLAN TCI (host order) if NPUSIM_PKT_VLAN
+ * @vlan_tpid: outer tag's TPID (host order: 0x8100 or 0x88a8) if
+ *	NPUSIM_PKT_VLAN
+ * @vlan_tags: VLAN tags before the ethertype (0 to 2)
  * @l3_off: offset of the IP header (0: none)
  * @l4_off: offset of the L4 header (0: none)
  * @l3_len: IPv4 total length / IPv6 payload length + 40 (host order)
@@ -52,6 +55,7 @@ struct npusim_pkt {
 	u8 flags;
 	u16 ethertype;
 	u16 vlan_tci;
+	u16 vlan_tpid;
 	u16 l3_off;
 	u16 l4_off;
 	u16 l3_len;
@@ -59,6 +63,7 @@ struct npusim_pkt {
 	u8 ttl;
 	u8 tcp_flags;
 	u8 addr_len;
+	u8 vlan_tags;
 	u8 saddr[16];
 	u8 daddr[16];
 	u16 sport;

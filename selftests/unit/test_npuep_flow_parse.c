@@ -1091,6 +1091,32 @@ static void test_refuse_ethertype_match(void **state)
 	accepted();
 }
 
+/*
+ * VLAN id 0 is a priority tag: the microflow key's 0 is "untagged", and the
+ * coprocessor punts priority-tagged frames (npu_hw.h).
+ */
+static void test_refuse_priority_tag(void **state)
+{
+	(void)state;
+	vlan_rule(0);
+	refused("fast path cannot match a priority tag (VLAN id 0)");
+
+	/* a tag of any TPID: 802.1Q's VLAN 0 all the same */
+	vlan_rule(0);
+	d.vlan.mask.tpid = 0;
+	d.vlan.key.tpid = 0;
+	refused("fast path cannot match a priority tag (VLAN id 0)");
+
+	/* VLAN 1 and 4095 are ids */
+	vlan_rule(1);
+	want(0, IPPROTO_TCP, 1500);
+	want_key.vlan = htons(1);
+	accepted();
+	vlan_rule(4095);
+	want_key.vlan = htons(4095);
+	accepted();
+}
+
 static void test_refuse_vlan_dei(void **state)
 {
 	(void)state;
@@ -1183,6 +1209,7 @@ int main(void)
 		cmocka_unit_test(test_refuse_pop_after_push),
 		cmocka_unit_test(test_refuse_ethertype_match),
 		cmocka_unit_test(test_refuse_vlan_dei),
+		cmocka_unit_test(test_refuse_priority_tag),
 		cmocka_unit_test(test_mangle_offsets),
 	};
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Unit tests of the model's frame parser and Toeplitz hash
- * (kernel/npusim/npusim_parse.c, included directly).
+ * (kernel/npusim/npusim_parse.c, included directly; the fast path's table,
+ * npusim_ft.c, for what the parse means to a microflow lookup).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,6 +12,7 @@
 #include <cmocka.h>
 
 #include "npusim_parse.c"
+#include "npusim_ft.c"
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
@@ -367,17 +369,21 @@ static void test_vlan(void **state)
 	assert_int_equal(parse(&f, &pkt), NPU_PUNT_FLOW_MISS);
 	assert_true(pkt.flags & NPUSIM_PKT_VLAN);
 	assert_int_equal(pkt.vlan_tci, 0x2064);
+	assert_int_equal(pkt.vlan_tpid, 0x8100);
+	assert_int_equal(pkt.vlan_tags, 1);
 	assert_int_equal(pkt.l3_off, 18);
 	assert_int_equal(pkt.l4_off, 38);
 
-	/* QinQ: outer tag reported */
+	/* QinQ: outer tag reported; no microflow key has two tags */
 	fb_eth(&f, 0, 0x0800);
 	fb_vlan(&f, 0x88a8, 0x0005, 0x0800);
 	fb_vlan(&f, 0x8100, 0x0007, 0x86dd);
 	l4 = fb_ipv6(&f, a6, b6, 17, 8, 64);
 	udp_hdr(l4, 7, 8, 8);
-	assert_int_equal(parse(&f, &pkt), NPU_PUNT_FLOW_MISS);
+	assert_int_equal(parse(&f, &pkt), NPU_PUNT_EXCEPTION);
 	assert_int_equal(pkt.vlan_tci, 5);
+	assert_int_equal(pkt.vlan_tpid, 0x88a8);
+	assert_int_equal(pkt.vlan_tags, 2);
 	assert_int_equal(pkt.l3_off, 22);
 	assert_int_equal(pkt.l4_off, 62);
 
@@ -397,6 +403,149 @@ static void test_vlan(void **state)
 	fb_vlan(&f, 0x8100, 9, 0x0806);
 	f.len = 60;
 	assert_int_equal(parse(&f, &pkt), NPU_PUNT_NON_IP);
+}
+
+/*
+ * A microflow key holds one 802.1Q VLAN id, or 0 for an untagged frame:
+ * a frame tagged otherwise (an 802.1ad outer tag, a priority tag of VID 0,
+ * two tags) has no key and is punted EXCEPTION, so that it can match no
+ * connection of the same VID or of none.
+ */
+static void test_vlan_unkeyed(void **state)
+{
+	static const u16 tpid[] = { 0x88a8, 0x8100, 0x8100 };
+	static const u16 tci[] = { 5, 0xa000 /* PCP 5, VID 0 */, 5 };
+	struct npusim_pkt pkt;
+	unsigned int i;
+	struct fb f;
+	u8 *l4;
+
+	(void)state;
+	for (i = 0; i < 3; i++) {
+		fb_eth(&f, 0, 0x0800);
+		fb_vlan(&f, tpid[i], tci[i], i == 2 ? 0x8100 : 0x0800);
+		if (i == 2)
+			fb_vlan(&f, 0x8100, 9, 0x0800);
+		l4 = fb_ipv4(&f, a4, b4, 6, 0, 20, 64, 0);
+		tcp_hdr(l4, 1, 2, 0x10);
+		assert_int_equal(parse(&f, &pkt), NPU_PUNT_EXCEPTION);
+		assert_true(pkt.flags & NPUSIM_PKT_VLAN);
+		assert_int_equal(pkt.vlan_tci, tci[i]);
+		assert_int_equal(pkt.vlan_tpid, tpid[i]);
+		assert_int_equal(pkt.vlan_tags, i == 2 ? 2 : 1);
+		/* still parsed: the host's RSS hash and the ports */
+		assert_true(pkt.flags & NPUSIM_PKT_L4);
+		assert_int_equal(pkt.sport, 1);
+
+		/* what outranks EXCEPTION still does */
+		tcp_hdr(l4, 1, 2, 0x10);
+		l4[12] = 4 << 4;
+		assert_int_equal(parse(&f, &pkt), NPU_PUNT_MALFORMED);
+	}
+	/* a priority tag with a PCP of 0 is still a tag */
+	fb_eth(&f, 0, 0x0800);
+	fb_vlan(&f, 0x8100, 0, 0x0800);
+	l4 = fb_ipv4(&f, a4, b4, 17, 0, 8, 64, 0);
+	udp_hdr(l4, 1, 2, 8);
+	assert_int_equal(parse(&f, &pkt), NPU_PUNT_EXCEPTION);
+	/* one 802.1Q tag of VID 1 is a key */
+	fb_eth(&f, 0, 0x0800);
+	fb_vlan(&f, 0x8100, 1, 0x0800);
+	l4 = fb_ipv4(&f, a4, b4, 17, 0, 8, 64, 0);
+	udp_hdr(l4, 1, 2, 8);
+	assert_int_equal(parse(&f, &pkt), NPU_PUNT_FLOW_MISS);
+	/* untagged ARP and 802.1ad-tagged ARP: non-IP first */
+	fb_eth(&f, 0, 0x0800);
+	fb_vlan(&f, 0x88a8, 9, 0x0806);
+	f.len = 60;
+	assert_int_equal(parse(&f, &pkt), NPU_PUNT_NON_IP);
+}
+
+/* ---- what a parse means to the fast path's lookup ------------------- */
+
+#define FT_CONNS	4
+#define FT_MFLOWS	8
+
+struct ft_tbl {
+	struct npusim_ft ft;
+	struct npusim_ft_conn conns[FT_CONNS];
+	struct npusim_ft_mflow mflows[FT_MFLOWS];
+	u32 buckets[FT_MFLOWS];
+};
+
+/* A TCP ACK 10.0.0.1:1 > 10.0.0.2:2 behind @ntags tags. */
+static void fb_tcp_tagged(struct fb *f, int ntags, const u16 *tpid, const u16 *tci)
+{
+	int i;
+	u8 *l4;
+
+	fb_eth(f, 0, 0x0800);
+	for (i = 0; i < ntags; i++)
+		fb_vlan(f, tpid[i], tci[i], i + 1 < ntags ? tpid[i + 1] : 0x0800);
+	l4 = fb_ipv4(f, a4, b4, 6, 0, 20, 64, 0);
+	tcp_hdr(l4, 1, 2, 0x10);
+}
+
+/* Connection @idx: direction 0 is @f's microflow on port 2, out of port 7. */
+static void ft_conn(struct ft_tbl *t, u32 idx, struct fb *f)
+{
+	struct npu_cmd_conn_create c;
+	struct npusim_pkt pkt;
+
+	assert_int_equal(parse(f, &pkt), NPU_PUNT_FLOW_MISS);
+	memset(&c, 0, sizeof(c));
+	c.conn = htole32(idx);
+	c.rev = htole16(1);
+	c.flags = htole16(NPU_CONN_F_DIR0 | NPU_CONN_F_MFLOW0);
+	c.dir[0].egress_port = 7;
+	npusim_ft_key_from_pkt(&pkt, 2, &c.mflow[0]);
+	assert_int_equal(npusim_ft_conn_create(&t->ft, &c, 0), NPU_ST_OK);
+}
+
+static u8 ft_proc(struct ft_tbl *t, struct fb *f, struct npusim_ft_result *r)
+{
+	struct npusim_pkt pkt;
+
+	parse(f, &pkt);
+	return npusim_ft_process(&t->ft, &pkt, 2, f->b, f->len, 0, r);
+}
+
+static void test_vlan_lookup(void **state)
+{
+	static const u16 q[] = { 0x8100 }, ad[] = { 0x88a8 }, qq[] = { 0x8100, 0x8100 };
+	static const u16 vid5[] = { 5, 9 }, prio[] = { 0x6000 };
+	struct npusim_ft_result r;
+	struct ft_tbl *t;
+	struct fb f;
+
+	(void)state;
+	t = calloc(1, sizeof(*t));
+	assert_non_null(t);
+	npusim_ft_init(&t->ft, 8, t->conns, FT_CONNS, t->mflows, FT_MFLOWS,
+		       t->buckets, FT_MFLOWS);
+	fb_tcp_tagged(&f, 1, q, vid5);
+	ft_conn(t, 1, &f);
+	assert_int_equal(ft_proc(t, &f, &r), NPU_PUNT_NONE);
+	assert_int_equal(r.conn, 1);
+
+	/* 802.1ad of the same VID, and two tags of that outer VID: no match */
+	fb_tcp_tagged(&f, 1, ad, vid5);
+	assert_int_equal(ft_proc(t, &f, &r), NPU_PUNT_EXCEPTION);
+	assert_int_equal(r.conn, NPU_CONN_NONE);
+	fb_tcp_tagged(&f, 2, qq, vid5);
+	assert_int_equal(ft_proc(t, &f, &r), NPU_PUNT_EXCEPTION);
+	assert_int_equal(r.conn, NPU_CONN_NONE);
+
+	/* an untagged connection: a priority-tagged frame does not match it */
+	npusim_ft_reset(&t->ft);
+	fb_tcp_tagged(&f, 0, NULL, NULL);
+	ft_conn(t, 2, &f);
+	assert_int_equal(ft_proc(t, &f, &r), NPU_PUNT_NONE);
+	assert_int_equal(r.conn, 2);
+	fb_tcp_tagged(&f, 1, q, prio);
+	assert_int_equal(ft_proc(t, &f, &r), NPU_PUNT_EXCEPTION);
+	assert_int_equal(r.conn, NPU_CONN_NONE);
+	free(t);
 }
 
 static void test_ipv6(void **state)
@@ -668,6 +817,8 @@ int main(void)
 		cmocka_unit_test(test_exceptions4),
 		cmocka_unit_test(test_malformed4),
 		cmocka_unit_test(test_vlan),
+		cmocka_unit_test(test_vlan_unkeyed),
+		cmocka_unit_test(test_vlan_lookup),
 		cmocka_unit_test(test_ipv6),
 		cmocka_unit_test(test_ipv6_exthdr),
 		cmocka_unit_test(test_caplen),
