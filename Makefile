@@ -42,9 +42,12 @@ unit:
 bpf-check: userspace
 	$(MAKE) -C selftests/bpf check
 
+# The whole suite (no TESTS) first boots a clone of this checkout under /tmp
+# once: the runner must work wherever a checkout lives (tools/vm/test-anywhere).
 vm-check: all
 	$(MAKE) -C selftests/bpf all
 	tools/vm/ksft-prep >/dev/null
+	$(if $(TESTS),,tools/vm/test-anywhere)
 	NPUVM_TIMEOUT=$(VM_TIMEOUT) tools/vm/run -- tools/vm/run-tests $(TESTS)
 
 test: deps
