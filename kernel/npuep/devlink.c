@@ -45,11 +45,19 @@ static int npuep_dl_reload_down(struct devlink *devlink, bool netns_change,
 				struct netlink_ext_ack *extack)
 {
 	struct npuep_dev *ndev = devlink_priv(devlink);
+	u64 conns, mflows;
+	int err;
 
 	if (netns_change) {
 		NL_SET_ERR_MSG_MOD(extack,
 				   "npuep cannot move its netdevs by reload");
 		return -EOPNOTSUPP;
+	}
+	if (!devl_resource_size_get(devlink, NPUEP_RES_CONNS, &conns) &&
+	    !devl_resource_size_get(devlink, NPUEP_RES_MFLOWS, &mflows)) {
+		err = npuep_flow_resize_begin(ndev, conns, mflows, extack);
+		if (err)
+			return err;
 	}
 	npuep_port_close_all(ndev);
 	/* A DRIVER_REINIT reload leaves no trap registered. */
@@ -59,32 +67,32 @@ static int npuep_dl_reload_down(struct devlink *devlink, bool netns_change,
 
 /*
  * Apply the flow-table sizes of the devlink resources: a new shadow table
- * and NPU_CMD_FT_CONFIG with the new sizes; connections in the fast path
- * go back to the host.  Instance lock held.
+ * and NPU_CMD_FT_CONFIG with the new sizes (npuep_dl_reload_down() made
+ * sure no connection is offloaded).  Instance lock held.  A failure falls
+ * back to the default sizes, or to no fast path; either way the caller
+ * reopens the ports.
  */
 static int npuep_dl_resize(struct npuep_dev *ndev,
 			   struct netlink_ext_ack *extack)
 {
+	bool replaced = false;
 	u64 conns, mflows;
 	int err;
 
 	if (devl_resource_size_get(ndev->devlink, NPUEP_RES_CONNS, &conns) ||
 	    devl_resource_size_get(ndev->devlink, NPUEP_RES_MFLOWS, &mflows))
 		return 0;
-	if (ndev->ft && ndev->ft->conn_max == conns &&
-	    ndev->ft->mflow_max == mflows)
-		return 0;
-	npuep_flow_fini(ndev);
-	err = npuep_flow_init(ndev, conns, mflows);
-	if (err) {
+	err = npuep_flow_resize(ndev, conns, mflows, &replaced);
+	if (err && ndev->ft)
+		NL_SET_ERR_MSG_MOD(extack, "flow table resize failed, back to the default sizes");
+	else if (err)
 		NL_SET_ERR_MSG_MOD(extack,
-				   "flow table resize failed, back to the defaults");
-		if (npuep_flow_init(ndev, NPU_FT_CONNS_DEFAULT,
-				    NPU_FT_MFLOWS_DEFAULT))
-			return err;
+				   "flow table resize failed: no fast path until the next reload");
+	if (replaced) {
+		if (ndev->ft)
+			npuep_devlink_fastpath_apply(ndev);
+		npuep_region_create(ndev);
 	}
-	npuep_devlink_fastpath_apply(ndev);
-	npuep_region_create(ndev);
 	return err;
 }
 
@@ -96,17 +104,16 @@ static int npuep_dl_reload_up(struct devlink *devlink,
 {
 	struct npuep_dev *ndev = devlink_priv(devlink);
 	union devlink_param_value val;
-	int err;
+	int err, rerr;
 
 	*actions_performed = BIT(DEVLINK_RELOAD_ACTION_DRIVER_REINIT);
+	/* The table is replaced (or its freeze ended) whatever else fails. */
+	rerr = npuep_dl_resize(ndev, extack);
 	err = npuep_traps_register(ndev);
 	if (err) {
 		NL_SET_ERR_MSG_MOD(extack, "failed to register the traps");
 		return err;
 	}
-	err = npuep_dl_resize(ndev, extack);
-	if (err)
-		return err;
 	err = devl_param_driverinit_value_get(devlink,
 					      NPUEP_DL_PARAM_ID_RX_DOORBELLS,
 					      &val);
@@ -119,7 +126,7 @@ static int npuep_dl_reload_up(struct devlink *devlink,
 	if (npuep_ntuple_replay(ndev) < 0 && !err)
 		NL_SET_ERR_MSG_MOD(extack,
 				   "an ntuple rule could not be written again (see the kernel log)");
-	return err;
+	return rerr ?: err;
 }
 
 static const struct devlink_ops npuep_devlink_ops = {

@@ -11,6 +11,7 @@
  * path, flow_ethtool.c and flow_debugfs.c show them.
  */
 #include <linux/debugfs.h>
+#include <linux/rtnetlink.h>
 #include <linux/rhashtable.h>
 #include <linux/workqueue.h>
 
@@ -130,17 +131,87 @@ void npuep_flow_fini(struct npuep_dev *ndev)
 }
 
 /**
- * npuep_flow_replay() - reset the coprocessor's fast path and re-program it
+ * npuep_flow_resize_begin() - a devlink reload is to change the table's sizes
  * @ndev: the coprocessor
+ * @conns: the new connection table size
+ * @mflows: the new microflow table size
+ * @extack: why not
  *
- * Firmware recovery: NPU_CMD_FT_CONFIG (empties the tables and clears a
- * fault) with the current sizes, then every connection of the shadow table
- * is created again with its microflows, under a new revision, waited for on
- * the normal ring.
+ * A resize is refused while directions are offloaded: the kernel believes
+ * them in hardware (tc shows them in_hw, nf_flow_table stops forwarding
+ * them itself), and a new table would hold none of them.  Otherwise the
+ * table refuses REPLACE from now until npuep_flow_resize() replaces it.
+ * devlink has already taken the new sizes as the resources' size (its
+ * devl_resource_size_get() does): after a refusal they stay pending, and
+ * the first reload without offloads applies them.
  *
- * Return: the number of connections re-sent, or a negative errno.
+ * Return: 0 (also when the sizes do not change) or -EBUSY.
  */
-int npuep_flow_replay(struct npuep_dev *ndev)
+int npuep_flow_resize_begin(struct npuep_dev *ndev, u32 conns, u32 mflows,
+			    struct netlink_ext_ack *extack)
+{
+	struct npuep_ft *ft;
+	int err = 0;
+
+	down_read(&ndev->ft_sem);
+	ft = ndev->ft;
+	if (ft && (ft->conn_max != conns || ft->mflow_max != mflows)) {
+		npuep_ft_lock(ft);
+		if (ft->nflows) {
+			NL_SET_ERR_MSG_FMT_MOD(extack, "resize refused while %u connections are offloaded",
+					       ft->nconns);
+			err = -EBUSY;
+		} else {
+			ft->frozen = true;
+		}
+		npuep_ft_unlock(ft);
+	}
+	up_read(&ndev->ft_sem);
+	return err;
+}
+
+/**
+ * npuep_flow_resize() - replace the shadow table by one of new sizes
+ * @ndev: the coprocessor
+ * @conns: connection table size
+ * @mflows: microflow table size
+ * @replaced: set when the table was replaced (by one of any size, or none)
+ *
+ * Under ndev->ft_sem for writing, so that no offload callback, unbind or
+ * replay is inside the table while it goes, and under rtnl, so that
+ * ethtool -S (which reads the table's counters without its lock) never
+ * sees it freed.  Sizes that do not change only end the freeze of
+ * npuep_flow_resize_begin().  When the new sizes cannot be applied the
+ * table falls back to the defaults; when those fail too there is none
+ * (the ports forward on the host path).
+ *
+ * Return: 0, or the error of the new sizes (the defaults may be in use).
+ */
+int npuep_flow_resize(struct npuep_dev *ndev, u32 conns, u32 mflows,
+		      bool *replaced)
+{
+	struct npuep_ft *ft;
+	int err = 0;
+
+	rtnl_lock();
+	down_write(&ndev->ft_sem);
+	ft = ndev->ft;
+	if (ft && ft->conn_max == conns && ft->mflow_max == mflows) {
+		ft->frozen = false;
+		goto out;
+	}
+	*replaced = true;
+	npuep_flow_fini(ndev);
+	err = npuep_flow_init(ndev, conns, mflows);
+	if (err && (conns != NPU_FT_CONNS_DEFAULT || mflows != NPU_FT_MFLOWS_DEFAULT))
+		npuep_flow_init(ndev, NPU_FT_CONNS_DEFAULT, NPU_FT_MFLOWS_DEFAULT);
+out:
+	up_write(&ndev->ft_sem);
+	rtnl_unlock();
+	return err;
+}
+
+static int npuep_flow_replay_locked(struct npuep_dev *ndev)
 {
 	struct npuep_ft *ft = ndev->ft;
 	struct npu_cmd_ft_config cfg = {};
@@ -177,17 +248,28 @@ int npuep_flow_replay(struct npuep_dev *ndev)
 }
 
 /**
- * npuep_flow_snapshot() - the shadow table as an array of npu_conn_stat
+ * npuep_flow_replay() - reset the coprocessor's fast path and re-program it
  * @ndev: the coprocessor
- * @out: @n entries, zeroed; entry i describes connection index i
- * @n: entries in @out
  *
- * Counters are those of the last batched statistics read.
+ * Firmware recovery: NPU_CMD_FT_CONFIG (empties the tables and clears a
+ * fault) with the current sizes, then every connection of the shadow table
+ * is created again with its microflows, under a new revision, waited for on
+ * the normal ring.
  *
- * Return: connections in use.
+ * Return: the number of connections re-sent, or a negative errno.
  */
-u32 npuep_flow_snapshot(struct npuep_dev *ndev, struct npu_conn_stat *out,
-			u32 n)
+int npuep_flow_replay(struct npuep_dev *ndev)
+{
+	int ret;
+
+	down_read(&ndev->ft_sem);
+	ret = npuep_flow_replay_locked(ndev);
+	up_read(&ndev->ft_sem);
+	return ret;
+}
+
+static u32 npuep_flow_snapshot_locked(struct npuep_dev *ndev,
+				      struct npu_conn_stat *out, u32 n)
 {
 	struct npuep_ft *ft = ndev->ft;
 	struct npuep_conn *c;
@@ -212,5 +294,26 @@ u32 npuep_flow_snapshot(struct npuep_dev *ndev, struct npu_conn_stat *out,
 		used++;
 	}
 	npuep_ft_unlock(ft);
+	return used;
+}
+
+/**
+ * npuep_flow_snapshot() - the shadow table as an array of npu_conn_stat
+ * @ndev: the coprocessor
+ * @out: @n entries, zeroed; entry i describes connection index i
+ * @n: entries in @out
+ *
+ * Counters are those of the last batched statistics read.
+ *
+ * Return: connections in use.
+ */
+u32 npuep_flow_snapshot(struct npuep_dev *ndev, struct npu_conn_stat *out,
+			u32 n)
+{
+	u32 used;
+
+	down_read(&ndev->ft_sem);
+	used = npuep_flow_snapshot_locked(ndev, out, n);
+	up_read(&ndev->ft_sem);
 	return used;
 }

@@ -19,6 +19,7 @@ struct npuep_dev;
 struct npuep_port;
 struct net_device;
 struct npuep_conn;
+struct netlink_ext_ack;
 
 /**
  * struct npuep_flow_ck - a direction's key in the cookie table
@@ -138,6 +139,8 @@ struct npuep_ft_td {
  * @revive_map: indices to revive
  * @revive: devlink param "revive"
  * @stopping: no more stats reads
+ * @frozen: a devlink reload is about to replace the table: REPLACE is
+ *	refused (npuep_flow_resize_begin())
  * @owner: per port, who drives its offload (enum npuep_flow_owner)
  * @owner_flows: per port, directions offloaded
  * @port_flows: per port, the directions entering there (a purge walks
@@ -179,6 +182,7 @@ struct npuep_ft {
 	unsigned long *revive_map;
 	bool revive;
 	bool stopping;
+	bool frozen;
 	u8 owner[NPU_MAX_PORTS];
 	u32 owner_flows[NPU_MAX_PORTS];
 	struct list_head port_flows[NPU_MAX_PORTS];
@@ -204,6 +208,10 @@ int npuep_setup_tc(struct net_device *netdev, enum tc_setup_type type,
 int npuep_flow_init(struct npuep_dev *ndev, u32 conns, u32 mflows);
 void npuep_flow_fini(struct npuep_dev *ndev);
 void npuep_flow_flush(struct npuep_dev *ndev);
+int npuep_flow_resize_begin(struct npuep_dev *ndev, u32 conns, u32 mflows,
+			    struct netlink_ext_ack *extack);
+int npuep_flow_resize(struct npuep_dev *ndev, u32 conns, u32 mflows,
+		      bool *replaced);
 void npuep_flow_revive(struct npuep_dev *ndev, u32 conn);
 int npuep_flow_sset_count(void);
 void npuep_flow_get_strings(u8 **data);

@@ -11,7 +11,7 @@
 #include "flow_priv.h"
 
 
-static int npuep_flow_cls(struct npuep_port *port, struct flow_cls_offload *cls,
+static int npuep_flow_cls_locked(struct npuep_port *port, struct flow_cls_offload *cls,
 			  u8 owner)
 {
 	struct npuep_ft *ft = port->ndev->ft;
@@ -39,6 +39,19 @@ static int npuep_flow_cls(struct npuep_port *port, struct flow_cls_offload *cls,
 		err = -EOPNOTSUPP;
 	}
 	npuep_ft_unlock(ft);
+	return err;
+}
+
+/* Under ft_sem: a devlink reload does not replace the table meanwhile. */
+static int npuep_flow_cls(struct npuep_port *port, struct flow_cls_offload *cls,
+			  u8 owner)
+{
+	struct npuep_dev *ndev = port->ndev;
+	int err;
+
+	down_read(&ndev->ft_sem);
+	err = npuep_flow_cls_locked(port, cls, owner);
+	up_read(&ndev->ft_sem);
 	return err;
 }
 
@@ -79,16 +92,20 @@ static int npuep_tc_block_cb(enum tc_setup_type type, void *type_data,
  */
 static void npuep_ft_unbind(struct npuep_port *port)
 {
-	struct npuep_ft *ft = port->ndev->ft;
+	struct npuep_dev *ndev = port->ndev;
+	struct npuep_ft *ft;
 
-	if (!ft) {
-		clear_bit(port->idx, &port->ndev->ft_bound);
-		return;
+	down_read(&ndev->ft_sem);
+	ft = ndev->ft;
+	if (ft) {
+		npuep_ft_lock_writes(ft);
+		clear_bit(port->idx, &ndev->ft_bound);
+		npuep_ft_unlock(ft);
+		npuep_flow_purge(ft, port->idx, NPUEP_OWNER_FT);
+	} else {
+		clear_bit(port->idx, &ndev->ft_bound);
 	}
-	npuep_ft_lock_writes(ft);
-	clear_bit(port->idx, &port->ndev->ft_bound);
-	npuep_ft_unlock(ft);
-	npuep_flow_purge(ft, port->idx, NPUEP_OWNER_FT);
+	up_read(&ndev->ft_sem);
 }
 
 /*

@@ -492,6 +492,10 @@ int npuep_flow_replace(struct npuep_ft *ft, struct npuep_port *port,
 		ft->st.unsupported++;
 		return err;
 	}
+	if (ft->frozen) {
+		NL_SET_ERR_MSG_MOD(extack, "flow table is being resized (devlink reload)");
+		return -EBUSY;
+	}
 	/* Checked under the lock the unbind clears it under: npuep_ft_unbind(). */
 	if (owner == NPUEP_OWNER_FT && !test_bit(port->idx, &ft->ndev->ft_bound))
 		return -EOPNOTSUPP;

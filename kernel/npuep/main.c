@@ -403,6 +403,7 @@ static int npuep_probe(struct auxiliary_device *adev,
 	if (!devlink)
 		return -ENOMEM;
 	ndev = devlink_priv(devlink);
+	init_rwsem(&ndev->ft_sem);
 	ndev->devlink = devlink;
 	ndev->adev = adev;
 	ndev->hw = hw;

@@ -13,6 +13,7 @@
 #include <linux/if_vlan.h>
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
+#include <linux/rwsem.h>
 #include <linux/spinlock.h>
 #include <linux/u64_stats_sync.h>
 #include <linux/workqueue.h>
@@ -220,6 +221,12 @@ struct npuep_port {
  */
 struct npuep_dev {
 	struct npuep_ft *ft;		/* flow offload (flow.c) */
+	/*
+	 * Held for reading by every entry into @ft that may sleep (the
+	 * offload callbacks, an unbind, a replay), for writing while a
+	 * devlink reload replaces @ft (npuep_flow_resize()).
+	 */
+	struct rw_semaphore ft_sem;
 	unsigned long ft_bound;		/* ports an nftables flowtable is bound to */
 	struct npuep_dlx dlx;		/* command rings, devlink objects */
 	struct auxiliary_device *adev;

@@ -44,6 +44,9 @@ struct npusim_fp_tables {
  * @fw_fault: debugfs fw_fault: the firmware has faulted (no forwarding, fast-path
  *	commands fail) until the host resets the tables with NPU_CMD_FT_CONFIG
  * @fw_faults: faults injected so far
+ * @mem_conns: debugfs fp_mem_conns: the most connections the model's
+ *	memory holds (0: no limit below NPU_FT_CONNS_MAX); an
+ *	NPU_CMD_FT_CONFIG asking for more fails as an allocation would
  */
 struct npusim_fp {
 	spinlock_t lock;	/* @ft and @mem */
@@ -52,6 +55,7 @@ struct npusim_fp {
 	struct npusim_fp_port port[NPU_MAX_PORTS];
 	bool fw_fault;
 	u64 fw_faults;
+	u32 mem_conns;
 };
 
 static void npusim_fp_tables_free(struct npusim_fp_tables *t)
@@ -253,7 +257,8 @@ int npusim_fp_init(struct npusim_dev *nd)
  * fails: nothing is forwarded, frames punt NPU_PUNT_FASTPATH_OFF, fast-path
  * commands other than NPU_CMD_FT_CONFIG answer NPU_ST_FW_FAULT, and
  * NPU_REG_FW_STATUS reads NPU_FW_STATUS_FAULT until an NPU_CMD_FT_CONFIG
- * resets it), fw_faults (faults injected).
+ * resets it), fw_faults (faults injected), fp_mem_conns (the most
+ * connections NPU_CMD_FT_CONFIG can have, 0 = NPU_FT_CONNS_MAX).
  */
 void npusim_fp_debugfs(struct npusim_dev *nd)
 {
@@ -267,6 +272,7 @@ void npusim_fp_debugfs(struct npusim_dev *nd)
 	debugfs_create_file_unsafe("fw_fault", 0600, nd->dbg, nd,
 				   &npusim_fp_fault_fops);
 	debugfs_create_u64("fw_faults", 0400, nd->dbg, &nd->fp->fw_faults);
+	debugfs_create_u32("fp_mem_conns", 0600, nd->dbg, &nd->fp->mem_conns);
 }
 
 /**
@@ -550,6 +556,8 @@ int npusim_fp_cmd(struct npusim_dev *nd, struct npu_cmd *c, u16 len)
 		if (!conns || conns > NPU_FT_CONNS_MAX || !mflows ||
 		    mflows > NPU_FT_MFLOWS_MAX || cfg->fastpath > 1)
 			return NPU_ST_BAD_PARAM;
+		if (READ_ONCE(fp->mem_conns) && conns > READ_ONCE(fp->mem_conns))
+			return NPU_ST_NO_SPACE;
 		st = npusim_fp_resize(nd, conns, mflows, cfg->fastpath) ?
 		     NPU_ST_NO_SPACE : NPU_ST_OK;
 		if (st == NPU_ST_OK)
