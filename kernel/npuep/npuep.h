@@ -294,16 +294,24 @@ int npuep_cmd_coalesce(struct npuep_port *port, u16 queue, u32 usecs,
 /* datapath.c */
 int npuep_dp_open(struct npuep_port *port);
 void npuep_dp_close(struct npuep_port *port);
-netdev_tx_t npuep_start_xmit(struct sk_buff *skb, struct net_device *dev);
-netdev_features_t npuep_features_check(struct sk_buff *skb,
-				       struct net_device *netdev,
-				       netdev_features_t features);
 void npuep_poll_timer_start(struct npuep_dev *ndev);
 void npuep_poll_init(struct npuep_dev *ndev);
 void npuep_qp_stats_read(struct npuep_qp *qp, struct npuep_qp_stats *out);
 void npuep_rss_default(struct npuep_port *port);
-u32 npuep_tx_free(const struct npuep_qp *qp);
 extern const struct netdev_stat_ops npuep_stat_ops;
+
+/* rx.c */
+bool npuep_rx_refill(struct npuep_qp *qp, gfp_t gfp);
+int npuep_rx_clean(struct npuep_qp *qp, int limit);
+
+/* tx.c */
+netdev_tx_t npuep_start_xmit(struct sk_buff *skb, struct net_device *dev);
+netdev_features_t npuep_features_check(struct sk_buff *skb,
+				       struct net_device *netdev,
+				       netdev_features_t features);
+u32 npuep_tx_free(const struct npuep_qp *qp);
+void npuep_tx_unmap(struct npuep_qp *qp, struct npuep_tx_buf *buf);
+void npuep_tx_clean(struct npuep_qp *qp, int budget);
 extern struct dentry *npuep_dbg_root;
 
 /* xdp.c */

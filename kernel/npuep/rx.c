@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * npuep receive: buffers from the queue's page_pool posted on the receive
+ * (punt) ring, completed descriptors checked and turned into skbs, or handed
+ * to the port's XDP program first.
+ *
+ * Each buffer is one page_pool page of 2^order pages with
+ * NPUEP_RX_HEADROOM in front of the frame, so it becomes an skb head
+ * (napi_build_skb) or an xdp_buff without a copy.  The ring is refilled and
+ * its doorbell rung once per NAPI pass.
+ */
+#include <linux/etherdevice.h>
+#include <linux/skbuff.h>
+#include <net/page_pool/helpers.h>
+
+#include "npuep.h"
+
+/**
+ * npuep_rx_refill() - post free buffers on a receive ring
+ * @qp: the queue pair; its NAPI context, or NAPI not running
+ * @gfp: allocation flags for the page_pool
+ *
+ * Fills every free slot but one (a full ring reads as empty), then rings
+ * the RX_TAIL doorbell once.  An allocation failure ends the pass and
+ * is counted in rx_alloc_fail.
+ *
+ * Return: true if at least one buffer was posted.
+ */
+bool npuep_rx_refill(struct npuep_qp *qp, gfp_t gfp)
+{
+	u32 mask = qp->rx_size - 1;
+	u32 ntu = qp->rx_ntu;
+	bool filled = false;
+
+	while (((qp->rx_ntc - ntu - 1) & mask) != 0) {
+		struct npu_rx_desc *desc = &qp->rx_ring[ntu];
+		struct page *page;
+		dma_addr_t dma;
+
+		page = page_pool_alloc_pages(qp->pool, gfp | __GFP_NOWARN);
+		if (unlikely(!page)) {
+			u64_stats_update_begin(&qp->stats.syncp);
+			qp->stats.rx_alloc_fail++;
+			u64_stats_update_end(&qp->stats.syncp);
+			break;
+		}
+		dma = page_pool_get_dma_addr(page) + NPUEP_RX_HEADROOM;
+		qp->rx_bufs[ntu].page = page;
+		desc->addr = cpu_to_le64(dma);
+		desc->buf_len = cpu_to_le16(qp->rx_buf_len);
+		desc->len = 0;
+		desc->reason = 0;
+		desc->port = 0;
+		desc->hash = 0;
+		desc->conn = 0;
+		desc->vlan_tci = 0;
+		WRITE_ONCE(desc->flags, 0);
+		ntu = (ntu + 1) & mask;
+		filled = true;
+	}
+	if (filled) {
+		qp->rx_ntu = ntu;
+		/* Descriptors before the doorbell. */
+		dma_wmb();
+		npuep_wr32(qp->port->ndev, qp->reg + NPU_QP_RX_TAIL, ntu);
+	}
+	return filled;
+}
+
+/**
+ * npuep_rx_clean() - take completed receive descriptors, then refill
+ * @qp: the queue pair, in its NAPI
+ * @limit: at most this many descriptors
+ *
+ * Every length, port and reason a descriptor carries is checked against
+ * what this queue posted before the buffer is touched; a descriptor that
+ * fails is counted in rx_bad_desc and its buffer recycled.
+ *
+ * Return: descriptors taken (frames and bad descriptors).
+ */
+int npuep_rx_clean(struct npuep_qp *qp, int limit)
+{
+	struct npuep_port *port = qp->port;
+	struct net_device *netdev = port->netdev;
+	u32 mask = qp->rx_size - 1;
+	u64 bytes = 0, packets = 0, bad = 0, alloc_fail = 0, csum_ok = 0;
+	u64 punt[NPU_PUNT_MAX] = {};
+	struct npuep_xdp_ctx xc = {};
+	int done = 0, i;
+
+	xc.prog = READ_ONCE(port->xdp_prog);
+
+	while (done < limit) {
+		struct npu_rx_desc *desc = &qp->rx_ring[qp->rx_ntc];
+		u32 len, offset, metasize;
+		u16 flags;
+		struct page *page;
+		struct sk_buff *skb;
+		u8 reason, dport;
+		void *va;
+
+		if (qp->rx_ntc == qp->rx_ntu)
+			break;		/* nothing posted */
+		flags = le16_to_cpu(READ_ONCE(desc->flags));
+		if (!(flags & NPU_RXD_DONE))
+			break;
+		/* DONE is written last: read the rest after it. */
+		dma_rmb();
+		len = le16_to_cpu(desc->len);
+		reason = desc->reason;
+		dport = desc->port;
+
+		page = qp->rx_bufs[qp->rx_ntc].page;
+		qp->rx_bufs[qp->rx_ntc].page = NULL;
+		qp->rx_ntc = (qp->rx_ntc + 1) & mask;
+		done++;
+
+		if (unlikely(!page))
+			continue;	/* cannot happen: every posted slot has one */
+		/* Checked against the buffer this queue posted. */
+		if (unlikely(len > qp->rx_buf_len || len < ETH_HLEN ||
+			     dport != port->idx || reason >= NPU_PUNT_MAX)) {
+			bad++;
+			page_pool_recycle_direct(qp->pool, page);
+			continue;
+		}
+
+		page_pool_dma_sync_for_cpu(qp->pool, page, 0, len);
+		va = page_address(page);
+		net_prefetch(va + NPUEP_RX_HEADROOM);
+
+		/* Counted as received whatever the program decides. */
+		packets++;
+		bytes += len;
+		punt[reason]++;
+		/* A given-back connection: revive it in place, now. */
+		if (unlikely(reason == NPU_PUNT_NOT_ACTIVE))
+			npuep_flow_revive(port->ndev, le32_to_cpu(desc->conn));
+
+		offset = NPUEP_RX_HEADROOM;
+		metasize = 0;
+		if (xc.prog && npuep_xdp_rx(qp, &xc, desc, page, len, &offset,
+					    &len, &metasize))
+			continue;
+
+		skb = napi_build_skb(va, qp->rx_truesize);
+		if (unlikely(!skb)) {
+			alloc_fail++;
+			page_pool_recycle_direct(qp->pool, page);
+			continue;
+		}
+		skb_mark_for_recycle(skb);
+		skb_reserve(skb, offset);
+		__skb_put(skb, len);
+		if (metasize)
+			skb_metadata_set(skb, metasize);
+		skb->protocol = eth_type_trans(skb, netdev);
+
+		if ((netdev->features & NETIF_F_RXCSUM) &&
+		    (flags & NPU_RXD_CSUM_OK)) {
+			skb->ip_summed = CHECKSUM_UNNECESSARY;
+			csum_ok++;
+		}
+		if (netdev->features & NETIF_F_RXHASH) {
+			u32 hash = le32_to_cpu(desc->hash);
+
+			if (flags & NPU_RXD_HASH_L4)
+				skb_set_hash(skb, hash, PKT_HASH_TYPE_L4);
+			else if (flags & NPU_RXD_HASH_L3)
+				skb_set_hash(skb, hash, PKT_HASH_TYPE_L3);
+		}
+		skb_record_rx_queue(skb, qp->idx);
+		if (reason)
+			npuep_trap_report(port, skb, reason);
+		napi_gro_receive(&qp->napi, skb);
+	}
+
+	if (done) {
+		u64_stats_update_begin(&qp->stats.syncp);
+		qp->stats.rx_packets += packets;
+		qp->stats.rx_bytes += bytes;
+		qp->stats.rx_bad_desc += bad;
+		qp->stats.rx_alloc_fail += alloc_fail;
+		qp->stats.rx_drops += bad + alloc_fail;
+		qp->stats.rx_csum_ok += csum_ok;
+		for (i = 0; i < NPU_PUNT_MAX; i++)
+			qp->stats.rx_punt[i] += punt[i];
+		if (qp->sched_by_poll)
+			qp->stats.rx_poll_frames += done;
+		else
+			qp->stats.rx_doorbell_frames += done;
+		u64_stats_update_end(&qp->stats.syncp);
+	}
+
+	if (xc.prog)
+		npuep_xdp_rx_done(qp, &xc);
+
+	/* One doorbell per pass. */
+	npuep_rx_refill(qp, GFP_ATOMIC);
+	return done;
+}
