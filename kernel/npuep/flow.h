@@ -122,11 +122,6 @@ struct npuep_ft_td {
  * @bh_off: @lock is held with softirqs off (npuep_ft_lock_bh()): nothing
  *	under it may sleep
  * @lock_t0: when @lock was taken (ns), for @st.lock_held_max_ns
- * @lock_run0: the holder's CPU time then (ns, as the scheduler last
- *	accounted it: a tick at most behind); a long hold is logged with what
- *	it was made of
- * @lock_nvcsw0: the holder's voluntary context switches then
- * @lock_nivcsw0: the holder's involuntary context switches then
  * @conn_max: connection table size (devlink resource)
  * @mflow_max: microflow table size (devlink resource)
  * @nconns: connections in use
@@ -167,9 +162,6 @@ struct npuep_ft {
 	struct mutex lock;		/* the shadow table, flow commands */
 	bool bh_off;
 	u64 lock_t0;
-	u64 lock_run0;
-	unsigned long lock_nvcsw0;
-	unsigned long lock_nivcsw0;
 	u32 conn_max;
 	u32 mflow_max;
 	u32 nconns;

@@ -118,9 +118,8 @@ void npuep_ft_destroy_work(struct work_struct *work)
  * destroy_work and the call returns: the kernel sends a teardown's
  * DESTROYs one per flow and direction from as many kworkers as it likes
  * (nf_flow_table's gc: one work item per flow), and each taking the
- * flow-table lock in turn spent more time waiting and handing it over
- * than removing (make bench, 1,000 connections: waits summed 737 ms
- * over 152 ms, up to 10 callers at once).  The queue is applied in
+ * flow-table lock in turn spends more time waiting and handing it over
+ * than removing (docs/measurements.md, "Teardown").  The queue is applied in
  * batches, in order, before any REPLACE; when it is full the caller
  * removes the flow itself.  Waited writes remove in the call.
  */
@@ -140,11 +139,10 @@ int npuep_flow_destroy_cb(struct npuep_port *port,
 	}
 	/*
 	 * Each direction of a flowtable's connection reaches the callback
-	 * of every port of the flowtable's block (half of a teardown's
-	 * 4,000 calls found nothing); the callback of the port it enters
-	 * on removes it, the others return.  That port's callback is on
-	 * the same block (its REPLACE was accepted there), or its unbind
-	 * purged the port's flows.  No lock for this: rhashtable lookups
+	 * of every port of the flowtable's block; the callback of the port
+	 * it enters on removes it, the others return.  That port's callback
+	 * is on the same block (its REPLACE was accepted there), or its
+	 * unbind purged the port's flows.  No lock for this: rhashtable lookups
 	 * are RCU safe and flows are freed after a grace period; the
 	 * kernel does not offer and destroy one cookie at once, so a miss
 	 * here is a miss under the lock.

@@ -86,8 +86,7 @@ static int npuep_tc_block_cb(enum tc_setup_type type, void *type_data,
  * its flow_block_lock): an add work item walking that list can still post
  * a REPLACE after the purge.  The port leaves ft_bound first, under the
  * table lock that npuep_flow_replace() tests it under, so that REPLACE
- * finds it gone (else an orphan stays in the driver and the coprocessor:
- * test 63 once found one after a flowtable deletion).  tc replays DESTROY
+ * finds it gone (else an orphan stays in the driver and the coprocessor).  tc replays DESTROY
  * for every filter before an unbind: flower needs none of this.
  */
 static void npuep_ft_unbind(struct npuep_port *port)

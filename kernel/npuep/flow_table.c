@@ -35,22 +35,17 @@ void npuep_ft_lock(struct npuep_ft *ft)
 	mutex_lock(&ft->lock);
 	ft->lock_t0 = ktime_get_ns();
 	ft->bh_off = false;
-	ft->lock_run0 = READ_ONCE(current->se.sum_exec_runtime);
-	ft->lock_nvcsw0 = current->nvcsw;
-	ft->lock_nivcsw0 = current->nivcsw;
 }
 
 /*
  * The flow-table lock for work that posts and never waits (the kernel's
  * REPLACE/DESTROY/STATS with flow_cmd_posted, a purge's batch): the mutex,
- * plus softirqs and preemption off on this CPU while it is held.  Without
- * that, the receive softirq and the model's firmware work (on the same
- * CPUs under the model) ran inside the hold: 62 logged 24 ms holds of
- * which the holder's own code was a small part.  Under it nothing sleeps
- * or waits for the device: allocations are GFP_ATOMIC (npuep_ft_gfp()) and
- * a full command ring queues the command in the driver behind it
- * (npuep_cmd_post_queued()); with a wait for a slot instead, make bench
- * still saw holds over 5 ms, one per full ring.
+ * plus softirqs and preemption off on this CPU while it is held, so that
+ * the receive softirq and the model's firmware work (on the same CPUs
+ * under the model) do not run inside the hold (docs/measurements.md,
+ * "Flow-table lock").  Under it nothing sleeps or waits for the device:
+ * allocations are GFP_ATOMIC (npuep_ft_gfp()) and a full command ring
+ * queues the command in the driver behind it (npuep_cmd_post_queued()).
  */
 static void npuep_ft_lock_bh(struct npuep_ft *ft)
 {
@@ -73,11 +68,7 @@ static gfp_t npuep_ft_gfp(struct npuep_ft *ft)
 	return ft->bh_off ? GFP_ATOMIC : GFP_KERNEL;
 }
 
-/*
- * A new longest hold above 5 ms is logged with what it was made of: the
- * holder's own CPU time, and how often it slept (voluntary switches: a
- * command or an allocation waited) or was preempted (involuntary).
- */
+/* Release the lock; the hold counts in the longest-hold and over-1/5-ms counters. */
 void npuep_ft_unlock(struct npuep_ft *ft)
 {
 	u64 held = ktime_get_ns() - ft->lock_t0;
@@ -86,17 +77,8 @@ void npuep_ft_unlock(struct npuep_ft *ft)
 		ft->bh_off = false;
 		local_bh_enable();
 	}
-	if (held > ft->st.lock_held_max_ns) {
+	if (held > ft->st.lock_held_max_ns)
 		ft->st.lock_held_max_ns = held;
-		if (held > 5 * NSEC_PER_MSEC)
-			dev_info(ft->ndev->dev,
-				 "flow-table lock held %llu us by %pS: on CPU ~%llu us (scheduler ticks), slept %lu times, preempted %lu times\n",
-				 div_u64(held, NSEC_PER_USEC), (void *)_RET_IP_,
-				 div_u64(READ_ONCE(current->se.sum_exec_runtime) - ft->lock_run0,
-					 NSEC_PER_USEC),
-				 current->nvcsw - ft->lock_nvcsw0,
-				 current->nivcsw - ft->lock_nivcsw0);
-	}
 	if (held > NSEC_PER_MSEC)
 		ft->st.lock_held_over_1ms++;
 	if (held > 5 * NSEC_PER_MSEC)
