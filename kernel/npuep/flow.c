@@ -231,14 +231,7 @@ static int npuep_flow_replay_locked(struct npuep_dev *ndev)
 		c = npuep_conn_at(ft, i);
 		if (!c)
 			continue;
-		c->pkts[0] = 0;
-		c->pkts[1] = 0;
-		c->bytes[0] = 0;
-		c->bytes[1] = 0;
-		if (c->flow[0])
-			npuep_flow_rep_reset(c->flow[0]);
-		if (c->flow[1])
-			npuep_flow_rep_reset(c->flow[1]);
+		npuep_conn_stats_reset(c);
 		err = npuep_conn_write(ft, c);
 		if (!err)
 			n++;

@@ -111,7 +111,7 @@ int npuep_flow_destroy(struct npuep_ft *ft, struct npuep_port *port,
 int npuep_flow_stats(struct npuep_ft *ft, struct npuep_port *port,
 		     struct flow_cls_offload *cls);
 void npuep_flow_purge(struct npuep_ft *ft, u32 port, u8 owner);
-void npuep_flow_rep_reset(struct npuep_flow *f);
+void npuep_conn_stats_reset(struct npuep_conn *c);
 
 /* flow_destroy.c */
 void npuep_ft_dq_flush(struct npuep_ft *ft);

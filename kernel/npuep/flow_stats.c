@@ -59,16 +59,8 @@ void npuep_ft_stats_work(struct work_struct *work)
 			p0 = le64_to_cpu(s->packets[0]);
 			p1 = le64_to_cpu(s->packets[1]);
 			/* Counters restart with a new revision. */
-			if (p0 < c->pkts[0] || p1 < c->pkts[1]) {
-				c->pkts[0] = 0;
-				c->pkts[1] = 0;
-				c->bytes[0] = 0;
-				c->bytes[1] = 0;
-				if (c->flow[0])
-					npuep_flow_rep_reset(c->flow[0]);
-				if (c->flow[1])
-					npuep_flow_rep_reset(c->flow[1]);
-			}
+			if (p0 < c->pkts[0] || p1 < c->pkts[1])
+				npuep_conn_stats_reset(c);
 			if (p0 != c->pkts[0] || p1 != c->pkts[1])
 				c->lastused = jiffies - msecs_to_jiffies(le32_to_cpu(s->idle_ms));
 			c->pkts[0] = p0;

@@ -605,8 +605,28 @@ void npuep_flow_purge(struct npuep_ft *ft, u32 port, u8 owner)
 	}
 }
 
-void npuep_flow_rep_reset(struct npuep_flow *f)
+static void npuep_flow_rep_reset(struct npuep_flow *f)
 {
 	f->rep_pkts = 0;
 	f->rep_bytes = 0;
+}
+
+/**
+ * npuep_conn_stats_reset() - a connection's counters start again from zero
+ * @c: the connection, under ft->lock
+ *
+ * The device's counters restart with a new revision (a rewrite, a replay):
+ * the shadow's cumulative counts and what each direction has reported to
+ * the kernel start again with them.
+ */
+void npuep_conn_stats_reset(struct npuep_conn *c)
+{
+	int d;
+
+	for (d = 0; d < 2; d++) {
+		c->pkts[d] = 0;
+		c->bytes[d] = 0;
+		if (c->flow[d])
+			npuep_flow_rep_reset(c->flow[d]);
+	}
 }
