@@ -9,19 +9,20 @@
  * after a firmware recovery (whose fault emptied the device's tables) every
  * port's table is cleared and written again (npuep_ntuple_replay()).
  *
- * Supported: flow types tcp4, udp4, ip4, tcp6, udp6, ip6 with source and
- * destination addresses and ports under any mask, the IP protocol of ip4
- * and ip6 (exact or any); action a queue below the active count (ethtool
- * -L) or drop (RX_CLS_FLOW_DISC); a location below NPU_NTUPLE_RULES or
- * RX_CLS_LOC_ANY/FIRST/LAST.  Anything else is refused with a message
- * saying why.  All under rtnl.
+ * This file is the glue: the tables, the commands and the replay.  What a
+ * rule may be and where it goes are decided in ntuple_pure.c (tcp4, udp4,
+ * ip4, tcp6, udp6, ip6 rules of addresses, ports and protocol; a queue
+ * below the active count or drop; a location below NPU_NTUPLE_RULES or
+ * RX_CLS_LOC_ANY/FIRST/LAST), which says why it refuses anything else: the
+ * reason is logged on the netdev, as set_rxnfc has no extack.  All under
+ * rtnl.
  */
 #include <linux/ethtool.h>
-#include <linux/in.h>
 #include <linux/rtnetlink.h>
 #include <linux/slab.h>
 
 #include "npuep.h"
+#include "ntuple_pure.h"
 
 /**
  * struct npuep_ntuple - one port's rules
@@ -47,195 +48,34 @@ static int npuep_ntuple_cmd(struct npuep_port *port, u16 opcode, u32 loc,
 	return npuep_cmd_exec(port->ndev, opcode, &nc, sizeof(nc), NULL, 0);
 }
 
-static void npuep_ntuple_addr(__be32 *v, __be32 *m, const __be32 *hv,
-			      const __be32 *hm, u32 words)
-{
-	u32 i;
-
-	for (i = 0; i < words; i++) {
-		m[i] = hm[i];
-		v[i] = hv[i] & hm[i];
-	}
-}
-
-static void npuep_ntuple_ports(struct npu_ntuple_rule *r, __be16 psrc,
-			       __be16 msrc, __be16 pdst, __be16 mdst)
-{
-	r->sport = psrc & msrc;
-	r->sport_mask = msrc;
-	r->dport = pdst & mdst;
-	r->dport_mask = mdst;
-}
-
 /*
- * Translate an ethtool rule into the device's.  Return: 0, or -EINVAL /
- * -EOPNOTSUPP with the reason logged on the netdev.
+ * The rule as the device's (ntuple_pure.c decides).  Return: 0, or
+ * -EINVAL / -EOPNOTSUPP with the reason logged on the netdev.
  */
 static int npuep_ntuple_to_hw(struct npuep_port *port,
 			      const struct ethtool_rx_flow_spec *fs,
 			      struct npu_ntuple_rule *r)
 {
-	struct net_device *netdev = port->netdev;
-	u32 type = fs->flow_type & ~(FLOW_EXT | FLOW_MAC_EXT | FLOW_RSS);
-	const union ethtool_flow_union *h = &fs->h_u, *m = &fs->m_u;
-	u64 q;
+	char msg[NPUEP_NT_MSG_LEN];
+	int err;
 
-	memset(r, 0, sizeof(*r));
-	if (fs->flow_type & FLOW_RSS) {
-		netdev_err(netdev, "ntuple: RSS contexts are not supported\n");
-		return -EOPNOTSUPP;
-	}
-	if (((fs->flow_type & FLOW_EXT) &&
-	     (fs->m_ext.vlan_etype || fs->m_ext.vlan_tci ||
-	      fs->m_ext.data[0] || fs->m_ext.data[1])) ||
-	    ((fs->flow_type & FLOW_MAC_EXT) &&
-	     !is_zero_ether_addr(fs->m_ext.h_dest))) {
-		netdev_err(netdev, "ntuple: no VLAN, user-def or MAC match\n");
-		return -EOPNOTSUPP;
-	}
-
-	switch (type) {
-	case TCP_V4_FLOW:
-	case UDP_V4_FLOW:
-		if (m->tcp_ip4_spec.tos)
-			goto tos;
-		r->family = NPU_AF_INET;
-		r->proto = type == TCP_V4_FLOW ? IPPROTO_TCP : IPPROTO_UDP;
-		r->proto_mask = 0xff;
-		npuep_ntuple_addr(r->saddr, r->saddr_mask,
-				  &h->tcp_ip4_spec.ip4src,
-				  &m->tcp_ip4_spec.ip4src, 1);
-		npuep_ntuple_addr(r->daddr, r->daddr_mask,
-				  &h->tcp_ip4_spec.ip4dst,
-				  &m->tcp_ip4_spec.ip4dst, 1);
-		npuep_ntuple_ports(r, h->tcp_ip4_spec.psrc,
-				   m->tcp_ip4_spec.psrc, h->tcp_ip4_spec.pdst,
-				   m->tcp_ip4_spec.pdst);
-		break;
-	case IP_USER_FLOW:
-		if (m->usr_ip4_spec.tos)
-			goto tos;
-		if (m->usr_ip4_spec.l4_4_bytes)
-			goto l4bytes;
-		if (m->usr_ip4_spec.ip_ver ||
-		    (h->usr_ip4_spec.ip_ver &&
-		     h->usr_ip4_spec.ip_ver != ETH_RX_NFC_IP4)) {
-			netdev_err(netdev, "ntuple: ip4 rules are IPv4 only\n");
-			return -EINVAL;
-		}
-		r->family = NPU_AF_INET;
-		r->proto_mask = m->usr_ip4_spec.proto;
-		r->proto = h->usr_ip4_spec.proto & r->proto_mask;
-		npuep_ntuple_addr(r->saddr, r->saddr_mask,
-				  &h->usr_ip4_spec.ip4src,
-				  &m->usr_ip4_spec.ip4src, 1);
-		npuep_ntuple_addr(r->daddr, r->daddr_mask,
-				  &h->usr_ip4_spec.ip4dst,
-				  &m->usr_ip4_spec.ip4dst, 1);
-		break;
-	case TCP_V6_FLOW:
-	case UDP_V6_FLOW:
-		if (m->tcp_ip6_spec.tclass)
-			goto tos;
-		r->family = NPU_AF_INET6;
-		r->proto = type == TCP_V6_FLOW ? IPPROTO_TCP : IPPROTO_UDP;
-		r->proto_mask = 0xff;
-		npuep_ntuple_addr(r->saddr, r->saddr_mask,
-				  h->tcp_ip6_spec.ip6src,
-				  m->tcp_ip6_spec.ip6src, 4);
-		npuep_ntuple_addr(r->daddr, r->daddr_mask,
-				  h->tcp_ip6_spec.ip6dst,
-				  m->tcp_ip6_spec.ip6dst, 4);
-		npuep_ntuple_ports(r, h->tcp_ip6_spec.psrc,
-				   m->tcp_ip6_spec.psrc, h->tcp_ip6_spec.pdst,
-				   m->tcp_ip6_spec.pdst);
-		break;
-	case IPV6_USER_FLOW:
-		if (m->usr_ip6_spec.tclass)
-			goto tos;
-		if (m->usr_ip6_spec.l4_4_bytes)
-			goto l4bytes;
-		r->family = NPU_AF_INET6;
-		r->proto_mask = m->usr_ip6_spec.l4_proto;
-		r->proto = h->usr_ip6_spec.l4_proto & r->proto_mask;
-		npuep_ntuple_addr(r->saddr, r->saddr_mask,
-				  h->usr_ip6_spec.ip6src,
-				  m->usr_ip6_spec.ip6src, 4);
-		npuep_ntuple_addr(r->daddr, r->daddr_mask,
-				  h->usr_ip6_spec.ip6dst,
-				  m->usr_ip6_spec.ip6dst, 4);
-		break;
-	default:
-		netdev_err(netdev,
-			   "ntuple: flow type %#x not supported (tcp4 udp4 ip4 tcp6 udp6 ip6)\n",
-			   type);
-		return -EOPNOTSUPP;
-	}
-	if (r->proto_mask && r->proto_mask != 0xff) {
-		netdev_err(netdev, "ntuple: the protocol matches exactly or not at all\n");
-		return -EINVAL;
-	}
-
-	if (fs->ring_cookie == RX_CLS_FLOW_DISC) {
-		r->action = NPU_NTUPLE_ACT_DROP;
-		return 0;
-	}
-	if (fs->ring_cookie == RX_CLS_FLOW_WAKE ||
-	    ethtool_get_flow_spec_ring_vf(fs->ring_cookie)) {
-		netdev_err(netdev, "ntuple: the action is a queue or drop (-1)\n");
-		return -EOPNOTSUPP;
-	}
-	q = ethtool_get_flow_spec_ring(fs->ring_cookie);
-	if (q >= port->nq) {
-		netdev_err(netdev,
-			   "ntuple: queue %llu is beyond the %u active queues (ethtool -L)\n",
-			   q, port->nq);
-		return -EINVAL;
-	}
-	r->action = NPU_NTUPLE_ACT_QUEUE;
-	r->queue = cpu_to_le16(q);
-	return 0;
-
-tos:
-	netdev_err(netdev, "ntuple: no TOS / traffic class match\n");
-	return -EOPNOTSUPP;
-l4bytes:
-	netdev_err(netdev, "ntuple: no l4 data match (use tcp/udp flow types for ports)\n");
-	return -EOPNOTSUPP;
+	err = npuep_ntuple_fs_to_rule(fs, port->nq, r, msg);
+	if (err)
+		netdev_err(port->netdev, "ntuple: %s\n", msg);
+	return err;
 }
 
+/* Where the rule goes.  Return: the location, or a negative errno. */
 static int npuep_ntuple_loc(struct npuep_port *port, struct npuep_ntuple *nt,
 			    u32 loc)
 {
-	unsigned long i;
+	char msg[NPUEP_NT_MSG_LEN];
+	int ret;
 
-	if (!(loc & RX_CLS_LOC_SPECIAL)) {
-		if (loc < NPU_NTUPLE_RULES)
-			return loc;
-		netdev_err(port->netdev, "ntuple: location %u is not below %u\n",
-			   loc, NPU_NTUPLE_RULES);
-		return -EINVAL;
-	}
-	switch (loc) {
-	case RX_CLS_LOC_ANY:
-	case RX_CLS_LOC_FIRST:
-		i = find_first_zero_bit(nt->used, NPU_NTUPLE_RULES);
-		break;
-	case RX_CLS_LOC_LAST:
-		for (i = NPU_NTUPLE_RULES; i--;)
-			if (!test_bit(i, nt->used))
-				break;
-		if (i == ULONG_MAX)
-			i = NPU_NTUPLE_RULES;
-		break;
-	default:
-		return -EINVAL;
-	}
-	if (i < NPU_NTUPLE_RULES)
-		return i;
-	netdev_err(port->netdev, "ntuple: the table is full (%u rules)\n",
-		   NPU_NTUPLE_RULES);
-	return -ENOSPC;
+	ret = npuep_ntuple_loc_find(loc, nt->used, msg);
+	if (ret < 0 && msg[0])
+		netdev_err(port->netdev, "ntuple: %s\n", msg);
+	return ret;
 }
 
 static int npuep_ntuple_insert(struct npuep_port *port,
