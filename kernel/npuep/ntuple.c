@@ -73,7 +73,7 @@ static int npuep_ntuple_loc(struct npuep_port *port, struct npuep_ntuple *nt,
 	int ret;
 
 	ret = npuep_ntuple_loc_find(loc, nt->used, msg);
-	if (ret < 0 && msg[0])
+	if (ret < 0)
 		netdev_err(port->netdev, "ntuple: %s\n", msg);
 	return ret;
 }

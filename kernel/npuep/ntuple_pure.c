@@ -316,6 +316,9 @@ int npuep_ntuple_loc_find(u32 loc, const unsigned long *used,
 		i = npuep_nt_last_free(used);
 		break;
 	default:
+		snprintf(msg, NPUEP_NT_MSG_LEN,
+			 "special location %#x is not RX_CLS_LOC_ANY, FIRST or LAST",
+			 loc);
 		return -EINVAL;
 	}
 	if (i < NPU_NTUPLE_RULES)

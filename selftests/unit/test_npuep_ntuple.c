@@ -773,12 +773,15 @@ static void test_loc_full(void **state)
 	loc_refused(RX_CLS_LOC_LAST, -ENOSPC, "the table is full (128 rules)");
 }
 
+/* Of the special locations only these three: another is said so. */
 static void test_loc_special_other(void **state)
 {
 	(void)state;
 	memset(used, 0, sizeof(used));
-	loc_refused(RX_CLS_LOC_SPECIAL, -EINVAL, "");
-	loc_refused(RX_CLS_LOC_LAST - 1, -EINVAL, "");
+	loc_refused(RX_CLS_LOC_SPECIAL, -EINVAL,
+		    "special location 0x80000000 is not RX_CLS_LOC_ANY, FIRST or LAST");
+	loc_refused(RX_CLS_LOC_LAST - 1, -EINVAL,
+		    "special location 0xfffffffc is not RX_CLS_LOC_ANY, FIRST or LAST");
 }
 
 int main(void)
