@@ -11,6 +11,7 @@
  * NAPIs: its ceiling is ring depth x poll rate, 1,024 x 1,000/s x 1,448 B ~
  * 11.8 Gbit/s at the defaults, 1.2 Gbit/s at a 10 ms interval (seed 000).
  */
+#include <linux/debugfs.h>
 #include <linux/dma-mapping.h>
 #include <linux/interrupt.h>
 #include <net/netdev_queues.h>
@@ -372,12 +373,14 @@ static int npuep_qp_open(struct npuep_qp *qp)
 	qp->dim.mode = DIM_CQ_PERIOD_MODE_START_FROM_EQE;
 	qp->dim.state = DIM_START_MEASURE;
 	qp->sched_by_poll = false;
+	npuep_rx_refill_init(qp);
 
 	npuep_qp_hw_start(qp);
 	napi_enable(&qp->napi);
 	netif_queue_set_napi(netdev, qp->idx, NETDEV_QUEUE_TYPE_RX, &qp->napi);
 	netif_queue_set_napi(netdev, qp->idx, NETDEV_QUEUE_TYPE_TX, &qp->napi);
 	qp->open = true;
+	npuep_rx_refill_start(qp);
 	if (qp->irq >= 0)
 		npuep_wr32(qp->port->ndev, qp->reg + NPU_QP_IRQ_UNMASK, 1);
 	return 0;
@@ -403,6 +406,28 @@ void npuep_rss_default(struct npuep_port *port)
 			val |= ((4 * i + j) % port->nq) << (8 * j);
 		npuep_wr32(port->ndev, port->reg + NPU_PORT_RETA + 4 * i, val);
 	}
+}
+
+/*
+ * debugfs npuep/<dev>-p<N>/, for as long as the datapath is open:
+ *   fail_rx_alloc  the next N receive buffer allocations of the port's
+ *                  queues fail, as when memory runs short (a test fault)
+ */
+static void npuep_dp_debugfs_create(struct npuep_port *port)
+{
+	char name[48];
+
+	snprintf(name, sizeof(name), "%s-p%u", dev_name(port->ndev->dev),
+		 port->idx + 1);
+	port->dbg = debugfs_create_dir(name, npuep_dbg_root);
+	debugfs_create_atomic_t("fail_rx_alloc", 0600, port->dbg,
+				&port->fail_rx_alloc);
+}
+
+static void npuep_dp_debugfs_remove(struct npuep_port *port)
+{
+	debugfs_remove_recursive(port->dbg);
+	port->dbg = NULL;
 }
 
 /**
@@ -451,10 +476,12 @@ int npuep_dp_open(struct npuep_port *port)
 	smp_store_release(&port->dp_open, true);
 	spin_unlock_irqrestore(&ndev->poll_lock, flags);
 	netif_tx_start_all_queues(netdev);
+	npuep_dp_debugfs_create(port);
 	return 0;
 
 err_close:
 	while (q--) {
+		npuep_rx_refill_stop(&port->qps[q]);
 		napi_disable(&port->qps[q].napi);
 		npuep_qp_close(&port->qps[q]);
 	}
@@ -478,6 +505,7 @@ void npuep_dp_close(struct npuep_port *port)
 	if (!port->dp_open)
 		return;
 
+	npuep_dp_debugfs_remove(port);
 	spin_lock_irqsave(&ndev->poll_lock, flags);
 	port->dp_open = false;
 	spin_unlock_irqrestore(&ndev->poll_lock, flags);
@@ -485,9 +513,12 @@ void npuep_dp_close(struct npuep_port *port)
 	synchronize_net();
 
 	netif_tx_disable(port->netdev);
-	for (q = 0; q < ndev->nqueues; q++)
-		if (port->qps[q].open)
-			napi_disable(&port->qps[q].napi);
+	for (q = 0; q < ndev->nqueues; q++) {
+		if (!port->qps[q].open)
+			continue;
+		npuep_rx_refill_stop(&port->qps[q]);
+		napi_disable(&port->qps[q].napi);
+	}
 	/* Again: a NAPI pass may have woken a queue before it was disabled. */
 	netif_tx_disable(port->netdev);
 	for (q = 0; q < ndev->nqueues; q++)

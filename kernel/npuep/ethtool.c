@@ -28,6 +28,7 @@ static const struct {
 	{ "rx", "xdp_tx_errors" }, { "rx", "xdp_redirect_errors" },
 	{ "tx", "xdp_xmit" }, { "tx", "xdp_xmit_errors" },
 	{ "rx", "poll_runs" }, { "tx", "fraglist" },
+	{ "rx", "refill_retry" },
 	/* kept by the coprocessor */
 	{ "hw_rx", "frames" }, { "hw_rx", "bytes" }, { "hw_rx", "qfull" },
 	{ "hw_rx", "irqs" }, { "hw_rx", "badbuf" },
@@ -454,6 +455,7 @@ static void npuep_get_ethtool_stats(struct net_device *netdev,
 		*data++ = s.tx_xdp_xmit_errors;
 		*data++ = READ_ONCE(qp->poll_runs);
 		*data++ = s.tx_fraglist;
+		*data++ = s.rx_refill_retry;
 		for (i = 0; i < ARRAY_SIZE(npuep_qp_hw_regs); i++)
 			*data++ = npuep_rd64(ndev, qp->reg + npuep_qp_hw_regs[i]);
 		for (i = 0; i < NPU_PUNT_MAX; i++)

@@ -140,6 +140,7 @@ struct npuep_qp_stats {
 	u64 rx_xdp_redirect_errors;
 	u64 tx_xdp_xmit;	/* xsyncp: frames taken by ndo_xdp_xmit */
 	u64 tx_xdp_xmit_errors;	/* xsyncp: frames ndo_xdp_xmit refused */
+	u64 rx_refill_retry;	/* refill_work passes over an empty ring */
 	u64 irqs;		/* doorbell interrupts taken by the driver */
 	u64 poll_scheds;	/* NAPI runs started by the safety-net poll */
 };
@@ -174,6 +175,16 @@ struct npuep_qp {
 	u8 rx_order;			/* page order of the buffers */
 	u32 rx_ntc;			/* next to clean */
 	u32 rx_ntu;			/* next to use (== tail written) */
+	/*
+	 * An empty ring whose refill failed gets no doorbell: refill_work
+	 * retries it, with NAPI disabled, after refill_delay_ms (doubling
+	 * while it fails).  refill_on (under refill_lock) says whether it may
+	 * be queued.
+	 */
+	struct delayed_work refill_work;
+	spinlock_t refill_lock;		/* see above */
+	bool refill_on;
+	u32 refill_delay_ms;		/* NAPI's, or refill_work's with NAPI off */
 
 	/* tx */
 	struct npu_tx_desc *tx_ring;
@@ -214,6 +225,10 @@ struct npuep_port {
 
 	struct npuep_qp *qps;		/* ndev->nqueues entries */
 	struct npuep_ntuple *ntuple;	/* ethtool -N rules (ntuple.c), rtnl */
+
+	/* debugfs <dev>-p<N>/ while the datapath is open (datapath.c) */
+	struct dentry *dbg;
+	atomic_t fail_rx_alloc;		/* fault: receive allocations to fail */
 };
 
 /*
@@ -303,6 +318,9 @@ extern const struct netdev_stat_ops npuep_stat_ops;
 /* rx.c */
 bool npuep_rx_refill(struct npuep_qp *qp, gfp_t gfp);
 int npuep_rx_clean(struct npuep_qp *qp, int limit);
+void npuep_rx_refill_init(struct npuep_qp *qp);
+void npuep_rx_refill_start(struct npuep_qp *qp);
+void npuep_rx_refill_stop(struct npuep_qp *qp);
 
 /* tx.c */
 netdev_tx_t npuep_start_xmit(struct sk_buff *skb, struct net_device *dev);

@@ -15,6 +15,40 @@
 
 #include "npuep.h"
 
+/* Backoff of the refill retry: from 1 ms, doubling while it fails, to 1 s. */
+#define NPUEP_RX_REFILL_MIN_MS	1
+#define NPUEP_RX_REFILL_MAX_MS	1000
+
+/* A buffer from the queue's pool, unless the debugfs fault fails it. */
+static struct page *npuep_rx_alloc(struct npuep_qp *qp, gfp_t gfp)
+{
+	atomic_t *fail = &qp->port->fail_rx_alloc;
+
+	if (unlikely(atomic_read(fail) > 0) && atomic_dec_if_positive(fail) >= 0)
+		return NULL;
+	return page_pool_alloc_pages(qp->pool, gfp | __GFP_NOWARN);
+}
+
+/* No buffer posted: the device cannot deliver, and rings no doorbell. */
+static bool npuep_rx_ring_empty(const struct npuep_qp *qp)
+{
+	return qp->rx_ntu == qp->rx_ntc;
+}
+
+/*
+ * The ring is empty and its refill failed: nothing will schedule this
+ * NAPI again (with the safety-net poll off), so refill_work retries after
+ * the backoff.  NAPI context.
+ */
+static void npuep_rx_refill_later(struct npuep_qp *qp)
+{
+	spin_lock(&qp->refill_lock);
+	if (qp->refill_on)
+		queue_delayed_work(system_wq, &qp->refill_work,
+				   msecs_to_jiffies(qp->refill_delay_ms));
+	spin_unlock(&qp->refill_lock);
+}
+
 /**
  * npuep_rx_refill() - post free buffers on a receive ring
  * @qp: the queue pair; its NAPI context, or NAPI not running
@@ -37,7 +71,7 @@ bool npuep_rx_refill(struct npuep_qp *qp, gfp_t gfp)
 		struct page *page;
 		dma_addr_t dma;
 
-		page = page_pool_alloc_pages(qp->pool, gfp | __GFP_NOWARN);
+		page = npuep_rx_alloc(qp, gfp);
 		if (unlikely(!page)) {
 			u64_stats_update_begin(&qp->stats.syncp);
 			qp->stats.rx_alloc_fail++;
@@ -197,5 +231,82 @@ int npuep_rx_clean(struct npuep_qp *qp, int limit)
 
 	/* One doorbell per pass. */
 	npuep_rx_refill(qp, GFP_ATOMIC);
+	if (unlikely(npuep_rx_ring_empty(qp)))
+		npuep_rx_refill_later(qp);
+	else if (unlikely(qp->refill_delay_ms != NPUEP_RX_REFILL_MIN_MS))
+		qp->refill_delay_ms = NPUEP_RX_REFILL_MIN_MS;
 	return done;
+}
+
+/*
+ * Refill an empty ring from process context, where the allocation may
+ * sleep and reclaim (as virtio_net's refill_work).  NAPI is disabled
+ * around it: the ring is NAPI's.
+ */
+static void npuep_rx_refill_work(struct work_struct *work)
+{
+	struct npuep_qp *qp = container_of(to_delayed_work(work),
+					   struct npuep_qp, refill_work);
+
+	napi_disable(&qp->napi);
+	npuep_rx_refill(qp, GFP_KERNEL);
+	u64_stats_update_begin(&qp->stats.syncp);
+	qp->stats.rx_refill_retry++;
+	u64_stats_update_end(&qp->stats.syncp);
+	if (npuep_rx_ring_empty(qp))
+		qp->refill_delay_ms = min(2 * qp->refill_delay_ms,
+					  NPUEP_RX_REFILL_MAX_MS);
+	napi_enable(&qp->napi);
+	/*
+	 * A doorbell raised meanwhile found NAPI disabled and was lost, and
+	 * the device keeps the vector masked until a pass re-arms it: run a
+	 * pass now.  If the ring is still empty, that pass queues this work
+	 * again, after the longer delay.
+	 */
+	local_bh_disable();
+	napi_schedule(&qp->napi);
+	local_bh_enable();
+}
+
+/**
+ * npuep_rx_refill_init() - set up a queue's refill retry, not yet armed
+ * @qp: the queue pair, being opened (NAPI not enabled yet)
+ */
+void npuep_rx_refill_init(struct npuep_qp *qp)
+{
+	spin_lock_init(&qp->refill_lock);
+	INIT_DELAYED_WORK(&qp->refill_work, npuep_rx_refill_work);
+	qp->refill_on = false;
+	qp->refill_delay_ms = NPUEP_RX_REFILL_MIN_MS;
+}
+
+/**
+ * npuep_rx_refill_start() - arm the refill retry once NAPI is enabled
+ * @qp: the queue pair
+ *
+ * A ring left empty by the first refill (npuep_qp_hw_start()) is retried
+ * at once.  Process context.
+ */
+void npuep_rx_refill_start(struct npuep_qp *qp)
+{
+	spin_lock_bh(&qp->refill_lock);
+	qp->refill_on = true;
+	if (npuep_rx_ring_empty(qp))
+		queue_delayed_work(system_wq, &qp->refill_work, 0);
+	spin_unlock_bh(&qp->refill_lock);
+}
+
+/**
+ * npuep_rx_refill_stop() - disarm the refill retry before NAPI is disabled
+ * @qp: the queue pair
+ *
+ * Returns when the work is neither queued nor running, and no NAPI pass
+ * can queue it again.  Process context; the caller disables NAPI next.
+ */
+void npuep_rx_refill_stop(struct npuep_qp *qp)
+{
+	spin_lock_bh(&qp->refill_lock);
+	qp->refill_on = false;
+	spin_unlock_bh(&qp->refill_lock);
+	cancel_delayed_work_sync(&qp->refill_work);
 }
