@@ -93,6 +93,7 @@ int npuep_flow_parse(struct npuep_port *port, struct flow_rule *rule,
 /* flow_table.c */
 struct npuep_conn *npuep_conn_at(struct npuep_ft *ft, u32 idx);
 void npuep_ft_lock(struct npuep_ft *ft);
+void npuep_ft_lock_bh(struct npuep_ft *ft);
 void npuep_ft_lock_writes(struct npuep_ft *ft);
 void npuep_ft_unlock(struct npuep_ft *ft);
 int npuep_ft_cmd_ring(struct npuep_ft *ft, u32 ring, bool posted, u16 op,

@@ -12,7 +12,15 @@
 /* At most one revive per connection in this many ms. */
 #define NPUEP_FLOW_REVIVE_MS	20
 
-
+/**
+ * npuep_ft_revive_work() - send the revives the receive path could not post
+ * @work: ft->revive_work
+ *
+ * For each index in ft->revive_map (set by npuep_flow_revive() when the
+ * high-priority ring was full), posts the connection's revive command on
+ * the high ring, under the flow-table lock with softirqs off (a full ring
+ * queues it in the driver; nothing here sleeps).
+ */
 void npuep_ft_revive_work(struct work_struct *work)
 {
 	struct npuep_ft *ft = container_of(work, struct npuep_ft, revive_work);
@@ -22,7 +30,7 @@ void npuep_ft_revive_work(struct work_struct *work)
 
 	for_each_set_bit(idx, ft->revive_map, ft->conn_max) {
 		clear_bit(idx, ft->revive_map);
-		npuep_ft_lock(ft);
+		npuep_ft_lock_bh(ft);
 		c = npuep_conn_at(ft, idx);
 		if (c) {
 			/* Same index and revision, no microflow: revive in place. */

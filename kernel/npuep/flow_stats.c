@@ -9,7 +9,18 @@
 #include "npuep.h"
 #include "flow_priv.h"
 
-
+/**
+ * npuep_ft_stats_work() - read every connection's counters back, once a second
+ * @work: ft->stats_work
+ *
+ * NPU_CMD_CONN_STATS for NPU_CONN_STATS_MAX connections at a time, waited
+ * for outside the flow-table lock; the answers (untrusted: index and
+ * revision checked) update the shadow's counters and last-used time, which
+ * FLOW_CLS_STATS reports.  The lock is held with softirqs off around the
+ * parts that touch the table (neither sleeps), so that the receive path
+ * does not run inside the hold.  Requeues itself every NPUEP_FLOW_STATS_MS
+ * until the table stops.
+ */
 void npuep_ft_stats_work(struct work_struct *work)
 {
 	struct npuep_ft *ft = container_of(to_delayed_work(work), struct npuep_ft,
@@ -19,7 +30,7 @@ void npuep_ft_stats_work(struct work_struct *work)
 	u32 i, j, n, more;
 
 	for (i = 0; i < ft->conn_max; i += NPU_CONN_STATS_MAX) {
-		npuep_ft_lock(ft);
+		npuep_ft_lock_bh(ft);
 		for (j = 0; j < NPU_CONN_STATS_MAX && i + j < ft->conn_max; j++)
 			if (npuep_conn_at(ft, i + j))
 				break;
@@ -42,7 +53,7 @@ void npuep_ft_stats_work(struct work_struct *work)
 					NPU_CMD_CONN_STATS, &ref, sizeof(ref),
 					&resp, sizeof(resp)))
 			break;
-		npuep_ft_lock(ft);
+		npuep_ft_lock_bh(ft);
 		ft->st.stats_reads++;
 		n = min_t(u32, le16_to_cpu(resp.count), NPU_CONN_STATS_MAX);
 		for (j = 0; j < n; j++) {

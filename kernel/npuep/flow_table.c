@@ -47,7 +47,7 @@ void npuep_ft_lock(struct npuep_ft *ft)
  * allocations are GFP_ATOMIC (npuep_ft_gfp()) and a full command ring
  * queues the command in the driver behind it (npuep_cmd_post_queued()).
  */
-static void npuep_ft_lock_bh(struct npuep_ft *ft)
+void npuep_ft_lock_bh(struct npuep_ft *ft)
 {
 	npuep_ft_lock(ft);
 	local_bh_disable();
