@@ -28,7 +28,10 @@
  *     count reaches npuflow_threshold (the atomic add's old value decides,
  *     so concurrent CPUs cannot both see the crossing), and REVIVE when a
  *     frame with a hardware connection index arrives punted "not active",
- *     at most once per npuflow_revive_gap_ns per candidate (cmpxchg).
+ *     at most once per npuflow_revive_gap_ns per candidate (cmpxchg).  An
+ *     event the full ring cannot take is counted EVENT_LOST; a lost
+ *     THRESHOLD also marks its candidate NPUFLOW_CF_EVENT_LOST, which
+ *     npuflowd's rescan looks for.
  */
 #include <linux/bpf.h>
 #include <linux/if_ether.h>
@@ -501,18 +504,21 @@ trunc:
 	fail(p, NPUFLOW_S_TRUNC_L2);
 }
 
-static __always_inline void emit(__u32 type, const struct npuflow_key *k,
-				 const struct npuflow_cand *v, __u64 frames,
-				 __u64 now, __u8 reason, __u32 conn, __u32 hash,
-				 struct npuflow_counters *c)
+/*
+ * Raise event @type for candidate @v (key @k).  0, or -1 when the ring is
+ * full: the caller counts the loss (lost()), after marking a lost
+ * threshold event in the candidate.
+ */
+static __always_inline int emit(__u32 type, const struct npuflow_key *k,
+				const struct npuflow_cand *v, __u64 frames,
+				__u64 now, __u8 reason, __u32 conn, __u32 hash,
+				struct npuflow_counters *c)
 {
 	struct npuflow_event *e;
 
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
-	if (!e) {
-		c->stat[NPUFLOW_S_EVENT_LOST]++;
-		return;
-	}
+	if (!e)
+		return -1;
 	e->type = type;
 	e->conn = conn;
 	e->ts_ns = now;
@@ -526,6 +532,23 @@ static __always_inline void emit(__u32 type, const struct npuflow_key *k,
 	e->hash = hash;
 	bpf_ringbuf_submit(e, 0);
 	c->stat[type == NPUFLOW_EV_THRESHOLD ? NPUFLOW_S_THRESHOLD : NPUFLOW_S_REVIVE]++;
+	return 0;
+}
+
+/*
+ * An event the ring had no room for.  A threshold event is raised once per
+ * candidate: the candidate @v (NULL: a revive) is marked
+ * NPUFLOW_CF_EVENT_LOST first, then the loss counted, so that npuflowd,
+ * which rescans the candidates when it sees NPUFLOW_S_EVENT_LOST move,
+ * finds the mark (the compiler keeps the order; x86 does too).
+ */
+static __always_inline void lost(struct npuflow_cand *v, struct npuflow_counters *c)
+{
+	if (v) {
+		v->flags |= NPUFLOW_CF_EVENT_LOST;
+		asm volatile("" ::: "memory");
+	}
+	c->stat[NPUFLOW_S_EVENT_LOST]++;
 }
 
 /* @a (8-byte aligned) is the key @b. */
@@ -781,12 +804,12 @@ int npuflow_classify(struct xdp_md *ctx)
 		err = bpf_map_update_elem(&candidates, key, &nv, BPF_NOEXIST);
 		if (!err) {
 			c->stat[NPUFLOW_S_NEW]++;
-			if (thr)
-				emit(NPUFLOW_EV_THRESHOLD, key, &nv, 1, now, reason,
-				     conn, hash, c);
-			if (rev)
-				emit(NPUFLOW_EV_REVIVE, key, &nv, 1, now, reason,
-				     conn, hash, c);
+			if (thr && emit(NPUFLOW_EV_THRESHOLD, key, &nv, 1, now, reason,
+					conn, hash, c))
+				lost(bpf_map_lookup_elem(&candidates, key), c);
+			if (rev && emit(NPUFLOW_EV_REVIVE, key, &nv, 1, now, reason,
+					conn, hash, c))
+				lost(NULL, c);
 			if (e && !rev && (!npuflow_threshold || thr))
 				cache_fill(e, own, key, &nv, tick, m, pflags);
 			return XDP_PASS;
@@ -819,11 +842,13 @@ int npuflow_classify(struct xdp_md *ctx)
 		v->port = port;
 	if (old < npuflow_threshold && old + n >= npuflow_threshold) {
 		v->flags |= NPUFLOW_CF_THRESHOLD;
-		emit(NPUFLOW_EV_THRESHOLD, key, v, old + n, now, reason, conn, hash, c);
+		if (emit(NPUFLOW_EV_THRESHOLD, key, v, old + n, now, reason, conn, hash, c))
+			lost(v, c);
 	}
 	if (revive) {
-		if (revive_due(v, now))
-			emit(NPUFLOW_EV_REVIVE, key, v, old + n, now, reason, conn, hash, c);
+		if (revive_due(v, now) &&
+		    emit(NPUFLOW_EV_REVIVE, key, v, old + n, now, reason, conn, hash, c))
+			lost(NULL, c);
 		return XDP_PASS;
 	}
 	if (e && (!npuflow_threshold || (v->flags & NPUFLOW_CF_THRESHOLD)))

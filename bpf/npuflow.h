@@ -120,6 +120,8 @@ struct npuflow_cand {
 #define NPUFLOW_CF_EXTHDR	0x04	/* IPv6 extension headers present */
 #define NPUFLOW_CF_THRESHOLD	0x08	/* a threshold event was raised for it */
 #define NPUFLOW_CF_META		0x10	/* frames carried driver metadata */
+#define NPUFLOW_CF_EVENT_LOST	0x20	/* its threshold event found the ring full (counted
+					 * NPUFLOW_S_EVENT_LOST): npuflowd's rescan takes it */
 
 /* ------------------------------------------------------------------ */
 /* Candidate cache: BPF_MAP_TYPE_PERCPU_ARRAY "candcache", direct      */
@@ -376,6 +378,11 @@ enum npuflow_fm_stat {
 	NPUFLOW_FM_EGRESS_ASKED,	/* ... asked of rtnetlink (a miss) */
 	NPUFLOW_FM_CT_US,		/* of lookup_us: the conntrack query, us */
 	NPUFLOW_FM_CT_SWEPT,		/* taken out by the periodic conntrack check: no DESTROY came */
+	NPUFLOW_FM_RESCANS,		/* walks of the candidates after threshold events were lost */
+	NPUFLOW_FM_RESCANNED,		/* ... crossings they found (NPUFLOW_CF_EVENT_LOST), handled
+					 * as threshold events */
+	NPUFLOW_FM_RESCAN_LOST,		/* gauge: the classifier's NPUFLOW_S_EVENT_LOST total the
+					 * last complete walk covered */
 	NPUFLOW_FM_MAX,
 };
 #define NPUFLOW_FM_SLOTS	32

@@ -710,6 +710,69 @@ bad:
 	return -1;
 }
 
+int fm_missed(const struct npuflow_cand *v)
+{
+	const uint8_t m = NPUFLOW_CF_THRESHOLD | NPUFLOW_CF_EVENT_LOST;
+
+	return (v->flags & m) == m;
+}
+
+static int seen_cmp(const void *a, const void *b)
+{
+	return memcmp(a, b, sizeof(struct fm_seen));
+}
+
+void fm_rescan_begin(struct fm_rescan *r)
+{
+	r->ncur = 0;
+}
+
+int fm_rescan_take(struct fm_rescan *r, const struct npuflow_key *k,
+		   const struct npuflow_cand *v)
+{
+	struct fm_seen s;
+	int fresh;
+
+	memset(&s, 0, sizeof(s));
+	s.key = *k;
+	s.first_ns = v->first_ns;
+	fresh = !r->nprev || !bsearch(&s, r->prev, r->nprev, sizeof(s), seen_cmp);
+	if (r->ncur == r->cap) {
+		uint32_t nc = r->cap ? r->cap * 2 : 64;
+		struct fm_seen *p = nc > r->cap ? realloc(r->cur, (size_t)nc * sizeof(*p)) : NULL;
+
+		if (!p)
+			return 1;
+		r->cur = p;
+		r->cap = nc;
+	}
+	r->cur[r->ncur++] = s;
+	return fresh;
+}
+
+void fm_rescan_end(struct fm_rescan *r)
+{
+	struct fm_seen *t = r->prev;
+	uint32_t cap = r->cap;
+
+	if (r->ncur > 1)
+		qsort(r->cur, r->ncur, sizeof(*r->cur), seen_cmp);
+	r->prev = r->cur;
+	r->nprev = r->ncur;
+	/* the old list's buffer is the next walk's */
+	r->cur = t;
+	r->ncur = 0;
+	r->cap = t ? r->pcap : 0;
+	r->pcap = cap;
+}
+
+void fm_rescan_free(struct fm_rescan *r)
+{
+	free(r->prev);
+	free(r->cur);
+	memset(r, 0, sizeof(*r));
+}
+
 void fm_count_states(const struct fm *fm, __u64 *out)
 {
 	uint32_t i;
@@ -757,7 +820,7 @@ const char *fm_stat_name(unsigned int s)
 		"held_events", "revives", "taken_out", "released", "refused", "punted_made",
 		"core_full", "expired", "ct_refresh", "ct_resync", "hw_writes", "hw_deletes",
 		"hw_orphans", "restored", "lookup_us", "write_us", "egress_cached",
-		"egress_asked", "ct_us", "ct_swept",
+		"egress_asked", "ct_us", "ct_swept", "rescans", "rescanned", "rescan_lost",
 	};
 
 	return s < NPUFLOW_FM_MAX ? n[s] : NULL;

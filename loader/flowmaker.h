@@ -199,6 +199,44 @@ static inline struct fm_entry *fm_get(struct fm *fm, uint32_t id)
 	return id < fm->cfg.max_conns && fm->e[id].rec.state != NPUFLOW_CS_FREE ?
 	       &fm->e[id] : NULL;
 }
+/*
+ * Lost threshold events.  A crossing the classifier could not put in the
+ * full ring marks its candidate NPUFLOW_CF_EVENT_LOST (and counts
+ * NPUFLOW_S_EVENT_LOST); when that count moves, the daemon walks the
+ * candidates and hands each marked one to fm_candidate() as the event
+ * would have been, once: a marked candidate (key and first_ns: one
+ * candidate from its creation to its deletion crosses once) handed over in
+ * the previous walk is not handed over again.  What a walk did not see is
+ * forgotten, so memory follows the marked candidates present.
+ */
+struct fm_seen {
+	struct npuflow_key key;
+	uint64_t first_ns;
+};
+
+struct fm_rescan {
+	struct fm_seen *prev;	/* handed over by the last complete walk, sorted */
+	uint32_t nprev;
+	uint32_t pcap;		/* prev's allocation */
+	struct fm_seen *cur;	/* ... by this one so far */
+	uint32_t ncur, cap;
+};
+
+/* 1 if candidate @v crossed the threshold and its event was lost. */
+int fm_missed(const struct npuflow_cand *v);
+/* A walk starts (what the last complete one handed over is kept). */
+void fm_rescan_begin(struct fm_rescan *r);
+/*
+ * The walk found candidate @k / @v marked (fm_missed): 1 to hand it over
+ * (remembered), 0 if the last walk did.  1 also when memory is short (then
+ * the next walk may hand it over once more).
+ */
+int fm_rescan_take(struct fm_rescan *r, const struct npuflow_key *k,
+		   const struct npuflow_cand *v);
+/* The walk saw every candidate: it becomes the last complete walk. */
+void fm_rescan_end(struct fm_rescan *r);
+void fm_rescan_free(struct fm_rescan *r);
+
 /* Connections per state into out[NPUFLOW_CS_MAX]. */
 void fm_count_states(const struct fm *fm, __u64 *out);
 

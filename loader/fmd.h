@@ -31,6 +31,23 @@ struct fmd_port {
 	uint64_t facts_gen, facts_ns;
 };
 
+/*
+ * The rescan after lost threshold events (fmd.c, rescan()): one walk of the
+ * candidates at a time, in slices across ticks.
+ */
+struct fmd_rescan {
+	int active;
+	uint64_t lost;			/* the classifier's EVENT_LOST total when it began */
+	uint64_t next_ns;		/* none begins (or is checked for) before */
+	uint32_t token;			/* bpf_map_lookup_batch's position: a bucket */
+	int first, last;		/* no position yet; the last bucket is read */
+	struct npuflow_key *keys;	/* the batch read, @n entries, @pos handled */
+	struct npuflow_cand *vals;
+	uint32_t cap, n, pos;
+	uint64_t walked, found;		/* this walk: candidates read, crossings handed over */
+	struct fm_rescan seen;
+};
+
 struct fmd {
 	struct fm fm;
 	struct ctc ct;
@@ -43,6 +60,10 @@ struct fmd {
 	int nports;
 	int conn_fd, stats_fd, cand_fd;
 	int cache_fd;			/* the classifier's candidate cache, -1 = none */
+	int counters_fd;		/* its counters (EVENT_LOST: rescan), -1 = none */
+	void *counters_buf;		/* one slot, every CPU */
+	int ncpu;
+	struct fmd_rescan rs;
 	void (*cache_gen_bump)(void);	/* bumps its npuflow_cache_gen, or NULL */
 	struct npuflow_cache *cache;	/* what it held at this tick (read when needed) */
 	size_t ncache;
@@ -67,7 +88,8 @@ int fmd_restore(struct fmd *d, uint64_t now);
 void fmd_event(struct fmd *d, const struct npuflow_event *ev, uint64_t now);
 /* Conntrack events readable. */
 void fmd_ct_input(struct fmd *d, uint64_t now);
-/* Timers (holds, retries, keepalive, stats mirror); call often. */
+/* Timers (holds, retries, keepalive, stats mirror, the rescan after lost
+ * threshold events); call often. */
 void fmd_tick(struct fmd *d, uint64_t now);
 /* Release one (id) or all (id == UINT32_MAX): how many were released. */
 int fmd_release(struct fmd *d, uint32_t id, uint64_t now);

@@ -855,6 +855,7 @@ int main(int argc, char **argv)
 			goto out;
 		}
 		fmd.cache_fd = bpf_map__fd(skel->maps.candcache);
+		fmd.counters_fd = bpf_map__fd(skel->maps.counters);
 		fmd.cache_gen_bump = cache_gen_bump;
 		fm_on = 1;
 		fmd_restore(&fmd, fmd_now());

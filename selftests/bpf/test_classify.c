@@ -1510,6 +1510,9 @@ struct test {
 	int (*fn)(void);
 };
 
+static int t_ring_full(void);
+static int t_ring_full_threshold_one(void);
+
 static const struct test tests[] = {
 	{ "layout", t_layout },
 	{ "ipv4_tcp", t_v4_tcp },
@@ -1553,6 +1556,8 @@ static const struct test tests[] = {
 	{ "cache_no_metadata_no_hash_hash_0", t_cache_no_hash },
 	{ "cache_revive", t_cache_revive },
 	{ "cache_counters_and_metadata", t_cache_counters },
+	{ "ring_full_threshold_events_lost_marked", t_ring_full },
+	{ "ring_full_threshold_one_lost_marked", t_ring_full_threshold_one },
 };
 
 static int load(void)
@@ -1600,6 +1605,103 @@ static int t_threshold_one(void)
 	classify__destroy(s1);
 	nev = 0;
 	return err;
+}
+
+/*
+ * A ring too small for a burst: a 4 KiB ring (42 events) and 100 candidates
+ * that cross threshold @thr, none consumed meanwhile.  Each crossing either
+ * is in the ring or is counted lost and its candidate marked
+ * NPUFLOW_CF_EVENT_LOST (npuflowd's rescan looks for the mark): exactly
+ * one of the two, per candidate.  @thr 1: the first frame of a new
+ * candidate raises it (the insert path).
+ */
+#define BURST 100
+static int ring_full(uint64_t thr)
+{
+	struct classify *s1 = classify__open();
+	struct ring_buffer *r1 = NULL;
+	struct npuflow_counters *pc = NULL, sum;
+	struct npuflow_key k, next, *prev = NULL;
+	struct npuflow_cand v;
+	struct fspec sp = v4tcp();
+	struct frame f;
+	int marked = 0, both = 0, cands = 0, i, j, fd, err = -1;
+	uint32_t slot = LO_SLOT;
+
+	if (!s1)
+		FAIL("open");
+	s1->rodata->npuflow_threshold = thr;
+	bpf_map__set_max_entries(s1->maps.events, 4096);
+	bpf_map__set_max_entries(s1->maps.candidates, 1024);
+	if (classify__load(s1)) {
+		classify__destroy(s1);
+		FAIL("load");
+	}
+	nev = 0;
+	fd = bpf_program__fd(s1->progs.npuflow_classify);
+	for (i = 0; i < BURST; i++) {
+		sp.sport = 20000 + i;
+		frame_build(&sp, &f);
+		if (run_prog_n(fd, f.b, f.len, NULL, 0, thr + 2))
+			goto out;
+	}
+	r1 = ring_buffer__new(bpf_map__fd(s1->maps.events), on_event, NULL, NULL);
+	if (!r1) {
+		snprintf(failmsg, sizeof(failmsg), "ring_buffer__new");
+		goto out;
+	}
+	ring_buffer__consume(r1);
+	pc = calloc(ncpu, sizeof(*pc));
+	if (!pc || bpf_map_lookup_elem(bpf_map__fd(s1->maps.counters), &slot, pc)) {
+		snprintf(failmsg, sizeof(failmsg), "counters");
+		goto out;
+	}
+	npuflow_counters_sum(pc, ncpu, &sum);
+	while (!bpf_map_get_next_key(bpf_map__fd(s1->maps.candidates), prev, &next)) {
+		int in_ring = 0;
+
+		k = next;
+		prev = &k;
+		if (bpf_map_lookup_elem(bpf_map__fd(s1->maps.candidates), &k, &v))
+			break;
+		cands++;
+		for (j = 0; j < nev; j++)
+			in_ring |= !memcmp(&evs[j].key, &k, sizeof(k));
+		if (!(v.flags & NPUFLOW_CF_THRESHOLD)) {
+			snprintf(failmsg, sizeof(failmsg), "sport %u: not over the threshold",
+				 ntohs(k.sport));
+			goto out;
+		}
+		marked += !!(v.flags & NPUFLOW_CF_EVENT_LOST);
+		both += in_ring == !!(v.flags & NPUFLOW_CF_EVENT_LOST);
+	}
+	if (cands != BURST || nev < 1 || nev >= BURST || both ||
+	    marked != BURST - nev || sum.stat[NPUFLOW_S_THRESHOLD] != (uint64_t)nev ||
+	    sum.stat[NPUFLOW_S_EVENT_LOST] != (uint64_t)(BURST - nev)) {
+		snprintf(failmsg, sizeof(failmsg), "%d candidates, %d events in the ring, "
+			 "%d marked lost, %d both or neither; counted %llu raised, %llu lost "
+			 "(want %d = events + marked, none both or neither)", cands, nev,
+			 marked, both, (unsigned long long)sum.stat[NPUFLOW_S_THRESHOLD],
+			 (unsigned long long)sum.stat[NPUFLOW_S_EVENT_LOST], BURST);
+		goto out;
+	}
+	err = 0;
+out:
+	free(pc);
+	ring_buffer__free(r1);
+	classify__destroy(s1);
+	nev = 0;
+	return err;
+}
+
+static int t_ring_full(void)
+{
+	return ring_full(THRESH);
+}
+
+static int t_ring_full_threshold_one(void)
+{
+	return ring_full(1);
 }
 
 int main(int argc, char **argv)

@@ -14,7 +14,11 @@
 # removes them.  Without them (this build machine's kernel has no flower):
 # the same connection is looked up (both tuples, NAT, egress, next hops), the
 # rule write is refused and counted (hw_error), conntrack -D drops the entry,
-# and the conntrack client sets be-liberal on a live connection.  TAP.
+# and the conntrack client sets be-liberal on a live connection.  Either way:
+# with a 4 KiB event ring, a burst of connections while npuflowd is stopped
+# loses threshold events, and its rescan of the candidates looks every one
+# of them up; a flood of conntrack events overruns its socket and it
+# resyncs by dump.  TAP.
 #
 # Usage: veth-flowmaker.sh [BUILD_DIR]     (root; cleans up after itself)
 set -u
@@ -134,7 +138,7 @@ if $NR tc qdisc add dev ra clsact 2>/dev/null &&
 fi
 $NR tc qdisc del dev ra clsact 2>/dev/null
 echo "# software flower: $([ $FLOWER = 1 ] && echo yes || echo 'no (cls_flower/act_pedit/act_csum missing): rule writes are refused')"
-echo "1..34"
+echo "1..39"
 
 # --- helpers --------------------------------------------------------------------------
 start_daemon() {
@@ -374,6 +378,123 @@ check "npuctl status: running, lookups counted" \
 check "bpftool dumps the connections map with BTF field names" \
 	sh -c "bpftool map dump pinned $PIN/connections 2>/dev/null | grep -q '\"last_giveback_ns\"' || [ \"\$(bpftool -j map dump pinned $PIN/connections | jq length)\" = 0 ]"
 check "npuctl release of an unknown id fails" sh -c "! npuctl release 65000 >/dev/null 2>&1"
+
+# --- lost threshold events: a ring too small for a burst -------------------------------
+# npuflowd restarted with a 4 KiB event ring (42 events) and stopped
+# (SIGSTOP) while $NB TCP connections cross the threshold, both directions
+# each (up to twice $NB crossings): the classifier counts what the full ring
+# could not take (events_lost) and marks those candidates.  Running again,
+# npuflowd sees the count move, rescans the candidates and hands each marked
+# one to the flow maker once: every connection is looked up (made, or
+# refused hw_error without flower), as with an event.  Then killed
+# (SIGKILL: the classifier stays attached, nothing reads the ring) during a
+# second burst and started again: the count moved past what its last walk
+# covered (kept pinned), so it walks once at the start.  Last: the --flush a
+# new ring size needs (the ring is pinned) resets the counters.
+NB=60
+flush_daemon() { # stopped, its rules and pins gone (a pinned ring keeps its size)
+	stop_daemon
+	$NR "$BIN/npuflowd" --flush --pin-dir "$PIN" --lock-file "$LOCK" >/dev/null 2>&1
+}
+flush_daemon
+START_EXTRA="--ringbuf 4k" start_daemon
+# a server on ports 5204 and 5205 that reads and drops
+ip netns exec $B python3 -c '
+import socket, threading
+def rd(c):
+    while c.recv(65536):
+        pass
+def serve(port):
+    l = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    l.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    l.bind(("0.0.0.0", port))
+    l.listen(256)
+    while True:
+        c, _ = l.accept()
+        threading.Thread(target=rd, args=(c,), daemon=True).start()
+threading.Thread(target=serve, args=(5205,), daemon=True).start()
+serve(5204)
+' &
+PIDS+=($!)
+for i in $(seq 50); do ip netns exec $B ss -Hltn 'sport = :5205' | grep -q . && break; sleep 0.1; done
+lost_total() { npuctl stats --json | jq '[.[].stats.events_lost] | add // 0'; }
+# burst PORT: $NB connections to PORT, then 12 segments on each (quick ACKs:
+# both directions cross 8 frames); held open until $LOG.burst goes
+burst() {
+	touch "$LOG.burst"
+	rm -f "$LOG.burst.sent"
+	ip netns exec $A python3 - "$NB" "$LOG.burst" "$1" <<'EOF2' &
+import os, socket, sys, time
+n, flag, port = int(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+ss = []
+for i in range(n):
+    s = socket.create_connection(("10.212.2.2", port), timeout=5)
+    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    ss.append(s)
+for r in range(12):
+    for s in ss:
+        s.send(b"x" * 100)
+    time.sleep(0.02)
+open(flag + ".sent", "w").close()
+while os.path.exists(flag):
+    time.sleep(0.1)
+EOF2
+	PIDS+=($!)
+	for i in $(seq $((100 * SLOW))); do [ -e "$LOG.burst.sent" ] && break; sleep 0.1; done
+	sleep 0.5
+}
+burst_known() { # PORT: the burst's connections npuflowd knows, by client port
+	flows | jq "[.[] | select(.dirs[0].dport == $1) | .dirs[0].sport] | unique | length"
+}
+# the walk is over when it has covered the classifier's count
+rescanned() { [ "$(status | jq .counters.rescan_lost)" = "$(lost_total)" ]; }
+wait_known() { # PORT
+	for i in $(seq $((50 * SLOW))); do
+		[ "$(burst_known "$1")" = $NB ] && rescanned && return 0
+		sleep 0.1
+	done
+	return 1
+}
+L0=$(lost_total)
+kill -STOP "$DPID"
+burst 5204
+LOST=$(( $(lost_total) - L0 ))
+kill -CONT "$DPID"
+wait_known 5204
+S=$(status)
+echo "# burst: $LOST crossings lost while npuflowd was stopped; it knows $(burst_known 5204) of $NB connections; $(echo "$S" | jq -c '.counters | {events, rescans, rescanned, rescan_lost}')"
+check "a 4 KiB ring, $NB connections while npuflowd was stopped: threshold events lost ($LOST)" \
+	[ "$LOST" -gt 0 ]
+check "every connection of the burst looked up (the lost crossings rescanned)" \
+	[ "$(burst_known 5204)" = $NB ]
+RS=$(echo "$S" | jq .counters.rescanned)
+if [ $FLOWER = 1 ]; then
+	# a make re-arms both directions' candidates: the other's mark may go first
+	check "rescans counted, each lost crossing handed over at most once ($RS of $LOST)" \
+		[ "$(echo "$S" | jq .counters.rescans)" -ge 1 -a "$RS" -ge 1 -a "$RS" -le "$LOST" ]
+else
+	check "rescans counted, each lost crossing handed over once ($RS of $LOST)" \
+		[ "$(echo "$S" | jq .counters.rescans)" -ge 1 -a "$RS" = "$LOST" ]
+fi
+check "the rescan covered the classifier's count (rescan_lost = events_lost)" \
+	[ "$(echo "$S" | jq .counters.rescan_lost)" = "$(lost_total)" ]
+# killed during a burst, started again
+R0=$(echo "$S" | jq .counters.rescans)
+kill -KILL "$DPID"
+wait "$DPID" 2>/dev/null
+DPID=
+rm -f "$CTL"	# left by the killed one: start_daemon waits for the new one's
+L0=$(lost_total)
+burst 5205
+LOST=$(( $(lost_total) - L0 ))
+START_EXTRA="--ringbuf 4k" start_daemon
+wait_known 5205
+S=$(status)
+echo "# burst while killed: $LOST crossings lost; after the restart it knows $(burst_known 5205) of $NB; $(echo "$S" | jq -c '.counters | {rescans, rescanned, rescan_lost}')"
+check "SIGKILL, a burst, a restart: lost crossings ($LOST) rescanned at the start, every connection looked up" \
+	[ "$LOST" -gt 0 -a "$(burst_known 5205)" = $NB -a "$(echo "$S" | jq .counters.rescans)" = $((R0 + 1)) ]
+rm -f "$LOG.burst" "$LOG.burst.sent"
+
 stop_daemon
 check "SIGTERM: exit 0" [ "$DRC" = 0 ]
 $NR "$BIN/npuflowd" --flush --pin-dir "$PIN" --lock-file "$LOCK" >/dev/null 2>&1

@@ -746,6 +746,101 @@ static void test_index_churn(void **st)
 	fm_free(fm);
 }
 
+static struct npuflow_cand cand(uint64_t frames, uint64_t first_ns, uint8_t flags)
+{
+	struct npuflow_cand v;
+
+	memset(&v, 0, sizeof(v));
+	v.frames = frames;
+	v.first_ns = first_ns;
+	v.last_ns = first_ns + 5 * MS;
+	v.flags = flags;
+	v.reason = NPUFLOW_R_FLOW_MISS;
+	v.conn = NPUFLOW_CONN_NONE;
+	return v;
+}
+
+/*
+ * The rescan after lost threshold events: which candidates a walk hands
+ * to the flow maker - marked ones, each once, a new candidate under an
+ * old key again - and what that does (as the event would have).
+ */
+static void test_rescan(void **st)
+{
+	enum { N = 1000 };
+	const uint8_t lost = NPUFLOW_CF_THRESHOLD | NPUFLOW_CF_EVENT_LOST;
+	struct fm_rescan r;
+	struct npuflow_key a = korig(1), b = korig(2), c = korig(3), rep = kreply(0);
+	struct npuflow_cand va = cand(16, S, lost), vb = cand(20, S, lost | NPUFLOW_CF_META);
+	struct npuflow_cand vc = cand(16, 2 * S, lost), v;
+	struct fm *fm;
+	uint32_t id, i;
+
+	(void)st;
+	memset(&r, 0, sizeof(r));
+	/* marked: over the threshold and its event lost; nothing else is */
+	v = cand(16, S, NPUFLOW_CF_THRESHOLD);
+	assert_false(fm_missed(&v));
+	v = cand(3, S, NPUFLOW_CF_EVENT_LOST);
+	assert_false(fm_missed(&v));
+	assert_true(fm_missed(&va));
+	assert_true(fm_missed(&vb));
+
+	/* walk 1: a and b handed over */
+	fm_rescan_begin(&r);
+	assert_int_equal(fm_rescan_take(&r, &a, &va), 1);
+	assert_int_equal(fm_rescan_take(&r, &b, &vb), 1);
+	fm_rescan_end(&r);
+	/* walk 2: a again (still there, frames moved: the same candidate), not
+	 * handed over; b gone; c new; then a walk that fails half way */
+	fm_rescan_begin(&r);
+	va.frames = 40;
+	assert_int_equal(fm_rescan_take(&r, &a, &va), 0);
+	assert_int_equal(fm_rescan_take(&r, &c, &vc), 1);
+	fm_rescan_end(&r);
+	fm_rescan_begin(&r);
+	assert_int_equal(fm_rescan_take(&r, &c, &vc), 0);
+	/* (abandoned: begin again) */
+	fm_rescan_begin(&r);
+	/* a deleted and made again meanwhile (another first_ns): a new crossing */
+	va.first_ns = 3 * S;
+	assert_int_equal(fm_rescan_take(&r, &a, &va), 1);
+	assert_int_equal(fm_rescan_take(&r, &c, &vc), 0);
+	/* b back with its old first_ns: walk 2 did not see it, so forgotten */
+	assert_int_equal(fm_rescan_take(&r, &b, &vb), 1);
+	fm_rescan_end(&r);
+	/* many: each once across walks, whatever the order */
+	for (int w = 0; w < 3; w++) {
+		fm_rescan_begin(&r);
+		for (i = 0; i < N; i++) {
+			uint32_t j = w == 1 ? N - 1 - i : i;
+			struct npuflow_key k = korig(100 + j);
+
+			v = cand(16, S + j, lost);
+			assert_int_equal(fm_rescan_take(&r, &k, &v), w == 0);
+		}
+		fm_rescan_end(&r);
+	}
+	assert_int_equal(r.nprev, N);
+	fm_rescan_free(&r);
+	assert_null(r.prev);
+	assert_int_equal(r.nprev, 0);
+
+	/* what a handed-over crossing does: as the event would have */
+	fm = new_fm(64);
+	assert_int_equal(fm_candidate(fm, &c, vc.frames, vc.bytes, vc.reason, vc.last_ns, 3 * S,
+				      &id), FM_A_LOOKUP);
+	/* a made connection's reply direction given back, its crossing lost */
+	id = make_conn(fm, 0, S);
+	fm->e[id].rec.hw_ns = S;
+	v = cand(16, 2 * S, lost);
+	assert_int_equal(fm_candidate(fm, &rep, v.frames, v.bytes, v.reason, v.last_ns, 3 * S,
+				      &i), FM_A_HOLD);
+	assert_int_equal(i, id);
+	assert_int_equal(fm->e[id].rec.state, NPUFLOW_CS_HELD);
+	fm_free(fm);
+}
+
 static void test_names(void **st)
 {
 	unsigned int i;
@@ -781,6 +876,7 @@ int main(void)
 		cmocka_unit_test(test_core_full),
 		cmocka_unit_test(test_restore),
 		cmocka_unit_test(test_index_churn),
+		cmocka_unit_test(test_rescan),
 		cmocka_unit_test(test_names),
 	};
 
