@@ -215,12 +215,104 @@ int npuep_port_open_all(struct npuep_dev *ndev)
 	return ret;
 }
 
+/* A new port's ring, budget and moderation defaults. */
+static void npuep_port_defaults(struct npuep_port *port)
+{
+	/* Seed 003: 256 overflowed the ring, 1,024 stopped the qfull count. */
+	port->rx_ring_size = NPU_RING_DEFAULT;
+	port->tx_ring_size = NPU_RING_DEFAULT;
+	port->rx_budget = NPUEP_RX_BUDGET_MAX;
+	/*
+	 * A doorbell per frame: the device masks the vector until NAPI has
+	 * finished its pass, so the interrupt rate is bounded by the passes.
+	 * A coarser moderation delays single frames behind the safety-net
+	 * poll (docs/measurements.md, "Doorbell moderation").
+	 */
+	port->coal_usecs = 0;
+	port->coal_frames = 1;
+}
+
+static int npuep_port_qps_alloc(struct npuep_port *port)
+{
+	u32 q;
+
+	port->qps = kcalloc(port->nq, sizeof(*port->qps), GFP_KERNEL);
+	if (!port->qps)
+		return -ENOMEM;
+	for (q = 0; q < port->nq; q++) {
+		struct npuep_qp *qp = &port->qps[q];
+
+		qp->port = port;
+		qp->idx = q;
+		qp->reg = NPU_REG_QP(port->idx, q);
+		qp->irq = -1;
+		u64_stats_init(&qp->stats.syncp);
+		u64_stats_init(&qp->stats.xsyncp);
+	}
+	return 0;
+}
+
+/* The port's MAC address from its registers, or a random one if invalid. */
+static void npuep_port_mac(struct npuep_port *port)
+{
+	struct npuep_dev *ndev = port->ndev;
+	u8 addr[ETH_ALEN];
+	u32 lo, hi;
+
+	lo = npuep_rd32(ndev, port->reg + NPU_PORT_MAC_LO);
+	hi = npuep_rd32(ndev, port->reg + NPU_PORT_MAC_HI);
+	addr[0] = lo & 0xff;
+	addr[1] = (lo >> 8) & 0xff;
+	addr[2] = (lo >> 16) & 0xff;
+	addr[3] = (lo >> 24) & 0xff;
+	addr[4] = hi & 0xff;
+	addr[5] = (hi >> 8) & 0xff;
+	if (is_valid_ether_addr(addr)) {
+		eth_hw_addr_set(port->netdev, addr);
+	} else {
+		dev_warn(ndev->dev, "port %u: invalid MAC %pM, using a random one\n",
+			 port->idx + 1, addr);
+		eth_hw_addr_random(port->netdev);
+	}
+}
+
+/* Operations and features, as the device's capabilities allow. */
+static void npuep_port_features(struct npuep_port *port)
+{
+	struct net_device *netdev = port->netdev;
+	u32 caps = port->ndev->caps;
+
+	netdev->netdev_ops = &npuep_netdev_ops;
+	netdev->ethtool_ops = &npuep_ethtool_ops;
+	netdev->stat_ops = &npuep_stat_ops;
+	/* a frag list is more buffers: npuep_features_check() bounds it */
+	netdev->hw_features = NETIF_F_SG | NETIF_F_FRAGLIST | NETIF_F_HIGHDMA |
+			      NETIF_F_GRO;
+	if (caps & NPU_CAP_CSUM_TX) {
+		netdev->hw_features |= NETIF_F_HW_CSUM;
+		if (caps & NPU_CAP_TSO)
+			netdev->hw_features |= NETIF_F_TSO | NETIF_F_TSO6;
+	}
+	if (caps & NPU_CAP_CSUM_RX)
+		netdev->hw_features |= NETIF_F_RXCSUM;
+	if (caps & NPU_CAP_RSS)
+		netdev->hw_features |= NETIF_F_RXHASH;
+	netdev->hw_features |= NETIF_F_HW_TC;
+	if (caps & NPU_CAP_NTUPLE)
+		netdev->hw_features |= NETIF_F_NTUPLE;
+	netdev->features = netdev->hw_features;
+	netdev->vlan_features = netdev->hw_features;
+	netdev->min_mtu = ETH_MIN_MTU;
+	netdev->max_mtu = NPUEP_MAX_MTU;
+	netdev->xdp_features = NETDEV_XDP_ACT_BASIC | NETDEV_XDP_ACT_REDIRECT |
+			       NETDEV_XDP_ACT_NDO_XMIT;
+	netdev->xdp_metadata_ops = &npuep_xdp_metadata_ops;
+}
+
 static int npuep_port_create(struct npuep_dev *ndev, u32 idx)
 {
 	struct net_device *netdev;
 	struct npuep_port *port;
-	u8 addr[ETH_ALEN];
-	u32 lo, hi, q;
 	int err;
 
 	netdev = alloc_etherdev_mqs(sizeof(*port), ndev->nqueues,
@@ -234,77 +326,12 @@ static int npuep_port_create(struct npuep_dev *ndev, u32 idx)
 	port->idx = idx;
 	port->reg = NPU_REG_PORT(idx);
 	port->nq = ndev->nqueues;
-	/* Seed 003: 256 overflowed the ring, 1,024 stopped the qfull count. */
-	port->rx_ring_size = NPU_RING_DEFAULT;
-	port->tx_ring_size = NPU_RING_DEFAULT;
-	port->rx_budget = NPUEP_RX_BUDGET_MAX;
-	/*
-	 * A doorbell per frame: the device masks the vector until NAPI has
-	 * finished its pass, so the interrupt rate is bounded by the passes.
-	 * Seed 003's 32 frames / 50 us (never separated from its ring change)
-	 * delayed single frames enough that the 1 ms poll took 4 of 11 of a
-	 * ping's frames and 6 % of a stream's at a 10 ms poll (VM, npusim).
-	 */
-	port->coal_usecs = 0;
-	port->coal_frames = 1;
-
-	port->qps = kcalloc(ndev->nqueues, sizeof(*port->qps), GFP_KERNEL);
-	if (!port->qps) {
-		err = -ENOMEM;
+	npuep_port_defaults(port);
+	err = npuep_port_qps_alloc(port);
+	if (err)
 		goto err_free_netdev;
-	}
-	for (q = 0; q < ndev->nqueues; q++) {
-		struct npuep_qp *qp = &port->qps[q];
-
-		qp->port = port;
-		qp->idx = q;
-		qp->reg = NPU_REG_QP(idx, q);
-		qp->irq = -1;
-		u64_stats_init(&qp->stats.syncp);
-		u64_stats_init(&qp->stats.xsyncp);
-	}
-
-	lo = npuep_rd32(ndev, port->reg + NPU_PORT_MAC_LO);
-	hi = npuep_rd32(ndev, port->reg + NPU_PORT_MAC_HI);
-	addr[0] = lo & 0xff;
-	addr[1] = (lo >> 8) & 0xff;
-	addr[2] = (lo >> 16) & 0xff;
-	addr[3] = (lo >> 24) & 0xff;
-	addr[4] = hi & 0xff;
-	addr[5] = (hi >> 8) & 0xff;
-	if (is_valid_ether_addr(addr)) {
-		eth_hw_addr_set(netdev, addr);
-	} else {
-		dev_warn(ndev->dev, "port %u: invalid MAC %pM, using a random one\n",
-			 idx + 1, addr);
-		eth_hw_addr_random(netdev);
-	}
-
-	netdev->netdev_ops = &npuep_netdev_ops;
-	netdev->ethtool_ops = &npuep_ethtool_ops;
-	netdev->stat_ops = &npuep_stat_ops;
-	/* a frag list is more buffers: npuep_features_check() bounds it */
-	netdev->hw_features = NETIF_F_SG | NETIF_F_FRAGLIST | NETIF_F_HIGHDMA |
-			      NETIF_F_GRO;
-	if (ndev->caps & NPU_CAP_CSUM_TX) {
-		netdev->hw_features |= NETIF_F_HW_CSUM;
-		if (ndev->caps & NPU_CAP_TSO)
-			netdev->hw_features |= NETIF_F_TSO | NETIF_F_TSO6;
-	}
-	if (ndev->caps & NPU_CAP_CSUM_RX)
-		netdev->hw_features |= NETIF_F_RXCSUM;
-	if (ndev->caps & NPU_CAP_RSS)
-		netdev->hw_features |= NETIF_F_RXHASH;
-	netdev->hw_features |= NETIF_F_HW_TC;
-	if (ndev->caps & NPU_CAP_NTUPLE)
-		netdev->hw_features |= NETIF_F_NTUPLE;
-	netdev->features = netdev->hw_features;
-	netdev->vlan_features = netdev->hw_features;
-	netdev->min_mtu = ETH_MIN_MTU;
-	netdev->max_mtu = NPUEP_MAX_MTU;
-	netdev->xdp_features = NETDEV_XDP_ACT_BASIC | NETDEV_XDP_ACT_REDIRECT |
-			       NETDEV_XDP_ACT_NDO_XMIT;
-	netdev->xdp_metadata_ops = &npuep_xdp_metadata_ops;
+	npuep_port_mac(port);
+	npuep_port_features(port);
 
 	devl_assert_locked(ndev->devlink);
 	err = npuep_devlink_port_register(port);
