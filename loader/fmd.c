@@ -250,13 +250,28 @@ static int hw_write_dir(struct fmd *d, struct fm_entry *e, int dir)
 	return rc;
 }
 
+/*
+ * One make's stages, ns, for its "made" line: the crossing frame to the
+ * handling (event delivery: classifier clock, coarse by default), the
+ * conntrack query, the egress facts (route, port, neighbour) of both
+ * directions, be-liberal, each direction's rule write.
+ */
+static struct {
+	uint64_t ev, ct, eg, lib, rule[2];
+} mk;
+
 static int hw_write(struct fmd *d, struct fm_entry *e)
 {
+	uint64_t t0 = fmd_now(), t1;
 	int rc = hw_write_dir(d, e, 0);
 
+	t1 = fmd_now();
+	mk.rule[0] = t1 - t0;
+	mk.rule[1] = 0;
 	if (rc)
 		return rc;
 	rc = hw_write_dir(d, e, 1);
+	mk.rule[1] = fmd_now() - t1;
 	if (rc)
 		hw_del_dir(d, &e->rec, 0);	/* both or none */
 	return rc;
@@ -367,8 +382,13 @@ static void do_lookup(struct fmd *d, uint32_t id, uint64_t now, uint64_t cross_n
 	memset(&l, 0, sizeof(l));
 	tct = fmd_now();
 	rc = ctc_find(&d->ct, &cand, e->rec.zone, &ci, &dir);
-	d->fm.stat[NPUFLOW_FM_CT_US] += (fmd_now() - tct) / 1000;
+	mk.ct = fmd_now() - tct;
+	d->fm.stat[NPUFLOW_FM_CT_US] += mk.ct / 1000;
+	mk.ev = cross_ns && now > cross_ns ? now - cross_ns : 0;
+	mk.eg = 0;
 	if (!rc) {
+		uint64_t teg = fmd_now();
+
 		l.ct_flags = ctc_fm_flags(&ci);
 		l.ct_id = ci.id;
 		l.zone = ci.zone;
@@ -385,8 +405,10 @@ static void do_lookup(struct fmd *d, uint32_t id, uint64_t now, uint64_t cross_n
 			l.eg_flags[o] = egress(d, &l.key[o], l.key[dir].saddr, &l.out_ifindex[o],
 					       l.dmac[o], l.smac[o]);
 		l.routed = 1;
+		mk.eg = fmd_now() - teg;
 	}
 	lookup_ns = fmd_now() - t0;
+	d->make_ns += lookup_ns;
 	d->fm.stat[NPUFLOW_FM_LOOKUP_US] += lookup_ns / 1000;
 	a = fm_lookup_done(&d->fm, id, &l, now);
 	if (a == FM_A_WRITE) {
@@ -446,14 +468,17 @@ static void do_write(struct fmd *d, uint32_t id, uint64_t now, uint64_t lookup_n
 	 * the stream back later (give-back, hold, takeout, npuflowd gone)
 	 * without invalid-state drops.
 	 */
+	mk.lib = 0;
 	if (e->rec.key[0].proto == IPPROTO_TCP) {
 		rc = ctc_be_liberal(&d->ct, &e->rec.key[0], e->rec.zone);
+		mk.lib = fmd_now() - t0;
 		if (rc)
 			d->log(L_WARN, "connection %u: be-liberal failed: %s", id,
 			       strerror(-rc));
 	}
 	rc = hw_write(d, e);
 	hw_ns = fmd_now();
+	d->make_ns += hw_ns - t0;
 	d->fm.stat[NPUFLOW_FM_WRITE_US] += (hw_ns - t0) / 1000;
 	a = fm_write_done(&d->fm, id, rc, now);
 	if (a == FM_A_REARM) {
@@ -463,10 +488,12 @@ static void do_write(struct fmd *d, uint32_t id, uint64_t now, uint64_t lookup_n
 
 		rearm(d, e);
 		fmt_key(&e->rec.key[0], kb, sizeof(kb));
-		d->log(L_INFO, "connection %u made%s: %s%s (lookup %.1f ms, write %.1f ms)", id,
+		d->log(L_INFO, "connection %u made%s: %s%s (lookup %.1f ms, write %.1f ms;"
+		       " event %.1f ct %.2f egress %.2f liberal %.2f rules %.2f %.2f ms)", id,
 		       e->rec.remakes ? " again" : "", kb,
 		       e->rec.flags & NPUFLOW_CONN_F_NAT ? " (NAT)" : "", lookup_ns / 1e6,
-		       (hw_ns - t0) / 1e6);
+		       (hw_ns - t0) / 1e6, mk.ev / 1e6, mk.ct / 1e6, mk.eg / 1e6, mk.lib / 1e6,
+		       mk.rule[0] / 1e6, mk.rule[1] / 1e6);
 	}
 	sync_id(d, id);
 }
@@ -727,9 +754,14 @@ static void keepalive(struct fmd *d, uint64_t now)
 	uint32_t i;
 	int p;
 
+	uint64_t t0 = fmd_now(), t1;
+
 	read_timeouts(d);
 	for (p = 0; p < d->nports; p++)
 		dump_port(d, &c, d->ports[p].ifindex);
+	t1 = fmd_now();
+	d->ka_dump_ns += t1 - t0;
+	d->ka_refreshed += c.nrefresh;
 	for (i = 0; i < c.nrefresh; i++) {
 		struct fm_entry *e = fm_get(&d->fm, c.refresh[i]);
 		uint32_t t;
@@ -741,11 +773,14 @@ static void keepalive(struct fmd *d, uint64_t now)
 			d->fm.stat[NPUFLOW_FM_CT_REFRESH]++;
 		e->dirty = 1;
 	}
+	d->ka_ct_ns += fmd_now() - t1;
 	for (i = 0; i < d->fm.cfg.max_conns; i++)
 		if (d->fm.e[i].dirty && d->fm.e[i].rec.state == NPUFLOW_CS_MADE)
 			sync_id(d, i);
 	free(c.orph);
 	free(c.refresh);
+	d->ka_runs++;
+	d->ka_ns += fmd_now() - t0;
 }
 
 /* --- lost threshold events: the rescan ---------------------------------------- */
@@ -981,6 +1016,7 @@ static void tick_cb(void *ctx, enum fm_action a, uint32_t id)
 
 void fmd_tick(struct fmd *d, uint64_t now)
 {
+	uint64_t t0;
 	uint32_t i;
 
 	if (now < d->next_tick_ns)
@@ -988,6 +1024,7 @@ void fmd_tick(struct fmd *d, uint64_t now)
 	d->next_tick_ns = now + TICK_NS;
 	d->npending = 0;
 	d->cache_read = 0;
+	t0 = fmd_now();
 	fm_tick(&d->fm, now, tick_cb, d);
 	for (i = 0; i < d->npending; i++) {
 		uint32_t id = d->pending[i];
@@ -1031,6 +1068,7 @@ void fmd_tick(struct fmd *d, uint64_t now)
 			break;
 		}
 	}
+	d->fmtick_ns += fmd_now() - t0;
 	if (now >= d->next_keepalive_ns) {
 		d->next_keepalive_ns = now + d->o->keepalive_ns;
 		keepalive(d, now);
@@ -1039,7 +1077,9 @@ void fmd_tick(struct fmd *d, uint64_t now)
 		d->next_sweep_ns = now + FMD_SWEEP_NS;
 		sweep(d);
 	}
+	t0 = fmd_now();
 	rescan(d, now);
+	d->rescan_ns += fmd_now() - t0;
 	write_stats(d, now);
 }
 

@@ -77,6 +77,12 @@ struct fmd {
 	enum fm_action *pending_a;
 	uint32_t npending;
 	int ctl_fd;
+	/* keepalive's time since npuflowd's last busy line (npuflowd.c): the
+	 * tc dumps (hardware counters) and the conntrack timeout refreshes */
+	uint64_t ka_ns, ka_dump_ns, ka_ct_ns, ka_runs, ka_refreshed;
+	/* cumulative: makes (lookups and writes), the policy's timers and
+	 * what they made due, the rescans */
+	uint64_t make_ns, fmtick_ns, rescan_ns;
 };
 
 int fmd_init(struct fmd *d, const struct npuflowd_opts *o, const int *ifindex,

@@ -51,12 +51,17 @@ static struct fmd fmd;
 static int fm_on;
 static struct classify *cls;	/* for cache_gen_bump() */
 
+static uint64_t mono_us(void);
+static uint64_t log_us;		/* time in the log, for the loop's busy line */
+
 static void vlogmsg(enum npuflowd_log lvl, const char *fmt, va_list ap)
 {
 	static const int prio[] = { LOG_ERR, LOG_WARNING, LOG_INFO, LOG_DEBUG };
+	uint64_t t;
 
 	if (lvl > opts.log_level)
 		return;
+	t = mono_us();
 	if (use_syslog) {
 		vsyslog(prio[lvl], fmt, ap);
 	} else {
@@ -64,6 +69,7 @@ static void vlogmsg(enum npuflowd_log lvl, const char *fmt, va_list ap)
 		vfprintf(stderr, fmt, ap);
 		fputc('\n', stderr);
 	}
+	log_us += mono_us() - t;
 }
 
 __attribute__((format(printf, 2, 3)))
@@ -688,6 +694,10 @@ static int serve(struct ring_buffer *rb, int ctl_fd)
 	uint64_t wd_last = mono_us();
 	int e;
 
+	/* where the loop's time goes, logged every 5 s while it was busy */
+	uint64_t lp0 = mono_us(), lp_poll = 0, lp_ev = 0, lp_ct = 0, lp_tick = 0, lp_n = 0, t;
+	uint64_t lg0 = log_us, mk0 = fmd.make_ns, tm0 = fmd.fmtick_ns, rs0 = fmd.rescan_ns;
+
 	notify("READY=1");
 	if (wd_us)
 		info("watchdog: keepalive every %llu ms", (unsigned long long)(wd_us / 1000));
@@ -698,24 +708,65 @@ static int serve(struct ring_buffer *rb, int ctl_fd)
 			{ .fd = ctl_fd, .events = POLLIN },
 		};
 
+		t = mono_us();
 		e = poll(pfd, 3, keepalive(wd_us, &wd_last, fm_on ? 50 : 500));
 		if (e < 0 && errno != EINTR) {
 			err("poll: %s", strerror(errno));
 			return 1;
 		}
+		lp_poll += mono_us() - t;
+		t = mono_us();
 		events_this_pass = 0;
 		e = ring_buffer__consume(rb);
 		if (e < 0 && e != -EINTR && e != -EAGAIN) {
 			err("ring buffer: %s", strerror(-e));
 			return 1;
 		}
+		lp_ev += mono_us() - t;
+		lp_n += events_this_pass;
 		if (!fm_on)
 			continue;
+		t = mono_us();
 		if (pfd[1].revents)
 			fmd_ct_input(&fmd, fmd_now());
 		if (pfd[2].revents)
 			serve_ctl(ctl_fd);
+		lp_ct += mono_us() - t;
+		t = mono_us();
 		fmd_tick(&fmd, fmd_now());
+		lp_tick += mono_us() - t;
+		t = mono_us();
+		if (t - lp0 >= 5000000) {
+			if (lp_poll * 5 < (t - lp0) * 4)	/* busy over a fifth */
+				info("loop: %llu of %llu ms busy: %llu events %llu ms, conntrack "
+				     "events and control %llu ms, timers %llu ms (keepalive %llu "
+				     "runs %llu ms: tc dumps %llu ms, %llu conntrack refreshes "
+				     "%llu ms); poll %llu ms; of all: makes %llu ms (lookups and "
+				     "writes), the log %llu ms, the policy's timers %llu ms, "
+				     "rescans %llu ms",
+				     (unsigned long long)((t - lp0 - lp_poll) / 1000),
+				     (unsigned long long)((t - lp0) / 1000),
+				     (unsigned long long)lp_n, (unsigned long long)(lp_ev / 1000),
+				     (unsigned long long)(lp_ct / 1000),
+				     (unsigned long long)(lp_tick / 1000),
+				     (unsigned long long)fmd.ka_runs,
+				     (unsigned long long)(fmd.ka_ns / 1000000),
+				     (unsigned long long)(fmd.ka_dump_ns / 1000000),
+				     (unsigned long long)fmd.ka_refreshed,
+				     (unsigned long long)(fmd.ka_ct_ns / 1000000),
+				     (unsigned long long)(lp_poll / 1000),
+				     (unsigned long long)((fmd.make_ns - mk0) / 1000000),
+				     (unsigned long long)((log_us - lg0) / 1000),
+				     (unsigned long long)((fmd.fmtick_ns - tm0) / 1000000),
+				     (unsigned long long)((fmd.rescan_ns - rs0) / 1000000));
+			lp0 = t;
+			lg0 = log_us;
+			mk0 = fmd.make_ns;
+			tm0 = fmd.fmtick_ns;
+			rs0 = fmd.rescan_ns;
+			lp_poll = lp_ev = lp_ct = lp_tick = lp_n = 0;
+			fmd.ka_ns = fmd.ka_dump_ns = fmd.ka_ct_ns = fmd.ka_runs = fmd.ka_refreshed = 0;
+		}
 	}
 	return 0;
 }
