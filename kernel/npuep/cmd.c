@@ -53,6 +53,29 @@ static int npuep_cmd_status_to_errno(u16 status)
 	}
 }
 
+/**
+ * npuep_cmd_changes_tables() - whether a command changes the device's tables
+ * @opcode: enum npu_cmd_opcode
+ *
+ * Return: true for the opcodes whose loss leaves the device's tables (fast
+ * path, ntuple) out of step with the host's.
+ */
+bool npuep_cmd_changes_tables(u16 opcode)
+{
+	switch (opcode) {
+	case NPU_CMD_CONN_CREATE:
+	case NPU_CMD_MFLOW_ATTACH:
+	case NPU_CMD_CONN_RECLAIM:
+	case NPU_CMD_MFLOW_INVALIDATE:
+	case NPU_CMD_FT_CONFIG:
+	case NPU_CMD_NTUPLE_ADD:
+	case NPU_CMD_NTUPLE_DEL:
+		return true;
+	default:
+		return false;
+	}
+}
+
 static void npuep_cmd_fill(struct npuep_cmdq *q, struct npu_cmd *slot,
 			   u16 opcode, u16 flags, const void *req, u16 req_len)
 {
@@ -85,8 +108,7 @@ static int npuep_cmdq_try_slot(struct npuep_dev *ndev, u32 ring,
 	if (ndev->cmd_dead)
 		return -ENODEV;
 	next = (q->tail + 1) % NPU_CMD_RING_SIZE;
-	head = npuep_rd32(ndev, NPU_REG_CMDQ(ring) + NPU_CMDQ_HEAD);
-	if (head >= NPU_CMD_RING_SIZE)
+	if (npuep_cmdq_head_read(ndev, ring, &head))
 		return -EIO;
 	if (next == head || q->held == q->tail)
 		return -EAGAIN;
@@ -212,7 +234,9 @@ static bool npuep_cmd_slot_done(struct npu_cmd *slot)
  *
  * Return: 0, a negative errno from the device's status, -ETIMEDOUT when the
  * device did not complete the command in NPUEP_CMD_TIMEOUT_MS, or -EIO when
- * it completed it inconsistently.
+ * it completed it inconsistently (another sequence number or opcode, a
+ * head past the tail, a malformed response: each counted in ndev->cmd_chk
+ * and, where the ring must be reset, reported like a timeout).
  */
 int npuep_cmd_exec_ring(struct npuep_dev *ndev, u32 ring, u16 opcode,
 			const void *req, u16 req_len, void *resp, u16 resp_len)
@@ -258,24 +282,14 @@ int npuep_cmd_exec_ring(struct npuep_dev *ndev, u32 ring, u16 opcode,
 	/* DONE is written last: read the rest after it. */
 	dma_rmb();
 
-	if (le16_to_cpu(slot->seq) != seq ||
-	    le16_to_cpu(slot->opcode) != opcode) {
-		dev_err(ndev->dev,
-			"command %u seq %u completed as opcode %u seq %u\n",
-			opcode, seq, le16_to_cpu(slot->opcode),
-			le16_to_cpu(slot->seq));
+	if (npuep_cmd_completion_bad(ndev, ring, slot, opcode, seq)) {
 		err = -EIO;
 		goto out;
 	}
-
 	err = npuep_cmd_status_to_errno(le16_to_cpu(slot->status));
-	if (!err && resp) {
-		u16 len = min3(le16_to_cpu(slot->len), resp_len,
-			       (u16)NPU_CMD_DATA_LEN);
-
-		memcpy(resp, slot->data, len);
-		memset(resp + len, 0, resp_len - len);
-	}
+	if (!err && resp)
+		err = npuep_cmd_resp_copy(ndev, slot, opcode, req, req_len,
+					  resp, resp_len);
 out:
 	WRITE_ONCE(q->held, NPU_CMD_RING_SIZE);
 out_unlocked:
@@ -382,23 +396,6 @@ int npuep_cmd_post_atomic(struct npuep_dev *ndev, u32 ring, u16 opcode,
 	return npuep_cmd_post_ring(ndev, ring, opcode, req, req_len, false);
 }
 
-/* Opcodes whose loss leaves the device's tables out of step with the host. */
-static bool npuep_cmd_changes_tables(u16 opcode)
-{
-	switch (opcode) {
-	case NPU_CMD_CONN_CREATE:
-	case NPU_CMD_MFLOW_ATTACH:
-	case NPU_CMD_CONN_RECLAIM:
-	case NPU_CMD_MFLOW_INVALIDATE:
-	case NPU_CMD_FT_CONFIG:
-	case NPU_CMD_NTUPLE_ADD:
-	case NPU_CMD_NTUPLE_DEL:
-		return true;
-	default:
-		return false;
-	}
-}
-
 /* Free the backlog; true when a command in it would have changed tables. */
 static bool npuep_cmdq_backlog_drop(struct npuep_cmdq *q)
 {
@@ -449,8 +446,12 @@ static void npuep_cmdq_drain_work(struct work_struct *work)
 			kfree(p);
 			moved = true;
 		}
-		if (err && err != -EAGAIN)
-			npuep_cmdq_backlog_drop(q);	/* device gone or broken */
+		/*
+		 * Device gone or broken: the backlog goes, and a table command
+		 * in it leaves the tables for the "cmd" recovery to resync.
+		 */
+		if (err && err != -EAGAIN && npuep_cmdq_backlog_drop(q))
+			WRITE_ONCE(ndev->cmd_chk.resync, true);
 		empty = list_empty(&q->backlog);
 		if (empty && moved)
 			q->drained_ns = ktime_get_ns();
@@ -572,6 +573,7 @@ static void npuep_cmdq_program(struct npuep_dev *ndev, u32 ring)
 	npuep_wr32(ndev, base + NPU_CMDQ_BASE_HI, upper_32_bits(q->dma));
 	npuep_wr32(ndev, base + NPU_CMDQ_SIZE, NPU_CMD_RING_SIZE);
 	q->tail = npuep_rd32(ndev, base + NPU_CMDQ_HEAD) % NPU_CMD_RING_SIZE;
+	ndev->cmd_chk.head_seen[ring] = q->tail;
 	q->posted_slots = 0;
 }
 
@@ -602,8 +604,12 @@ int npuep_cmd_ring_reset(struct npuep_dev *ndev, u32 ring, bool *lost)
 		err = -ENODEV;
 	} else {
 		head = npuep_rd32(ndev, NPU_REG_CMDQ(ring) + NPU_CMDQ_HEAD);
-		if (head >= NPU_CMD_RING_SIZE)
+		if (!npuep_cmdq_head_ok(ndev, ring, head)) {
+			atomic64_inc(&ndev->cmd_chk.bad_head);
 			*lost = true;	/* untrusted: assume the worst */
+		}
+		if (xchg(&ndev->cmd_chk.resync, false))
+			*lost = true;
 		if (npuep_cmdq_backlog_drop(q))
 			*lost = true;
 		for (i = head; !*lost && i != q->tail; i = (i + 1) % NPU_CMD_RING_SIZE) {

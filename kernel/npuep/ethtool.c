@@ -29,6 +29,8 @@ static const struct {
 	{ "tx", "xdp_xmit" }, { "tx", "xdp_xmit_errors" },
 	{ "rx", "poll_runs" }, { "tx", "fraglist" },
 	{ "rx", "refill_retry" },
+	{ "rx", "bad_len" }, { "rx", "bad_port" }, { "rx", "bad_reason" },
+	{ "rx", "bad_conn" },
 	/* kept by the coprocessor */
 	{ "hw_rx", "frames" }, { "hw_rx", "bytes" }, { "hw_rx", "qfull" },
 	{ "hw_rx", "irqs" }, { "hw_rx", "badbuf" },
@@ -48,6 +50,12 @@ static const char * const npuep_port_stat_names[] = {
 static const u32 npuep_port_hw_regs[] = {
 	NPU_PORT_RX_RUNTS, NPU_PORT_RX_MALFORMED, NPU_PORT_RX_OVERSIZE,
 	NPU_PORT_RX_NOQUEUE, NPU_PORT_TX_BAD, NPU_PORT_RX_NTUPLE_DROPS,
+};
+
+/* Device wide: what the command channel refused (cmd_check.c). */
+static const char * const npuep_cmd_stat_names[] = {
+	"cmd_bad_seq", "cmd_bad_opcode", "cmd_bad_head",
+	"cmd_bad_stats_count", "cmd_bad_stats_conn",
 };
 
 static const char * const npuep_punt_names[NPU_PUNT_MAX] = {
@@ -395,7 +403,7 @@ static int npuep_get_sset_count(struct net_device *netdev, int sset)
 		return -EOPNOTSUPP;
 	return port->ndev->nqueues * ARRAY_SIZE(npuep_qp_stat_names) +
 	       ARRAY_SIZE(npuep_port_stat_names) + NPU_PUNT_MAX +
-	       npuep_flow_sset_count();
+	       ARRAY_SIZE(npuep_cmd_stat_names) + npuep_flow_sset_count();
 }
 
 static void npuep_get_strings(struct net_device *netdev, u32 sset, u8 *data)
@@ -414,6 +422,8 @@ static void npuep_get_strings(struct net_device *netdev, u32 sset, u8 *data)
 		ethtool_puts(&data, npuep_port_stat_names[i]);
 	for (i = 0; i < NPU_PUNT_MAX; i++)
 		ethtool_sprintf(&data, "rx_punt_%s", npuep_punt_names[i]);
+	for (i = 0; i < ARRAY_SIZE(npuep_cmd_stat_names); i++)
+		ethtool_puts(&data, npuep_cmd_stat_names[i]);
 	npuep_flow_get_strings(&data);
 }
 
@@ -456,6 +466,10 @@ static void npuep_get_ethtool_stats(struct net_device *netdev,
 		*data++ = READ_ONCE(qp->poll_runs);
 		*data++ = s.tx_fraglist;
 		*data++ = s.rx_refill_retry;
+		*data++ = s.rx_bad_len;
+		*data++ = s.rx_bad_port;
+		*data++ = s.rx_bad_reason;
+		*data++ = s.rx_bad_conn;
 		for (i = 0; i < ARRAY_SIZE(npuep_qp_hw_regs); i++)
 			*data++ = npuep_rd64(ndev, qp->reg + npuep_qp_hw_regs[i]);
 		for (i = 0; i < NPU_PUNT_MAX; i++)
@@ -465,6 +479,11 @@ static void npuep_get_ethtool_stats(struct net_device *netdev,
 		*data++ = npuep_rd64(ndev, port->reg + npuep_port_hw_regs[i]);
 	for (i = 0; i < NPU_PUNT_MAX; i++)
 		*data++ = punt[i];
+	*data++ = atomic64_read(&ndev->cmd_chk.bad_seq);
+	*data++ = atomic64_read(&ndev->cmd_chk.bad_opcode);
+	*data++ = atomic64_read(&ndev->cmd_chk.bad_head);
+	*data++ = atomic64_read(&ndev->cmd_chk.bad_stats_count);
+	*data++ = atomic64_read(&ndev->cmd_chk.bad_stats_conn);
 	npuep_flow_get_stats(port, &data);
 }
 

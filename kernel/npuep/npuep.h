@@ -119,7 +119,11 @@ struct npuep_qp_stats {
 	u64 rx_packets;
 	u64 rx_bytes;
 	u64 rx_drops;		/* bad descriptors + allocation failures */
-	u64 rx_bad_desc;
+	u64 rx_bad_desc;	/* dropped: rx_bad_len + rx_bad_port + rx_bad_reason */
+	u64 rx_bad_len;		/* length beyond the buffer or below ETH_HLEN */
+	u64 rx_bad_port;	/* another port's */
+	u64 rx_bad_reason;	/* reason >= NPU_PUNT_MAX */
+	u64 rx_bad_conn;	/* index beyond any table: delivered without it */
 	u64 rx_alloc_fail;
 	u64 rx_doorbell_frames;
 	u64 rx_poll_frames;
@@ -231,6 +235,31 @@ struct npuep_port {
 	atomic_t fail_rx_alloc;		/* fault: receive allocations to fail */
 };
 
+/**
+ * struct npuep_cmd_checks - what the command channel refused from the device
+ * @bad_seq: waited completions carrying another sequence number
+ * @bad_opcode: waited completions carrying another opcode
+ * @bad_head: HEAD reads outside the window from the last head read to the
+ *	host's tail (a head that runs ahead of the tail)
+ * @bad_stats_count: NPU_CMD_CONN_STATS answers with more entries than
+ *	asked for, or than their length holds
+ * @bad_stats_conn: NPU_CMD_CONN_STATS answers with an entry outside the
+ *	indices asked for, or out of order
+ * @head_seen: per ring, the last HEAD read that passed (under the ring's
+ *	slot_lock)
+ * @resync: a command that changes the device's tables completed
+ *	inconsistently: the next ring reset reports the tables lost
+ */
+struct npuep_cmd_checks {
+	atomic64_t bad_seq;
+	atomic64_t bad_opcode;
+	atomic64_t bad_head;
+	atomic64_t bad_stats_count;
+	atomic64_t bad_stats_conn;
+	u32 head_seen[NPU_CMD_RINGS];
+	bool resync;
+};
+
 /*
  * struct npuep_dev - one coprocessor; the devlink instance's private data
  */
@@ -244,6 +273,7 @@ struct npuep_dev {
 	struct rw_semaphore ft_sem;
 	unsigned long ft_bound;		/* ports an nftables flowtable is bound to */
 	struct npuep_dlx dlx;		/* command rings, devlink objects */
+	struct npuep_cmd_checks cmd_chk;	/* cmd.c, cmd_check.c */
 	struct auxiliary_device *adev;
 	struct npu_hw *hw;
 	struct device *dev;
@@ -305,6 +335,16 @@ int npuep_cmd_exec(struct npuep_dev *ndev, u16 opcode, const void *req,
 int npuep_cmd_port_cfg(struct npuep_port *port, bool up);
 int npuep_cmd_coalesce(struct npuep_port *port, u16 queue, u32 usecs,
 		       u32 frames);
+bool npuep_cmd_changes_tables(u16 opcode);
+
+/* cmd_check.c */
+bool npuep_cmdq_head_ok(struct npuep_dev *ndev, u32 ring, u32 head);
+int npuep_cmdq_head_read(struct npuep_dev *ndev, u32 ring, u32 *headp);
+bool npuep_cmd_completion_bad(struct npuep_dev *ndev, u32 ring,
+			      const struct npu_cmd *slot, u16 opcode, u16 seq);
+int npuep_cmd_resp_copy(struct npuep_dev *ndev, const struct npu_cmd *slot,
+			u16 opcode, const void *req, u16 req_len, void *resp,
+			u16 resp_len);
 
 /* datapath.c */
 int npuep_dp_open(struct npuep_port *port);

@@ -101,48 +101,163 @@ bool npuep_rx_refill(struct npuep_qp *qp, gfp_t gfp)
 	return filled;
 }
 
+/* One NAPI pass's receive counters, added to the queue's at its end. */
+struct npuep_rx_pass {
+	u64 packets;
+	u64 bytes;
+	u64 alloc_fail;
+	u64 csum_ok;
+	u64 bad_len;
+	u64 bad_port;
+	u64 bad_reason;
+	u64 bad_conn;
+	u64 punt[NPU_PUNT_MAX];
+};
+
+/*
+ * Read a completed descriptor once, into @d, and check what the device
+ * wrote against what this queue posted: a length within the posted
+ * buffer and at least an Ethernet header, this port, a known reason.  A
+ * connection index beyond any table becomes NPU_CONN_NONE: it costs the
+ * index, not the frame.  Each failure is counted in @pass.
+ *
+ * Return: true if the frame may be used.
+ */
+static bool npuep_rx_desc_read(const struct npuep_qp *qp,
+			       const struct npu_rx_desc *desc,
+			       struct npu_rx_desc *d, struct npuep_rx_pass *pass)
+{
+	u32 len, conn;
+
+	memcpy(d, desc, sizeof(*d));
+	/* What is checked is what is used: the ring is not read again. */
+	barrier();
+	len = le16_to_cpu(d->len);
+	if (unlikely(len > qp->rx_buf_len || len < ETH_HLEN)) {
+		pass->bad_len++;
+		return false;
+	}
+	if (unlikely(d->port != qp->port->idx)) {
+		pass->bad_port++;
+		return false;
+	}
+	if (unlikely(d->reason >= NPU_PUNT_MAX)) {
+		pass->bad_reason++;
+		return false;
+	}
+	conn = le32_to_cpu(d->conn);
+	if (unlikely(conn != NPU_CONN_NONE && conn >= NPU_FT_CONNS_MAX)) {
+		pass->bad_conn++;
+		d->conn = cpu_to_le32(NPU_CONN_NONE);
+	}
+	return true;
+}
+
+/*
+ * Build an skb around a checked frame's buffer (no copy) and hand it to
+ * GRO.  @offset, @len and @metasize: where the frame is in the page after
+ * the XDP program, if one ran.
+ */
+static void npuep_rx_skb(struct npuep_qp *qp, const struct npu_rx_desc *d,
+			 struct page *page, u32 offset, u32 len, u32 metasize,
+			 struct npuep_rx_pass *pass)
+{
+	struct net_device *netdev = qp->port->netdev;
+	u16 flags = le16_to_cpu(d->flags);
+	struct sk_buff *skb;
+
+	skb = napi_build_skb(page_address(page), qp->rx_truesize);
+	if (unlikely(!skb)) {
+		pass->alloc_fail++;
+		page_pool_recycle_direct(qp->pool, page);
+		return;
+	}
+	skb_mark_for_recycle(skb);
+	skb_reserve(skb, offset);
+	__skb_put(skb, len);
+	if (metasize)
+		skb_metadata_set(skb, metasize);
+	skb->protocol = eth_type_trans(skb, netdev);
+
+	if ((netdev->features & NETIF_F_RXCSUM) && (flags & NPU_RXD_CSUM_OK)) {
+		skb->ip_summed = CHECKSUM_UNNECESSARY;
+		pass->csum_ok++;
+	}
+	if (netdev->features & NETIF_F_RXHASH) {
+		u32 hash = le32_to_cpu(d->hash);
+
+		if (flags & NPU_RXD_HASH_L4)
+			skb_set_hash(skb, hash, PKT_HASH_TYPE_L4);
+		else if (flags & NPU_RXD_HASH_L3)
+			skb_set_hash(skb, hash, PKT_HASH_TYPE_L3);
+	}
+	skb_record_rx_queue(skb, qp->idx);
+	if (d->reason)
+		npuep_trap_report(qp->port, skb, d->reason);
+	napi_gro_receive(&qp->napi, skb);
+}
+
+static void npuep_rx_pass_add(struct npuep_qp *qp,
+			      const struct npuep_rx_pass *pass, int done)
+{
+	u64 bad = pass->bad_len + pass->bad_port + pass->bad_reason;
+	int i;
+
+	u64_stats_update_begin(&qp->stats.syncp);
+	qp->stats.rx_packets += pass->packets;
+	qp->stats.rx_bytes += pass->bytes;
+	qp->stats.rx_bad_desc += bad;
+	qp->stats.rx_bad_len += pass->bad_len;
+	qp->stats.rx_bad_port += pass->bad_port;
+	qp->stats.rx_bad_reason += pass->bad_reason;
+	qp->stats.rx_bad_conn += pass->bad_conn;
+	qp->stats.rx_alloc_fail += pass->alloc_fail;
+	qp->stats.rx_drops += bad + pass->alloc_fail;
+	qp->stats.rx_csum_ok += pass->csum_ok;
+	for (i = 0; i < NPU_PUNT_MAX; i++)
+		qp->stats.rx_punt[i] += pass->punt[i];
+	if (qp->sched_by_poll)
+		qp->stats.rx_poll_frames += done;
+	else
+		qp->stats.rx_doorbell_frames += done;
+	u64_stats_update_end(&qp->stats.syncp);
+}
+
 /**
  * npuep_rx_clean() - take completed receive descriptors, then refill
  * @qp: the queue pair, in its NAPI
  * @limit: at most this many descriptors
  *
- * Every length, port and reason a descriptor carries is checked against
- * what this queue posted before the buffer is touched; a descriptor that
- * fails is counted in rx_bad_desc and its buffer recycled.
+ * Each descriptor is read once and checked (npuep_rx_desc_read()) before
+ * its buffer is touched; one that fails is counted (rx_bad_len,
+ * rx_bad_port, rx_bad_reason, all in rx_bad_desc) and its buffer
+ * recycled.  Only buffers this queue posted are read: the slot's own page,
+ * never an address from the descriptor.
  *
  * Return: descriptors taken (frames and bad descriptors).
  */
 int npuep_rx_clean(struct npuep_qp *qp, int limit)
 {
 	struct npuep_port *port = qp->port;
-	struct net_device *netdev = port->netdev;
 	u32 mask = qp->rx_size - 1;
-	u64 bytes = 0, packets = 0, bad = 0, alloc_fail = 0, csum_ok = 0;
-	u64 punt[NPU_PUNT_MAX] = {};
+	struct npuep_rx_pass pass = {};
 	struct npuep_xdp_ctx xc = {};
-	int done = 0, i;
+	int done = 0;
 
 	xc.prog = READ_ONCE(port->xdp_prog);
 
 	while (done < limit) {
 		struct npu_rx_desc *desc = &qp->rx_ring[qp->rx_ntc];
 		u32 len, offset, metasize;
-		u16 flags;
+		struct npu_rx_desc d;
 		struct page *page;
-		struct sk_buff *skb;
-		u8 reason, dport;
-		void *va;
 
 		if (qp->rx_ntc == qp->rx_ntu)
 			break;		/* nothing posted */
-		flags = le16_to_cpu(READ_ONCE(desc->flags));
-		if (!(flags & NPU_RXD_DONE))
+		if (!(le16_to_cpu(READ_ONCE(desc->flags)) & NPU_RXD_DONE))
 			break;
 		/* DONE is written last: read the rest after it. */
 		dma_rmb();
-		len = le16_to_cpu(desc->len);
-		reason = desc->reason;
-		dport = desc->port;
 
 		page = qp->rx_bufs[qp->rx_ntc].page;
 		qp->rx_bufs[qp->rx_ntc].page = NULL;
@@ -151,80 +266,33 @@ int npuep_rx_clean(struct npuep_qp *qp, int limit)
 
 		if (unlikely(!page))
 			continue;	/* cannot happen: every posted slot has one */
-		/* Checked against the buffer this queue posted. */
-		if (unlikely(len > qp->rx_buf_len || len < ETH_HLEN ||
-			     dport != port->idx || reason >= NPU_PUNT_MAX)) {
-			bad++;
+		if (unlikely(!npuep_rx_desc_read(qp, desc, &d, &pass))) {
 			page_pool_recycle_direct(qp->pool, page);
 			continue;
 		}
+		len = le16_to_cpu(d.len);
 
 		page_pool_dma_sync_for_cpu(qp->pool, page, 0, len);
-		va = page_address(page);
-		net_prefetch(va + NPUEP_RX_HEADROOM);
+		net_prefetch(page_address(page) + NPUEP_RX_HEADROOM);
 
 		/* Counted as received whatever the program decides. */
-		packets++;
-		bytes += len;
-		punt[reason]++;
+		pass.packets++;
+		pass.bytes += len;
+		pass.punt[d.reason]++;
 		/* A given-back connection: revive it in place, now. */
-		if (unlikely(reason == NPU_PUNT_NOT_ACTIVE))
-			npuep_flow_revive(port->ndev, le32_to_cpu(desc->conn));
+		if (unlikely(d.reason == NPU_PUNT_NOT_ACTIVE))
+			npuep_flow_revive(port->ndev, le32_to_cpu(d.conn));
 
 		offset = NPUEP_RX_HEADROOM;
 		metasize = 0;
-		if (xc.prog && npuep_xdp_rx(qp, &xc, desc, page, len, &offset,
+		if (xc.prog && npuep_xdp_rx(qp, &xc, &d, page, len, &offset,
 					    &len, &metasize))
 			continue;
-
-		skb = napi_build_skb(va, qp->rx_truesize);
-		if (unlikely(!skb)) {
-			alloc_fail++;
-			page_pool_recycle_direct(qp->pool, page);
-			continue;
-		}
-		skb_mark_for_recycle(skb);
-		skb_reserve(skb, offset);
-		__skb_put(skb, len);
-		if (metasize)
-			skb_metadata_set(skb, metasize);
-		skb->protocol = eth_type_trans(skb, netdev);
-
-		if ((netdev->features & NETIF_F_RXCSUM) &&
-		    (flags & NPU_RXD_CSUM_OK)) {
-			skb->ip_summed = CHECKSUM_UNNECESSARY;
-			csum_ok++;
-		}
-		if (netdev->features & NETIF_F_RXHASH) {
-			u32 hash = le32_to_cpu(desc->hash);
-
-			if (flags & NPU_RXD_HASH_L4)
-				skb_set_hash(skb, hash, PKT_HASH_TYPE_L4);
-			else if (flags & NPU_RXD_HASH_L3)
-				skb_set_hash(skb, hash, PKT_HASH_TYPE_L3);
-		}
-		skb_record_rx_queue(skb, qp->idx);
-		if (reason)
-			npuep_trap_report(port, skb, reason);
-		napi_gro_receive(&qp->napi, skb);
+		npuep_rx_skb(qp, &d, page, offset, len, metasize, &pass);
 	}
 
-	if (done) {
-		u64_stats_update_begin(&qp->stats.syncp);
-		qp->stats.rx_packets += packets;
-		qp->stats.rx_bytes += bytes;
-		qp->stats.rx_bad_desc += bad;
-		qp->stats.rx_alloc_fail += alloc_fail;
-		qp->stats.rx_drops += bad + alloc_fail;
-		qp->stats.rx_csum_ok += csum_ok;
-		for (i = 0; i < NPU_PUNT_MAX; i++)
-			qp->stats.rx_punt[i] += punt[i];
-		if (qp->sched_by_poll)
-			qp->stats.rx_poll_frames += done;
-		else
-			qp->stats.rx_doorbell_frames += done;
-		u64_stats_update_end(&qp->stats.syncp);
-	}
+	if (done)
+		npuep_rx_pass_add(qp, &pass, done);
 
 	if (xc.prog)
 		npuep_xdp_rx_done(qp, &xc);

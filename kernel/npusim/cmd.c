@@ -39,6 +39,9 @@ u32 npusim_cmdq_read(struct npusim_dev *nd, u32 ring, u32 reg)
 	case NPU_CMDQ_TAIL:
 		return READ_ONCE(cq->tail);
 	case NPU_CMDQ_HEAD:
+		if (READ_ONCE(cq->size) &&
+		    npusim_corrupt_take(nd, NPUSIM_CORRUPT_CMD_HEAD))
+			return (READ_ONCE(cq->tail) + 2) & (READ_ONCE(cq->size) - 1);
 		return READ_ONCE(cq->head);
 	}
 	return 0;
@@ -93,7 +96,8 @@ void npusim_cmdq_write(struct npusim_dev *nd, u32 ring, u32 reg, u32 val)
 	default:
 		goto out;
 	}
-	/* BASE or SIZE: the ring restarts */
+	/* BASE or SIZE: the ring restarts, and its HEAD reads true again */
+	atomic_set(&nd->corrupt[NPUSIM_CORRUPT_CMD_HEAD], 0);
 	cq->gen++;
 	WRITE_ONCE(cq->head, 0);
 	WRITE_ONCE(cq->tail, 0);
@@ -184,6 +188,34 @@ static u16 npusim_cmd_exec(struct npusim_dev *nd, struct npu_cmd *c)
 	return NPU_ST_BAD_OPCODE;
 }
 
+/*
+ * What the debugfs "corrupt" knob makes of a completion written back into
+ * @slot from @c, before DONE: a connection-stats answer's count or first
+ * index; a waited command's sequence number or opcode (the host matches
+ * those only for what it waits for).
+ */
+static void npusim_cmd_corrupt(struct npusim_dev *nd, struct npu_cmd *slot,
+			       const struct npu_cmd *c, u16 st)
+{
+	struct npu_cmd_conn_stats *cs = (struct npu_cmd_conn_stats *)slot->data;
+	u16 op = le16_to_cpu(c->opcode);
+
+	BUILD_BUG_ON(sizeof(*cs) > NPU_CMD_DATA_LEN);
+	if (op == NPU_CMD_CONN_STATS && st == NPU_ST_OK) {
+		if (npusim_corrupt_take(nd, NPUSIM_CORRUPT_STATS_COUNT))
+			cs->count = cpu_to_le16(NPU_CONN_STATS_MAX + 1);
+		if (npusim_corrupt_take(nd, NPUSIM_CORRUPT_STATS_CONN))
+			cs->st[0].conn = cpu_to_le32(le32_to_cpu(cs->st[0].conn) +
+						     NPU_CONN_STATS_MAX);
+	}
+	if (le16_to_cpu(c->flags) & NPU_CMD_F_POSTED)
+		return;
+	if (npusim_corrupt_take(nd, NPUSIM_CORRUPT_CMD_SEQ))
+		slot->seq = cpu_to_le16(le16_to_cpu(c->seq) + 1);
+	if (npusim_corrupt_take(nd, NPUSIM_CORRUPT_CMD_OPCODE))
+		slot->opcode = cpu_to_le16(op + 1);
+}
+
 /* Execute the next slot of @ring.  Return: true if one was executed. */
 static bool npusim_cmd_one(struct npusim_dev *nd, u32 ring,
 			   struct npu_cmd *c, bool *raise)
@@ -218,6 +250,7 @@ static bool npusim_cmd_one(struct npusim_dev *nd, u32 ring,
 		memcpy(slot->data, c->data, NPU_CMD_DATA_LEN);
 		slot->len = st == NPU_ST_OK ? c->len : 0;
 		slot->status = cpu_to_le16(st);
+		npusim_cmd_corrupt(nd, slot, c, st);
 		/* response before DONE (release order) */
 		dma_wmb();
 		WRITE_ONCE(slot->flags, cpu_to_le16(le16_to_cpu(c->flags) |

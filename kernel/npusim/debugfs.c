@@ -11,6 +11,15 @@
  *                    context allows
  *   cmd_stall        the command channel stops executing (a hung
  *                    firmware); clearing it resumes at the next doorbell
+ *   corrupt          "CLASS N": the next N writes of a field are wrong (the
+ *                    host must count and survive each); N 0 disarms.
+ *                    Reading lists each class with the writes left
+ *                    (armed) and those done.  Classes: rx_len, rx_port,
+ *                    rx_reason, rx_conn (receive descriptors), cmd_seq,
+ *                    cmd_opcode (waited completions), cmd_head (HEAD
+ *                    reads, 2 past the tail, until the ring is
+ *                    reprogrammed), stats_count, stats_conn
+ *                    (NPU_CMD_CONN_STATS answers); see enum npusim_corrupt
  *   cmd_irqs, bad_cmds
  *   datapath_ns      CPU time the model's datapath took, all CPUs (ns):
  *                    ingress, transmit passes, wire NAPI less the stack
@@ -19,6 +28,8 @@
  */
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
 
 #include "npusim.h"
 
@@ -87,6 +98,67 @@ static int npusim_dbg_datapath_ns_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(npusim_dbg_datapath_ns);
 
+static const char * const npusim_corrupt_names[NPUSIM_CORRUPT_MAX] = {
+	[NPUSIM_CORRUPT_RX_LEN] = "rx_len",
+	[NPUSIM_CORRUPT_RX_PORT] = "rx_port",
+	[NPUSIM_CORRUPT_RX_REASON] = "rx_reason",
+	[NPUSIM_CORRUPT_RX_CONN] = "rx_conn",
+	[NPUSIM_CORRUPT_CMD_SEQ] = "cmd_seq",
+	[NPUSIM_CORRUPT_CMD_OPCODE] = "cmd_opcode",
+	[NPUSIM_CORRUPT_CMD_HEAD] = "cmd_head",
+	[NPUSIM_CORRUPT_STATS_COUNT] = "stats_count",
+	[NPUSIM_CORRUPT_STATS_CONN] = "stats_conn",
+};
+
+static int npusim_dbg_corrupt_show(struct seq_file *m, void *v)
+{
+	struct npusim_dev *nd = m->private;
+	int i;
+
+	for (i = 0; i < NPUSIM_CORRUPT_MAX; i++)
+		seq_printf(m, "%s armed %d done %lld\n", npusim_corrupt_names[i],
+			   atomic_read(&nd->corrupt[i]),
+			   atomic64_read(&nd->corrupted[i]));
+	return 0;
+}
+
+static int npusim_dbg_corrupt_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, npusim_dbg_corrupt_show, inode->i_private);
+}
+
+/* "CLASS [N]": arm N (default 1) corruptions of CLASS; N 0 disarms. */
+static ssize_t npusim_dbg_corrupt_write(struct file *file,
+					const char __user *ubuf, size_t len,
+					loff_t *ppos)
+{
+	struct npusim_dev *nd = file_inode(file)->i_private;
+	char buf[48], name[24];
+	int n = 1, i;
+
+	if (len >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = '\0';
+	if (sscanf(buf, "%23s %d", name, &n) < 1 || n < 0)
+		return -EINVAL;
+	i = match_string(npusim_corrupt_names, NPUSIM_CORRUPT_MAX, name);
+	if (i < 0)
+		return i;
+	atomic_set(&nd->corrupt[i], n);
+	return len;
+}
+
+static const struct file_operations npusim_dbg_corrupt_fops = {
+	.owner = THIS_MODULE,
+	.open = npusim_dbg_corrupt_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = single_release,
+	.write = npusim_dbg_corrupt_write,
+};
+
 /**
  * npusim_debugfs_create - create the device's debugfs directory
  * @nd: device
@@ -104,6 +176,8 @@ void npusim_debugfs_create(struct npusim_dev *nd)
 	debugfs_create_bool("cmd_stall", 0600, nd->dbg, &nd->cmd_stall);
 	debugfs_create_u64("cmd_irqs", 0400, nd->dbg, &nd->cmd_irqs);
 	debugfs_create_u64("bad_cmds", 0400, nd->dbg, &nd->bad_cmds);
+	debugfs_create_file("corrupt", 0600, nd->dbg, nd,
+			    &npusim_dbg_corrupt_fops);
 	debugfs_create_file("datapath_ns", 0400, nd->dbg, nd,
 			    &npusim_dbg_datapath_ns_fops);
 	for (p = 0; p < nd->nports; p++) {

@@ -61,6 +61,24 @@
 #define NPUSIM_WIRE_LOW		128
 #define NPUSIM_WIRE_MAX		4096
 
+/*
+ * What the model can be told to write wrong (debugfs "corrupt"), each for
+ * the next N times it writes that field: the host must count it, touch no
+ * memory it did not post, and recover.
+ */
+enum npusim_corrupt {
+	NPUSIM_CORRUPT_RX_LEN,		/* rx descriptor len: buf_len + 1 */
+	NPUSIM_CORRUPT_RX_PORT,		/* rx descriptor port: the next port */
+	NPUSIM_CORRUPT_RX_REASON,	/* rx descriptor reason: NPU_PUNT_MAX */
+	NPUSIM_CORRUPT_RX_CONN,		/* rx descriptor conn: NPU_FT_CONNS_MAX */
+	NPUSIM_CORRUPT_CMD_SEQ,		/* a waited completion's seq: + 1 */
+	NPUSIM_CORRUPT_CMD_OPCODE,	/* a waited completion's opcode: + 1 */
+	NPUSIM_CORRUPT_CMD_HEAD,	/* CMDQ_HEAD reads: 2 past the tail */
+	NPUSIM_CORRUPT_STATS_COUNT,	/* CONN_STATS count: NPU_CONN_STATS_MAX + 1 */
+	NPUSIM_CORRUPT_STATS_CONN,	/* CONN_STATS st[0].conn: past the window */
+	NPUSIM_CORRUPT_MAX,
+};
+
 struct npusim_dev;
 struct npusim_port;
 struct npusim_fp;
@@ -241,6 +259,8 @@ struct npusim_cmdq {
  *	inline in the doorbell writer
  * @cmd_stall: knob: the command channel does not process (firmware hang)
  * @bad_cmds: commands answered with an error status
+ * @corrupt: knob: per enum npusim_corrupt, the writes still to corrupt
+ * @corrupted: per enum npusim_corrupt, the writes corrupted
  */
 struct npusim_dev {
 	struct npu_hw hw;
@@ -289,11 +309,31 @@ struct npusim_dev {
 	bool tx_defer;
 	bool cmd_stall;
 	u64 bad_cmds;
+	atomic_t corrupt[NPUSIM_CORRUPT_MAX];
+	atomic64_t corrupted[NPUSIM_CORRUPT_MAX];
 };
 
 static inline struct npusim_dev *npusim_from_hw(struct npu_hw *hw)
 {
 	return container_of(hw, struct npusim_dev, hw);
+}
+
+/**
+ * npusim_corrupt_take - whether to corrupt this write of a field
+ * @nd: device
+ * @what: the field (enum npusim_corrupt)
+ *
+ * Any context.  Return: true (and counted) while the debugfs "corrupt"
+ * knob has writes of @what left to corrupt.
+ */
+static inline bool npusim_corrupt_take(struct npusim_dev *nd,
+				       enum npusim_corrupt what)
+{
+	if (likely(!atomic_read(&nd->corrupt[what])) ||
+	    atomic_dec_if_positive(&nd->corrupt[what]) < 0)
+		return false;
+	atomic64_inc(&nd->corrupted[what]);
+	return true;
 }
 
 /* bus.c */

@@ -115,6 +115,22 @@ static int npusim_rx_copy(const struct sk_buff *skb, u8 *dst)
 	return 0;
 }
 
+/* What the debugfs "corrupt" knob makes of a filled descriptor. */
+static void npusim_rx_corrupt(struct npusim_qp *qp, struct npu_rx_desc *d,
+			      u16 buf_len)
+{
+	struct npusim_dev *nd = qp->nd;
+
+	if (npusim_corrupt_take(nd, NPUSIM_CORRUPT_RX_LEN))
+		d->len = cpu_to_le16(buf_len + 1);
+	if (npusim_corrupt_take(nd, NPUSIM_CORRUPT_RX_PORT))
+		d->port = (qp->port->idx + 1) % max_t(u32, nd->nports, 2);
+	if (npusim_corrupt_take(nd, NPUSIM_CORRUPT_RX_REASON))
+		d->reason = NPU_PUNT_MAX;
+	if (npusim_corrupt_take(nd, NPUSIM_CORRUPT_RX_CONN))
+		d->conn = cpu_to_le32(NPU_FT_CONNS_MAX);
+}
+
 /* Put one frame into @qp's ring.  Called with qp->rx_lock held. */
 static enum npusim_rx_res npusim_rx_put(struct npusim_qp *qp,
 					struct sk_buff *skb,
@@ -164,6 +180,7 @@ static enum npusim_rx_res npusim_rx_put(struct npusim_qp *qp,
 	d->vlan_tci = cpu_to_le16(pkt->vlan_tci);
 	d->rsvd0 = 0;
 	d->rsvd1 = 0;
+	npusim_rx_corrupt(qp, d, buf_len);
 	/* Frame and fields before DONE (release order). */
 	dma_wmb();
 	WRITE_ONCE(d->flags, cpu_to_le16(dflags | NPU_RXD_DONE));
