@@ -910,6 +910,9 @@ int main(int argc, char **argv)
 		fmd.cache_gen_bump = cache_gen_bump;
 		fm_on = 1;
 		fmd_restore(&fmd, fmd_now());
+		/* before the control socket and READY=1: whoever waits for
+		 * them to send traffic does not wait for the warm-up too */
+		fmd_warmup(&fmd);
 		ctl_fd = open_ctl(opts.ctl_socket);
 		info("flow maker: rules %s, hold %llu..%llu ms, connections %u, control %s",
 		     opts.tc_skip_sw ? "skip_sw" : "in software too",

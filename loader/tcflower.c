@@ -17,6 +17,7 @@
 #include <linux/tc_act/tc_csum.h>
 #include <linux/tc_act/tc_mirred.h>
 #include <linux/tc_act/tc_pedit.h>
+#include <linux/tc_act/tc_vlan.h>
 #include <libmnl/libmnl.h>
 #include "tcflower.h"
 
@@ -229,6 +230,84 @@ size_t tcfl_build_add(void *buf, size_t len, const struct tcfl_rule *r, uint32_t
 		mnl_attr_nest_end(nlh, aopts);
 		mnl_attr_nest_end(nlh, act);
 	}
+	mnl_attr_nest_end(nlh, acts);
+	mnl_attr_nest_end(nlh, opts);
+	return nlh->nlmsg_len;
+}
+
+size_t tcfl_build_warmup(void *buf, size_t len, uint32_t ifindex, uint16_t prio,
+			 uint32_t handle, uint32_t seq)
+{
+	struct nlattr *opts, *acts, *act, *aopts, *keysex, *kex;
+	char selbuf[sizeof(struct tc_pedit_sel) + sizeof(struct tc_pedit_key)];
+	struct tc_pedit_sel *sel = (struct tc_pedit_sel *)selbuf;
+	struct tc_csum cs = { .action = TC_ACT_PIPE,
+			      .update_flags = TCA_CSUM_UPDATE_FLAG_IPV4HDR };
+	struct tc_vlan vl = { .action = TC_ACT_PIPE, .v_action = TCA_VLAN_ACT_POP };
+	struct tc_mirred mr = { .action = TC_ACT_STOLEN, .eaction = TCA_EGRESS_REDIR,
+				.ifindex = ifindex };
+	struct nlmsghdr *nlh;
+	uint8_t ones[4] = { 0xff, 0xff, 0xff, 0xff }, zero[4] = { 0 };
+
+	if (len < 1024)
+		return 0;
+	nlh = hdr(buf, RTM_NEWTFILTER, NLM_F_CREATE | NLM_F_EXCL | NLM_F_ACK, seq, ifindex,
+		  handle, TCFL_PARENT_INGRESS, TC_H_MAKE((uint32_t)prio << 16, htons(ETH_P_IP)));
+	mnl_attr_put_strz(nlh, TCA_KIND, "flower");
+	opts = mnl_attr_nest_start(nlh, TCA_OPTIONS);
+	mnl_attr_put_u32(nlh, TCA_FLOWER_FLAGS, TCA_CLS_FLAGS_SKIP_HW);
+	mnl_attr_put_u16(nlh, TCA_FLOWER_KEY_ETH_TYPE, htons(ETH_P_IP));
+	mnl_attr_put_u8(nlh, TCA_FLOWER_KEY_IP_PROTO, 6);
+	/* 0.0.0.0 to 0.0.0.0, TCP port 0 to 0: nothing forwarded matches */
+	mnl_attr_put(nlh, TCA_FLOWER_KEY_IPV4_SRC, 4, zero);
+	mnl_attr_put(nlh, TCA_FLOWER_KEY_IPV4_SRC_MASK, 4, ones);
+	mnl_attr_put(nlh, TCA_FLOWER_KEY_IPV4_DST, 4, zero);
+	mnl_attr_put(nlh, TCA_FLOWER_KEY_IPV4_DST_MASK, 4, ones);
+	mnl_attr_put_u16(nlh, TCA_FLOWER_KEY_TCP_SRC, 0);
+	mnl_attr_put_u16(nlh, TCA_FLOWER_KEY_TCP_SRC_MASK, 0xffff);
+	mnl_attr_put_u16(nlh, TCA_FLOWER_KEY_TCP_DST, 0);
+	mnl_attr_put_u16(nlh, TCA_FLOWER_KEY_TCP_DST_MASK, 0xffff);
+	acts = mnl_attr_nest_start(nlh, TCA_FLOWER_ACT);
+
+	act = mnl_attr_nest_start(nlh, 1);
+	put_action_hdr(nlh, "pedit");
+	aopts = mnl_attr_nest_start(nlh, TCA_ACT_OPTIONS);
+	memset(selbuf, 0, sizeof(selbuf));
+	sel->action = TC_ACT_PIPE;
+	sel->nkeys = 1;
+	sel->keys[0].off = 8;			/* ip ttl add 0 */
+	sel->keys[0].mask = htonl(0x00ffffff);
+	mnl_attr_put(nlh, TCA_PEDIT_PARMS_EX, sizeof(selbuf), sel);
+	keysex = mnl_attr_nest_start(nlh, TCA_PEDIT_KEYS_EX);
+	kex = mnl_attr_nest_start(nlh, TCA_PEDIT_KEY_EX);
+	mnl_attr_put_u16(nlh, TCA_PEDIT_KEY_EX_HTYPE, TCA_PEDIT_KEY_EX_HDR_TYPE_IP4);
+	mnl_attr_put_u16(nlh, TCA_PEDIT_KEY_EX_CMD, TCA_PEDIT_KEY_EX_CMD_ADD);
+	mnl_attr_nest_end(nlh, kex);
+	mnl_attr_nest_end(nlh, keysex);
+	mnl_attr_nest_end(nlh, aopts);
+	mnl_attr_nest_end(nlh, act);
+
+	act = mnl_attr_nest_start(nlh, 2);
+	put_action_hdr(nlh, "csum");
+	aopts = mnl_attr_nest_start(nlh, TCA_ACT_OPTIONS);
+	mnl_attr_put(nlh, TCA_CSUM_PARMS, sizeof(cs), &cs);
+	mnl_attr_nest_end(nlh, aopts);
+	mnl_attr_nest_end(nlh, act);
+
+	act = mnl_attr_nest_start(nlh, 3);
+	put_action_hdr(nlh, "vlan");
+	aopts = mnl_attr_nest_start(nlh, TCA_ACT_OPTIONS);
+	mnl_attr_put(nlh, TCA_VLAN_PARMS, sizeof(vl), &vl);
+	mnl_attr_nest_end(nlh, aopts);
+	mnl_attr_nest_end(nlh, act);
+
+	act = mnl_attr_nest_start(nlh, 4);
+	put_action_hdr(nlh, "mirred");
+	aopts = mnl_attr_nest_start(nlh, TCA_ACT_OPTIONS);
+	mnl_attr_put(nlh, TCA_MIRRED_PARMS, sizeof(mr), &mr);
+	mnl_attr_nest_end(nlh, aopts);
+	mnl_attr_nest_end(nlh, act);
+
 	mnl_attr_nest_end(nlh, acts);
 	mnl_attr_nest_end(nlh, opts);
 	return nlh->nlmsg_len;

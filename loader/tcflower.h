@@ -62,6 +62,15 @@ struct tcfl_info {
  * buffer must be 4-byte aligned and at least MNL_SOCKET_BUFFER_SIZE. */
 size_t tcfl_build_qdisc(void *buf, size_t len, uint32_t ifindex, uint32_t seq);
 size_t tcfl_build_add(void *buf, size_t len, const struct tcfl_rule *r, uint32_t seq);
+/*
+ * The warm-up at start: a software-only (skip_hw) IPv4 flower rule that
+ * matches nothing forwarded (0.0.0.0 to 0.0.0.0, TCP port 0 to 0), with
+ * one action of each kind the rules use or will (pedit, csum, vlan,
+ * mirred back to @ifindex): adding it loads cls_flower and the act_*
+ * modules, so a connection's first rule does not.  Deleted at once.
+ */
+size_t tcfl_build_warmup(void *buf, size_t len, uint32_t ifindex, uint16_t prio,
+			 uint32_t handle, uint32_t seq);
 size_t tcfl_build_del(void *buf, size_t len, uint32_t ifindex, uint16_t prio,
 		      uint16_t eth_proto, uint32_t handle, uint32_t seq);
 size_t tcfl_build_dump(void *buf, size_t len, uint32_t ifindex, uint32_t seq);

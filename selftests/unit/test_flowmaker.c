@@ -10,6 +10,7 @@
 #include <cmocka.h>
 #include <arpa/inet.h>
 #include "../../loader/flowmaker.c"
+#include "../../loader/tcflower.c"
 
 #define MS 1000000ull
 #define S  (1000 * MS)
@@ -856,9 +857,49 @@ static void test_names(void **st)
 	assert_string_equal(fm_action_name(FM_A_RECHECK), "recheck");
 }
 
+/*
+ * npuflowd's warm-up rule (fmd_warmup): a software-only IPv4 flower rule of
+ * our prio and a handle no connection has, matching nothing forwarded, with
+ * one action of each module the rules load.
+ */
+static void test_warmup_rule(void **st)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE] __attribute__((aligned(8)));
+	const struct nlmsghdr *nlh = (const struct nlmsghdr *)buf;
+	struct tcfl_info in;
+	uint32_t id;
+	int dir;
+
+	(void)st;
+	assert_int_equal(tcfl_build_warmup(buf, 512, 7, NPUFLOW_TC_PRIO_IP, 0xfffffff0u, 1), 0);
+	assert_true(tcfl_build_warmup(buf, sizeof(buf), 7, NPUFLOW_TC_PRIO_IP, 0xfffffff0u, 1) > 0);
+	assert_int_equal(nlh->nlmsg_type, RTM_NEWTFILTER);
+	assert_int_equal(tcfl_parse(nlh, &in), 0);
+	assert_string_equal(in.kind, "flower");
+	assert_int_equal(in.ifindex, 7);
+	assert_int_equal(in.prio, NPUFLOW_TC_PRIO_IP);
+	assert_int_equal(in.protocol, ETH_P_IP);
+	assert_int_equal(in.handle, 0xfffffff0u);
+	assert_int_equal(in.flags & (TCA_CLS_FLAGS_SKIP_HW | TCA_CLS_FLAGS_SKIP_SW),
+			 TCA_CLS_FLAGS_SKIP_HW);
+	assert_int_equal(in.match.proto, 6);
+	assert_int_equal(in.match.sport, 0);
+	assert_int_equal(in.match.dport, 0);
+	assert_int_equal(in.nactions, 4);
+	assert_string_equal(in.actions[0], "pedit");
+	assert_string_equal(in.actions[1], "csum");
+	assert_string_equal(in.actions[2], "vlan");
+	assert_string_equal(in.actions[3], "mirred");
+	assert_int_equal(in.out_ifindex, 7);
+	/* no connection's: a leftover is an orphan at restore */
+	tcfl_handle_split(in.handle, &id, &dir);
+	assert_true(id >= 1u << 24);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_warmup_rule),
 		cmocka_unit_test(test_threshold_frames),
 		cmocka_unit_test(test_threshold_bytes),
 		cmocka_unit_test(test_made),
