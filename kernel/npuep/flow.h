@@ -58,6 +58,8 @@ enum npuep_flow_owner {
  *	behind the host) and were queued in the driver behind it
  * @cmd_failed: flow commands that failed
  * @stats_reads: batched connection-statistics reads
+ * @stats_bad: statistics answers or entries refused as impossible (more
+ *	entries than asked for, an index outside the asked range, no state)
  * @lock_held_max_ns: longest hold of the flow-table lock (seed 004)
  * @lock_held_over_1ms: holds of the flow-table lock longer than 1 ms
  * @lock_held_over_5ms: holds longer than 5 ms (issue 4's goal for the
@@ -77,6 +79,7 @@ struct npuep_ft_stats {
 	u64 cmd_ring_full;
 	u64 cmd_failed;
 	u64 stats_reads;
+	u64 stats_bad;
 	u64 lock_held_max_ns;
 	u64 lock_held_over_1ms;
 	u64 lock_held_over_5ms;

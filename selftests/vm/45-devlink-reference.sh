@@ -12,7 +12,7 @@
 # new/show/read/dump/del with out-of-range reads refused.
 # timeout: 600
 . "$(dirname "$0")/lib.sh"
-ktap_plan 57
+ktap_plan 58
 
 npu_load && npu_new 0 8 2 || { ktap_fail "setup"; ktap_finish; }
 DL=auxiliary/npusim.npu.0
@@ -107,6 +107,9 @@ check_fail "size over the maximum is refused" bash -c \
 devlink resource set $DL path /fastpath/connections size 2
 ktap_result $([ "$(res connections size_new)" = 2 ] && [ "$(res connections size)" = 16384 ]; echo $?) \
 	"size_new 2 shown, size still 16384 before reload"
+# A resize empties the hardware tables: it waits until nothing is offloaded.
+check_fail "the resize is refused while 3 connections are offloaded" devlink dev reload $DL
+tc filter del dev "$P3" ingress 2>/dev/null
 devlink dev reload $DL
 ktap_result $([ "$(res connections size)" = 2 ] && [ "$(fp_stat conns | cut -d/ -f2)" = 2 ]; echo $?) \
 	"reload applies it: size $(res connections size), model table $(fp_stat conns)"
