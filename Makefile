@@ -96,6 +96,7 @@ install: all
 clean:
 	-$(KMAKE) clean
 	-$(MAKE) -C selftests/unit clean
+	-$(MAKE) -C selftests/fuzz clean
 	-$(MAKE) -C bpf clean
 	-$(MAKE) -C loader clean
 	-$(MAKE) -C tools/loadgen clean
