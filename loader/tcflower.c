@@ -99,6 +99,20 @@ static void put_action_hdr(struct nlmsghdr *nlh, const char *kind)
 	mnl_attr_put_strz(nlh, TCA_ACT_KIND, kind);
 }
 
+/* Action number @idx of kind @kind whose options are one parms attribute. */
+static void put_parms_action(struct nlmsghdr *nlh, uint16_t idx, const char *kind,
+			     uint16_t parms_type, size_t parms_len, const void *parms)
+{
+	struct nlattr *act, *aopts;
+
+	act = mnl_attr_nest_start(nlh, idx);
+	put_action_hdr(nlh, kind);
+	aopts = mnl_attr_nest_start(nlh, TCA_ACT_OPTIONS);
+	mnl_attr_put(nlh, parms_type, parms_len, parms);
+	mnl_attr_nest_end(nlh, aopts);
+	mnl_attr_nest_end(nlh, act);
+}
+
 size_t tcfl_build_add(void *buf, size_t len, const struct tcfl_rule *r, uint32_t seq)
 {
 	const struct npuflow_key *m = &r->match, *o = &r->out;
@@ -211,24 +225,14 @@ size_t tcfl_build_add(void *buf, size_t len, const struct tcfl_rule *r, uint32_t
 			cs.update_flags = (v6 ? 0 : TCA_CSUM_UPDATE_FLAG_IPV4HDR) |
 					  (m->proto == 6 ? TCA_CSUM_UPDATE_FLAG_TCP :
 							   TCA_CSUM_UPDATE_FLAG_UDP);
-			act = mnl_attr_nest_start(nlh, prio++);
-			put_action_hdr(nlh, "csum");
-			aopts = mnl_attr_nest_start(nlh, TCA_ACT_OPTIONS);
-			mnl_attr_put(nlh, TCA_CSUM_PARMS, sizeof(cs), &cs);
-			mnl_attr_nest_end(nlh, aopts);
-			mnl_attr_nest_end(nlh, act);
+			put_parms_action(nlh, prio++, "csum", TCA_CSUM_PARMS, sizeof(cs), &cs);
 		}
 	}
 	{
 		struct tc_mirred mr = { .action = TC_ACT_STOLEN, .eaction = TCA_EGRESS_REDIR,
 					.ifindex = r->out_ifindex };
 
-		act = mnl_attr_nest_start(nlh, prio++);
-		put_action_hdr(nlh, "mirred");
-		aopts = mnl_attr_nest_start(nlh, TCA_ACT_OPTIONS);
-		mnl_attr_put(nlh, TCA_MIRRED_PARMS, sizeof(mr), &mr);
-		mnl_attr_nest_end(nlh, aopts);
-		mnl_attr_nest_end(nlh, act);
+		put_parms_action(nlh, prio++, "mirred", TCA_MIRRED_PARMS, sizeof(mr), &mr);
 	}
 	mnl_attr_nest_end(nlh, acts);
 	mnl_attr_nest_end(nlh, opts);
@@ -287,26 +291,11 @@ size_t tcfl_build_warmup(void *buf, size_t len, uint32_t ifindex, uint16_t prio,
 	mnl_attr_nest_end(nlh, aopts);
 	mnl_attr_nest_end(nlh, act);
 
-	act = mnl_attr_nest_start(nlh, 2);
-	put_action_hdr(nlh, "csum");
-	aopts = mnl_attr_nest_start(nlh, TCA_ACT_OPTIONS);
-	mnl_attr_put(nlh, TCA_CSUM_PARMS, sizeof(cs), &cs);
-	mnl_attr_nest_end(nlh, aopts);
-	mnl_attr_nest_end(nlh, act);
+	put_parms_action(nlh, 2, "csum", TCA_CSUM_PARMS, sizeof(cs), &cs);
 
-	act = mnl_attr_nest_start(nlh, 3);
-	put_action_hdr(nlh, "vlan");
-	aopts = mnl_attr_nest_start(nlh, TCA_ACT_OPTIONS);
-	mnl_attr_put(nlh, TCA_VLAN_PARMS, sizeof(vl), &vl);
-	mnl_attr_nest_end(nlh, aopts);
-	mnl_attr_nest_end(nlh, act);
+	put_parms_action(nlh, 3, "vlan", TCA_VLAN_PARMS, sizeof(vl), &vl);
 
-	act = mnl_attr_nest_start(nlh, 4);
-	put_action_hdr(nlh, "mirred");
-	aopts = mnl_attr_nest_start(nlh, TCA_ACT_OPTIONS);
-	mnl_attr_put(nlh, TCA_MIRRED_PARMS, sizeof(mr), &mr);
-	mnl_attr_nest_end(nlh, aopts);
-	mnl_attr_nest_end(nlh, act);
+	put_parms_action(nlh, 4, "mirred", TCA_MIRRED_PARMS, sizeof(mr), &mr);
 
 	mnl_attr_nest_end(nlh, acts);
 	mnl_attr_nest_end(nlh, opts);
