@@ -93,13 +93,7 @@ cmd_case cmd_head 1000
 # ---- connection-stats answers -------------------------------------------
 # One UDP connection in hardware (two flower rules, paired), so the driver
 # reads its counters back every second (fp_stats_reads).
-for d in "$P3" "$P8"; do
-	ethtool -K "$d" hw-tc-offload on
-	tc qdisc add dev "$d" clsact
-done
-mac() { cat /sys/class/net/$1/address; }
-pcmac=$(ip -n pc link show npuw0p3 | awk '/ether/ { print $2 }')
-farmac=$(ip -n far link show npuw0p8 | awk '/ether/ { print $2 }')
+flower_ports
 check "a connection in hardware (flower skip_sw both ways)" bash -c "
 	tc filter add dev $P3 ingress protocol ip prio 1 flower skip_sw \
 		ip_proto udp src_ip $PC4 dst_ip $FAR4 src_port 4000 dst_port 5000 \

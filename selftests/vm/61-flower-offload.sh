@@ -10,13 +10,7 @@ ktap_plan 14
 
 npu_load && npu_new 0 8 2 || { ktap_fail "setup"; ktap_finish; }
 topo_pc_far 0; ktap_result $? "topology"
-for d in "$P3" "$P8"; do
-	ethtool -K "$d" hw-tc-offload on
-	tc qdisc add dev "$d" clsact
-done
-mac() { cat /sys/class/net/$1/address; }
-pcmac=$(ip -n pc link show npuw0p3 | awk '/ether/ { print $2 }')
-farmac=$(ip -n far link show npuw0p8 | awk '/ether/ { print $2 }')
+flower_ports
 
 # pc:4000 -> far:5000 over UDP, routed: MACs rewritten, TTL decremented.
 check "flower skip_sw pc -> far" tc filter add dev "$P3" ingress protocol ip prio 1 flower skip_sw \

@@ -199,6 +199,19 @@ table inet fw {
 NFT
 }
 
+# flower_ports: hw-tc-offload and a clsact qdisc on P3 and P8, for flower
+# rules written by hand; sets pcmac/farmac (the wires' MACs in pc and far).
+flower_ports() {
+	local d
+	for d in "$P3" "$P8"; do
+		ethtool -K "$d" hw-tc-offload on
+		tc qdisc add dev "$d" clsact
+	done
+	pcmac=$(ip -n pc link show npuw0p3 | awk '/ether/ { print $2 }')
+	farmac=$(ip -n far link show npuw0p8 | awk '/ether/ { print $2 }')
+}
+mac() { cat /sys/class/net/$1/address; }
+
 # ---- the flow maker (npuflowd) on ports 3 and 8 -------------------------
 # fm_firewall: conntrack on the host between the ports, invalid-state drops
 # counted in the named counter "inv" (release must keep it at 0).
