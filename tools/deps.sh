@@ -11,12 +11,16 @@ pkgs=(
 	# build
 	make gcc libc6-dev clang llvm pkg-config libelf-dev zlib1g-dev
 	libbpf-dev libxdp-dev bpftool xdp-tools libmnl-dev libnetfilter-conntrack-dev
-	libcmocka-dev
+	libcmocka-dev libjson-c-dev
+	# install: manual pages from --help, the modules as DKMS source
+	help2man man-db dkms
 	# the fuzz targets' libFuzzer runtime for clang 14 (selftests/fuzz)
 	libclang-rt-14-dev
 	# the standard tools the tests drive, and traffic
 	iproute2 ethtool iperf3 iputils-ping socat netcat-openbsd tcpdump nftables
 	conntrack python3 python3-yaml procps udev gnuplot-nox jq
+	# promtool, which checks npuctl's Prometheus output
+	prometheus
 )
 missing=()
 for p in "${pkgs[@]}"; do
