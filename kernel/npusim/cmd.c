@@ -11,6 +11,7 @@
  * NPU_ST_BAD_OPCODE, bad lengths or parameters NPU_ST_BAD_PARAM.
  */
 #include <linux/debugfs.h>
+#include <linux/delay.h>
 #include <linux/log2.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -223,7 +224,7 @@ static bool npusim_cmd_one(struct npusim_dev *nd, u32 ring,
 	struct npusim_cmdq *cq = &nd->cmdq[ring];
 	struct npu_cmd *slot;
 	unsigned long flags;
-	u32 head, gen;
+	u32 head, gen, delay;
 	u16 st;
 
 	spin_lock_irqsave(&nd->cmd_lock, flags);
@@ -239,6 +240,9 @@ static bool npusim_cmd_one(struct npusim_dev *nd, u32 ring,
 	memcpy(c, slot, sizeof(*c));
 	spin_unlock_irqrestore(&nd->cmd_lock, flags);
 
+	delay = READ_ONCE(nd->cmd_delay_us);
+	if (delay)
+		fsleep(delay);
 	st = npusim_cmd_exec(nd, c);
 	if (st != NPU_ST_OK)
 		nd->bad_cmds++;
@@ -340,16 +344,46 @@ static const struct file_operations npusim_cmd_timing_fops = {
 	.write = npusim_cmd_timing_write,
 };
 
+/* A slow command engine takes at most a second a command. */
+#define NPUSIM_CMD_DELAY_MAX_US	USEC_PER_SEC
+
+static int npusim_cmd_delay_set(void *data, u64 val)
+{
+	struct npusim_dev *nd = data;
+
+	if (val > NPUSIM_CMD_DELAY_MAX_US)
+		return -EINVAL;
+	WRITE_ONCE(nd->cmd_delay_us, val);
+	return 0;
+}
+
+static int npusim_cmd_delay_get(void *data, u64 *val)
+{
+	struct npusim_dev *nd = data;
+
+	*val = READ_ONCE(nd->cmd_delay_us);
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(npusim_cmd_delay_fops, npusim_cmd_delay_get,
+			 npusim_cmd_delay_set, "%llu\n");
+
 /**
- * npusim_cmd_debugfs - cmd_timing: the command loop's timing (make bench)
+ * npusim_cmd_debugfs - the command loop's debugfs files
  * @nd: model device (nd->dbg exists)
  *
- * Doorbells, passes of the loop, commands executed, time in the loop; the
- * first and last reclaim or invalidate executed and when a reclaim left
- * no connection (ktime_get_ns).  A write resets them.
+ * cmd_timing (make bench): doorbells, passes of the loop, commands
+ * executed, time in the loop; the first and last reclaim or invalidate
+ * executed and when a reclaim left no connection (ktime_get_ns).  A write
+ * resets them.
+ *
+ * cmd_delay_us: every command, on either ring, takes this much longer to
+ * execute (a command engine slowed down by load), up to
+ * NPUSIM_CMD_DELAY_MAX_US; 0 (the default) adds nothing.
  */
 void npusim_cmd_debugfs(struct npusim_dev *nd)
 {
 	debugfs_create_file("cmd_timing", 0600, nd->dbg, nd,
 			    &npusim_cmd_timing_fops);
+	debugfs_create_file_unsafe("cmd_delay_us", 0600, nd->dbg, nd,
+				   &npusim_cmd_delay_fops);
 }

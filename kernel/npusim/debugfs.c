@@ -11,6 +11,8 @@
  *                    context allows
  *   cmd_stall        the command channel stops executing (a hung
  *                    firmware); clearing it resumes at the next doorbell
+ *   cmd_delay_us     every command takes this much longer (a slow
+ *                    command engine; cmd.c)
  *   corrupt          "CLASS N": the next N writes of a field are wrong (the
  *                    host must count and survive each); N 0 disarms.
  *                    Reading lists each class with the writes left

@@ -308,6 +308,7 @@ struct npusim_dev {
 	bool force_rx_full;
 	bool tx_defer;
 	bool cmd_stall;
+	u32 cmd_delay_us;	/* debugfs cmd_delay_us (cmd.c) */
 	u64 bad_cmds;
 	atomic_t corrupt[NPUSIM_CORRUPT_MAX];
 	atomic64_t corrupted[NPUSIM_CORRUPT_MAX];
