@@ -299,7 +299,8 @@ struct npuflow_event {
 #define NPUFLOW_FR_TABLE_FULL		12	/* hardware table full: stays on host, counted */
 #define NPUFLOW_FR_HW_ERROR		13	/* the hook refused the rule (other error) */
 #define NPUFLOW_FR_CONFLICT		14	/* a direction already belongs to another connection */
-#define NPUFLOW_FR_VLAN			15	/* VLAN-tagged: not supported by npuflowd yet */
+#define NPUFLOW_FR_VLAN			15	/* tagged as npuflowd does not write: Q-in-Q, 802.1ad,
+						 * no 802.1Q device of the host for the tag */
 #define NPUFLOW_FR_SLOTS		16
 
 #define NPUFLOW_CONN_F_NAT	0x01	/* addresses or ports translated */
@@ -324,9 +325,9 @@ struct npuflow_conn {
 	__u8 dmac[2][6];	/* next hop MAC of each direction */
 	__u8 smac[2][6];	/* egress port's MAC of each direction */
 	__u32 hw_handle[2];	/* tc filter handle of each direction (0 = none) */
-	__u16 tc_prio;		/* tc filter priority the rules use */
+	__u16 tc_prio;		/* tc filter priority of direction 0's rule */
 	__u16 flags;		/* NPUFLOW_CONN_F_* */
-	__u32 pad;
+	__u16 out_vid[2];	/* 802.1Q VID each direction leaves with, 0 = untagged */
 	__u64 made_ns;		/* last made (or remade) */
 	__u64 state_ns;		/* entered the current state */
 	__u64 until_ns;		/* hold / retry / watch expiry */
@@ -395,9 +396,12 @@ struct npuflow_fmstats {
 	__u64 updated_ns;			/* last written */
 };
 
-/* tc filter priorities of npuflowd's flower rules (one per protocol). */
+/* tc filter priorities of npuflowd's flower rules, one per protocol a rule
+ * is filed under (a tc prio holds one): IPv4, IPv6, and 802.1Q-tagged of
+ * either family (the family is the rule's vlan_ethtype). */
 #define NPUFLOW_TC_PRIO_IP	0xc4f0
 #define NPUFLOW_TC_PRIO_IPV6	0xc4f1
+#define NPUFLOW_TC_PRIO_VLAN	0xc4f2
 
 /* IPv6 extension headers walked before giving up (counted EXTHDR_LIMIT). */
 #define NPUFLOW_IPV6_EXT_MAX	6

@@ -493,6 +493,7 @@ enum fm_action fm_lookup_done(struct fm *fm, uint32_t id, const struct fm_lookup
 		if (l->eg_flags[d] & FM_EG_NO_NEIGH)
 			return refuse(fm, e, NPUFLOW_FR_NO_NEIGH, 0, now);
 	memcpy(e->rec.out_ifindex, l->out_ifindex, sizeof(e->rec.out_ifindex));
+	memcpy(e->rec.out_vid, l->out_vid, sizeof(e->rec.out_vid));
 	memcpy(e->rec.dmac, l->dmac, sizeof(e->rec.dmac));
 	memcpy(e->rec.smac, l->smac, sizeof(e->rec.smac));
 	e->rec.flags &= ~(NPUFLOW_CONN_F_NAT | NPUFLOW_CONN_F_ROUTED);
@@ -502,7 +503,8 @@ enum fm_action fm_lookup_done(struct fm *fm, uint32_t id, const struct fm_lookup
 		e->rec.flags |= NPUFLOW_CONN_F_ROUTED;
 	for (d = 0; d < 2; d++)
 		e->rec.hw_handle[d] = id * 2 + d + 1;
-	e->rec.tc_prio = l->key[0].family == 10 ? NPUFLOW_TC_PRIO_IPV6 : NPUFLOW_TC_PRIO_IP;
+	e->rec.tc_prio = l->key[0].vlan_outer ? NPUFLOW_TC_PRIO_VLAN :
+			 l->key[0].family == 10 ? NPUFLOW_TC_PRIO_IPV6 : NPUFLOW_TC_PRIO_IP;
 	e->dirty = 1;
 	return FM_A_WRITE;
 }

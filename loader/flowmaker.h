@@ -85,7 +85,7 @@ enum fm_action {
 #define FM_EG_FOREIGN	0x04	/* not a port of the same coprocessor */
 #define FM_EG_SHAPED	0x08	/* egress port has a shaping qdisc */
 #define FM_EG_LOCAL	0x10	/* delivered to / sent by the host itself */
-#define FM_EG_VLAN	0x20	/* needs a VLAN tag npuflowd does not write yet */
+#define FM_EG_VLAN	0x20	/* tagged as npuflowd does not write (Q-in-Q, no 802.1Q device) */
 
 /* Conntrack facts. */
 #define FM_CT_FOUND		0x01
@@ -104,7 +104,8 @@ struct fm_lookup {
 	uint32_t zone;
 	struct npuflow_key key[2];	/* both directions as they arrive (ingress ifindex) */
 	uint32_t eg_flags[2];		/* FM_EG_* per direction */
-	uint32_t out_ifindex[2];
+	uint32_t out_ifindex[2];	/* the port each leaves by */
+	uint16_t out_vid[2];		/* the 802.1Q tag each leaves with, 0 = none */
 	uint8_t dmac[2][6];
 	uint8_t smac[2][6];
 	int routed;			/* TTL/hop limit to decrement */

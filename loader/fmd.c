@@ -17,6 +17,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "fmd.h"
+#include "fmd_egress.h"
 #include "tcflower.h"
 
 #define L_ERR	0
@@ -60,16 +61,6 @@ static void read_timeouts(struct fmd *d)
 				     432000);
 	d->udp_timeout = read_sysctl("/proc/sys/net/netfilter/nf_conntrack_udp_timeout_stream",
 				     120);
-}
-
-static int port_of(const struct fmd *d, uint32_t ifindex)
-{
-	int i;
-
-	for (i = 0; i < d->nports; i++)
-		if (d->ports[i].ifindex == ifindex)
-			return i;
-	return -1;
 }
 
 static const char *ifn(uint32_t ifindex, char *buf)
@@ -160,7 +151,7 @@ static void rearm(struct fmd *d, const struct fm_entry *e)
 
 static int ensure_clsact(struct fmd *d, uint32_t ifindex)
 {
-	int p = port_of(d, ifindex), rc;
+	int p = fmd_port_of(d, ifindex), rc;
 	size_t n;
 
 	if (p >= 0 && d->ports[p].clsact)
@@ -180,23 +171,30 @@ static int ensure_clsact(struct fmd *d, uint32_t ifindex)
 	return rc;
 }
 
-static int hw_del_dir(struct fmd *d, const struct npuflow_conn *c, int dir)
+/* Rule @handle filed under (@prio, @proto) on @ifindex's ingress: 0 if it
+ * is gone (or was not there), -errno. */
+static int hw_del_rule(struct fmd *d, uint32_t ifindex, uint16_t prio, uint16_t proto,
+		       uint32_t handle)
 {
 	char buf[512] __attribute__((aligned(8)));
 	size_t n;
 	int rc;
 
-	if (!c->hw_handle[dir] || !c->key[dir].ifindex)
-		return 0;
-	n = tcfl_build_del(buf, sizeof(buf), c->key[dir].ifindex, c->tc_prio,
-			   c->key[dir].family == 10 ? ETH_P_IPV6 : ETH_P_IP, c->hw_handle[dir],
-			   nls_seq(&d->tc));
+	n = tcfl_build_del(buf, sizeof(buf), ifindex, prio, proto, handle, nls_seq(&d->tc));
 	rc = nls_talk(&d->tc, buf, n, NULL, NULL);
 	if (rc == -ENOENT || rc == -EINVAL)	/* not there (EINVAL: no such tp) */
 		rc = 0;
 	else if (!rc)
 		d->fm.stat[NPUFLOW_FM_HW_DELETES]++;
 	return rc;
+}
+
+static int hw_del_dir(struct fmd *d, const struct npuflow_conn *c, int dir)
+{
+	if (!c->hw_handle[dir] || !c->key[dir].ifindex)
+		return 0;
+	return hw_del_rule(d, c->key[dir].ifindex, tcfl_prio(&c->key[dir]),
+			   tcfl_proto(&c->key[dir]), c->hw_handle[dir]);
 }
 
 static void hw_delete(struct fmd *d, struct fm_entry *e)
@@ -281,14 +279,11 @@ static int hw_write(struct fmd *d, struct fm_entry *e)
  * The one-time work of the first rule, done at start: the clsact qdisc on
  * every port (a static key: kernel text patched), and cls_flower with the
  * act_* modules loaded by a software-only rule that matches nothing, added
- * and deleted (tcfl_build_warmup).  A fresh guest's first connection
- * otherwise took 4.2 and 6.0 s to write, the next 1.6 ms (issue 15).
- * Logged once with the time it took; a failure only costs the first
+ * and deleted (tcfl_build_warmup): otherwise the first connection's write
+ * pays for them, seconds in a fresh guest (docs/measurements.md).  Logged once with the time it took; a failure only costs the first
  * connection that time again.
  */
 #define FMD_WARMUP_HANDLE	0xfffffff0u	/* no id's (tcfl_handle): an orphan at restore */
-
-static int port_facts(struct fmd *d, int po, uint64_t now);
 
 void fmd_warmup(struct fmd *d)
 {
@@ -320,7 +315,7 @@ void fmd_warmup(struct fmd *d)
 	 * for a connection no one has (0.0.0.0:0 to 0.0.0.0:0, TCP).
 	 */
 	for (i = 0; i < d->nports; i++)
-		port_facts(d, i, t2);
+		fmd_port_facts(d, i, t2);
 	{
 		struct npuflow_key k;
 		struct ct_info ci;
@@ -347,86 +342,21 @@ void fmd_warmup(struct fmd *d)
 
 /* --- making a connection ------------------------------------------------- */
 
-/*
- * The port's MAC and shaping as an egress, from rtc's generation (refreshed
- * when rtnetlink announced a change or they aged out): 0, or -errno if the
- * link cannot be read.
- */
-static int port_facts(struct fmd *d, int po, uint64_t now)
-{
-	struct fmd_port *p = &d->ports[po];
-	struct nls_link l;
-
-	if (rtc_fresh(d->rtc, p->facts_gen, p->facts_ns, now)) {
-		d->fm.stat[NPUFLOW_FM_EGRESS_CACHED]++;
-		return 0;
-	}
-	d->fm.stat[NPUFLOW_FM_EGRESS_ASKED]++;
-	if (nls_link_get(&d->rt, p->ifindex, &l))
-		return -ENODEV;
-	memcpy(p->mac, l.mac, 6);
-	p->shaped = nls_shaped(&d->tc, p->ifindex) > 0;
-	p->facts_gen = d->rtc->gen;
-	p->facts_ns = now;
-	return 0;
-}
-
-/*
- * Egress facts of one direction arriving on @key->ifindex.  Route, port
- * facts and next hop come from rtc while rtnetlink announced no change: the
- * connections between two hosts share them (wip/68's burst asked 8 round
- * trips per connection for them before).
- */
-static uint32_t egress(struct fmd *d, const struct npuflow_key *k, const uint8_t *out_daddr,
-		       uint32_t *oif, uint8_t dmac[6], uint8_t smac[6])
-{
-	int af = k->family == 10 ? AF_INET6 : AF_INET, pi, po, rc;
-	uint64_t now = fmd_now();
-	struct nls_route r;
-
-	*oif = 0;
-	if (k->vlan_outer || k->vlan_inner)
-		return FM_EG_VLAN;
-	/* as the stack routes it: after the destination translation (conntrack
-	 * un-NATs a reply in PREROUTING), before the source one (POSTROUTING) */
-	if (!rtc_route_get(d->rtc, af, k->saddr, out_daddr, k->ifindex, now, &r)) {
-		d->fm.stat[NPUFLOW_FM_EGRESS_CACHED]++;
-	} else {
-		d->fm.stat[NPUFLOW_FM_EGRESS_ASKED]++;
-		rc = nls_route_get(&d->rt, af, k->saddr, out_daddr, k->ifindex, &r);
-		if (rc || !r.oif)
-			return FM_EG_NO_ROUTE;
-		rtc_route_put(d->rtc, af, k->saddr, out_daddr, k->ifindex, now, &r);
-	}
-	if (r.type == RTN_LOCAL || r.type == RTN_BROADCAST || r.type == RTN_MULTICAST)
-		return FM_EG_LOCAL;
-	if (r.type != RTN_UNICAST)
-		return FM_EG_NO_ROUTE;
-	*oif = r.oif;
-	pi = port_of(d, k->ifindex);
-	po = port_of(d, r.oif);
-	if (po < 0 || pi < 0)
-		return FM_EG_FOREIGN;
-	if (d->ports[pi].switch_id_len != d->ports[po].switch_id_len ||
-	    memcmp(d->ports[pi].switch_id, d->ports[po].switch_id, d->ports[po].switch_id_len))
-		return FM_EG_FOREIGN;
-	if (port_facts(d, po, now))
-		return FM_EG_NO_ROUTE;
-	if (d->ports[po].shaped)
-		return FM_EG_SHAPED;
-	memcpy(smac, d->ports[po].mac, 6);
-	if (!rtc_neigh_get(d->rtc, af, r.oif, r.nexthop, now, dmac)) {
-		d->fm.stat[NPUFLOW_FM_EGRESS_CACHED]++;
-		return 0;
-	}
-	d->fm.stat[NPUFLOW_FM_EGRESS_ASKED]++;
-	if (nls_neigh_get(&d->rt, af, r.oif, r.nexthop, dmac))
-		return FM_EG_NO_NEIGH;
-	rtc_neigh_put(d->rtc, af, r.oif, r.nexthop, now, dmac);
-	return 0;
-}
-
 static void do_write(struct fmd *d, uint32_t id, uint64_t now, uint64_t lookup_ns);
+
+/* Direction @dir's egress into @l: 0, or FM_EG_*. */
+static uint32_t lookup_egress(struct fmd *d, struct fm_lookup *l, int dir,
+			      const uint8_t *out_daddr)
+{
+	struct fmd_egress eg;
+	uint32_t rc = fmd_egress(d, &l->key[dir], out_daddr, &eg);
+
+	l->out_ifindex[dir] = eg.oif;
+	l->out_vid[dir] = eg.out_vid;
+	memcpy(l->dmac[dir], eg.dmac, 6);
+	memcpy(l->smac[dir], eg.smac, 6);
+	return rc;
+}
 
 /* @cross_ns: the punted frame the make starts from (an event's, a
  * candidate's latest), 0 for a timer's remake. */
@@ -464,14 +394,16 @@ static void do_lookup(struct fmd *d, uint32_t id, uint64_t now, uint64_t cross_n
 		l.key[1] = ci.reply;
 		o = !dir;
 		l.key[dir].ifindex = cand.ifindex;
+		l.key[dir].vlan_outer = cand.vlan_outer;
+		l.key[dir].vlan_inner = cand.vlan_inner;
 		/* a direction leaves towards the other's source */
-		l.eg_flags[dir] = egress(d, &l.key[dir], l.key[o].saddr, &l.out_ifindex[dir],
-					 l.dmac[dir], l.smac[dir]);
-		/* the other direction arrives where this one leaves */
+		l.eg_flags[dir] = lookup_egress(d, &l, dir, l.key[o].saddr);
+		/* the other direction arrives where this one leaves, tagged as
+		 * this one leaves */
 		l.key[o].ifindex = l.out_ifindex[dir] ? l.out_ifindex[dir] : cand.ifindex;
+		l.key[o].vlan_outer = l.out_vid[dir];
 		if (!l.eg_flags[dir])
-			l.eg_flags[o] = egress(d, &l.key[o], l.key[dir].saddr, &l.out_ifindex[o],
-					       l.dmac[o], l.smac[o]);
+			l.eg_flags[o] = lookup_egress(d, &l, o, l.key[dir].saddr);
 		l.routed = 1;
 		mk.eg = fmd_now() - teg;
 	}
@@ -754,14 +686,13 @@ static int dump_cb(const struct nlmsghdr *nlh, void *data)
 	uint32_t id;
 	int dir;
 
-	if (tcfl_parse(nlh, &in) || !in.handle ||
-	    (in.prio != NPUFLOW_TC_PRIO_IP && in.prio != NPUFLOW_TC_PRIO_IPV6))
+	if (tcfl_parse(nlh, &in) || !in.handle || !tcfl_prio_ours(in.prio))
 		return MNL_CB_OK;
 	tcfl_handle_split(in.handle, &id, &dir);
 	e = fm_get(&d->fm, id);
 	if (!e || !(e->rec.flags & (dir ? NPUFLOW_CONN_F_HW1 : NPUFLOW_CONN_F_HW0)) ||
 	    e->rec.hw_handle[dir] != in.handle || e->rec.key[dir].ifindex != in.ifindex ||
-	    e->rec.tc_prio != in.prio ||
+	    tcfl_prio(&e->rec.key[dir]) != in.prio ||
 	    (c->present && (c->present[id] & (1 << dir)))) {
 		if (c->norphans == c->cap) {
 			uint32_t nc = c->cap ? c->cap * 2 : 64;
@@ -801,17 +732,13 @@ static void dump_port(struct fmd *d, struct dump_ctx *c, uint32_t ifindex)
 	if (rc && rc != -EINVAL && rc != -ENOENT)
 		d->log(L_DBG, "if%u: filter dump: %s", ifindex, strerror(-rc));
 	for (i = 0; i < c->norphans; i++) {
-		struct npuflow_conn tmp;
+		uint16_t prio = c->orph[i].prio_proto >> 16;
 
-		memset(&tmp, 0, sizeof(tmp));
-		tmp.key[0].ifindex = ifindex;
-		tmp.key[0].family = (c->orph[i].prio_proto & 0xffff) == ETH_P_IPV6 ? 10 : 2;
-		tmp.tc_prio = c->orph[i].prio_proto >> 16;
-		tmp.hw_handle[0] = c->orph[i].handle;
-		if (!hw_del_dir(d, &tmp, 0)) {
+		if (!hw_del_rule(d, ifindex, prio, c->orph[i].prio_proto & 0xffff,
+				 c->orph[i].handle)) {
 			d->fm.stat[NPUFLOW_FM_HW_ORPHANS]++;
 			d->log(L_WARN, "if%u: deleted orphan rule handle %u prio %u", ifindex,
-			       c->orph[i].handle, tmp.tc_prio);
+			       c->orph[i].handle, prio);
 		}
 	}
 }
@@ -1416,8 +1343,7 @@ static int flush_cb(const struct nlmsghdr *nlh, void *data)
 	struct flush_ctx *c = data;
 	struct tcfl_info in;
 
-	if (tcfl_parse(nlh, &in) || !in.handle ||
-	    (in.prio != NPUFLOW_TC_PRIO_IP && in.prio != NPUFLOW_TC_PRIO_IPV6))
+	if (tcfl_parse(nlh, &in) || !in.handle || !tcfl_prio_ours(in.prio))
 		return MNL_CB_OK;
 	if (c->n == c->cap) {
 		uint32_t nc = c->cap ? c->cap * 2 : 64;

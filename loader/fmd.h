@@ -31,6 +31,15 @@ struct fmd_port {
 	uint64_t facts_gen, facts_ns;
 };
 
+/* The host's 802.1Q devices, for tagged directions (fmd_egress.c). */
+#define FMD_VLANS_MAX	256
+struct fmd_vlans {
+	struct nls_vlan v[FMD_VLANS_MAX];
+	uint8_t shaped[FMD_VLANS_MAX];	/* on a port, and its root qdisc shapes */
+	int n, valid;
+	uint64_t gen, at_ns;		/* rtcache generation and time of the dump */
+};
+
 /*
  * The rescan after lost threshold events (fmd.c, rescan()): one walk of the
  * candidates at a time, in slices across ticks.
@@ -58,6 +67,7 @@ struct fmd {
 	const struct npuflowd_opts *o;
 	struct fmd_port ports[NPUFLOWD_MAX_PORTS];
 	int nports;
+	struct fmd_vlans vlans;
 	int conn_fd, stats_fd, cand_fd;
 	int cache_fd;			/* the classifier's candidate cache, -1 = none */
 	int counters_fd;		/* its counters (EVENT_LOST: rescan), -1 = none */

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/socket.h>
+#include <linux/if_ether.h>
 #include <linux/if_link.h>
 #include <linux/neighbour.h>
 #include <linux/netlink.h>
@@ -371,20 +372,49 @@ int nls_neigh_get(struct nlsock *s, int family, uint32_t ifindex, const uint8_t 
 
 /* --- link ------------------------------------------------------------ */
 
-/* IFLA_LINKINFO: IFLA_INFO_KIND into l->kind.  0, or -1 if malformed. */
-static int link_info(const struct nlattr *a, struct nls_link *l)
+/* A VLAN device's IFLA_INFO_DATA: its id and protocol.  0, or -1. */
+static int vlan_data(const struct nlattr *a, struct nls_link *l)
 {
 	const struct nlattr *b;
 
 	if (valid(a, MNL_TYPE_NESTED))
 		return -1;
 	mnl_attr_for_each_nested(b, a) {
+		switch (mnl_attr_get_type(b)) {
+		case IFLA_VLAN_ID:
+			if (valid(b, MNL_TYPE_U16))
+				return -1;
+			l->vlan_id = mnl_attr_get_u16(b);
+			break;
+		case IFLA_VLAN_PROTOCOL:
+			if (valid(b, MNL_TYPE_U16))
+				return -1;
+			l->vlan_proto = ntohs(mnl_attr_get_u16(b));
+			break;
+		}
+	}
+	return 0;
+}
+
+/* IFLA_LINKINFO: IFLA_INFO_KIND into l->kind, a VLAN's IFLA_INFO_DATA.
+ * 0, or -1 if malformed. */
+static int link_info(const struct nlattr *a, struct nls_link *l)
+{
+	const struct nlattr *b, *data = NULL;
+
+	if (valid(a, MNL_TYPE_NESTED))
+		return -1;
+	mnl_attr_for_each_nested(b, a) {
+		if (mnl_attr_get_type(b) == IFLA_INFO_DATA)
+			data = b;
 		if (mnl_attr_get_type(b) != IFLA_INFO_KIND)
 			continue;
 		if (valid(b, MNL_TYPE_NUL_STRING))
 			return -1;
 		snprintf(l->kind, sizeof(l->kind), "%s", mnl_attr_get_str(b));
 	}
+	if (data && !strcmp(l->kind, "vlan"))
+		return vlan_data(data, l);
 	return 0;
 }
 
@@ -406,6 +436,11 @@ static int link_attr(const struct nlattr *a, struct nls_link *l)
 			return -1;	/* MAX_PHYS_ITEM_ID_LEN */
 		l->switch_id_len = mnl_attr_get_payload_len(a);
 		memcpy(l->switch_id, mnl_attr_get_payload(a), l->switch_id_len);
+		break;
+	case IFLA_LINK:
+		if (valid(a, MNL_TYPE_U32))
+			return -1;
+		l->link = mnl_attr_get_u32(a);
 		break;
 	case IFLA_LINKINFO:
 		return link_info(a, l);
@@ -447,6 +482,65 @@ int nls_link_get(struct nlsock *s, uint32_t ifindex, struct nls_link *out)
 	ifi->ifi_index = ifindex;
 	mnl_attr_put_u32(nlh, IFLA_EXT_MASK, RTEXT_FILTER_SKIP_STATS);
 	return nls_talk(s, nlh, nlh->nlmsg_len, link_cb, out);
+}
+
+/* The dump's 802.1Q devices, into the caller's array. */
+struct vlans_ctx {
+	struct nls_vlan *v;
+	int n, max;
+};
+
+static int vlans_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct ifinfomsg *ifi = fixed_hdr(nlh, sizeof(*ifi));
+	struct vlans_ctx *c = data;
+	struct nls_link l;
+	const struct nlattr *a;
+	const void *attrs;
+	size_t len;
+
+	if (nlh->nlmsg_type != RTM_NEWLINK)
+		return MNL_CB_OK;
+	if (!ifi)
+		return MNL_CB_ERROR;
+	memset(&l, 0, sizeof(l));
+	attrs = msg_attrs(nlh, sizeof(*ifi), &len);
+	for_each_attr(a, attrs, len)
+		if (link_attr(a, &l))
+			return bad_msg();
+	if (strcmp(l.kind, "vlan") || l.vlan_proto != ETH_P_8021Q || !l.link)
+		return MNL_CB_OK;
+	if (c->n == c->max)
+		return MNL_CB_OK;	/* counted past max: the caller sees n == max */
+	c->v[c->n].ifindex = ifi->ifi_index;
+	c->v[c->n].lower = l.link;
+	c->v[c->n].vid = l.vlan_id;
+	memcpy(c->v[c->n].mac, l.mac, 6);
+	c->n++;
+	return MNL_CB_OK;
+}
+
+int nls_vlans_get(struct nlsock *s, struct nls_vlan *out, int max)
+{
+	char buf[256] __attribute__((aligned(8)));
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct vlans_ctx c = { .v = out, .max = max };
+	struct ifinfomsg *ifi;
+	struct nlattr *li;
+	int rc;
+
+	nlh->nlmsg_type = RTM_GETLINK;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	nlh->nlmsg_seq = nls_seq(s);
+	ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
+	ifi->ifi_family = AF_UNSPEC;
+	mnl_attr_put_u32(nlh, IFLA_EXT_MASK, RTEXT_FILTER_SKIP_STATS);
+	/* the kernel dumps only links of this kind (rtnl_dump_ifinfo) */
+	li = mnl_attr_nest_start(nlh, IFLA_LINKINFO);
+	mnl_attr_put_strz(nlh, IFLA_INFO_KIND, "vlan");
+	mnl_attr_nest_end(nlh, li);
+	rc = nls_talk(s, nlh, nlh->nlmsg_len, vlans_cb, &c);
+	return rc ? rc : c.n;
 }
 
 /* --- qdisc ----------------------------------------------------------- */

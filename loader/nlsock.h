@@ -80,8 +80,24 @@ struct nls_link {
 	uint8_t switch_id[32];
 	int switch_id_len;
 	char kind[16];		/* IFLA_INFO_KIND ("veth", "vlan", "" for a plain device) */
+	uint32_t link;		/* IFLA_LINK: the lower device (VLAN, veth peer), 0 = none */
+	uint16_t vlan_id;	/* a VLAN device's id and protocol (host order), else 0 */
+	uint16_t vlan_proto;
 };
 int nls_link_get(struct nlsock *s, uint32_t ifindex, struct nls_link *out);
+/* An 802.1Q VLAN device of the namespace. */
+struct nls_vlan {
+	uint32_t ifindex;	/* the VLAN device */
+	uint32_t lower;		/* the device it tags on (IFLA_LINK) */
+	uint16_t vid;
+	uint8_t mac[6];
+};
+/*
+ * Every 802.1Q VLAN device (kind "vlan", protocol 802.1Q; 802.1ad ones are
+ * left out) into @out, at most @max: their number (== @max if there may be
+ * more), or -errno.  One RTM_GETLINK dump filtered by kind.
+ */
+int nls_vlans_get(struct nlsock *s, struct nls_vlan *out, int max);
 /* 1 if the device's root qdisc shapes (tbf, htb, hfsc, cake, netem, cbs,
  * taprio, ets, drr, qfq, cbq), 0 if not, -errno. */
 int nls_shaped(struct nlsock *s, uint32_t ifindex);

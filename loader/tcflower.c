@@ -59,6 +59,24 @@ static uint16_t eth_proto(const struct npuflow_key *k)
 	return k->family == 10 ? ETH_P_IPV6 : ETH_P_IP;
 }
 
+uint16_t tcfl_proto(const struct npuflow_key *k)
+{
+	return k->vlan_outer ? ETH_P_8021Q : eth_proto(k);
+}
+
+uint16_t tcfl_prio(const struct npuflow_key *k)
+{
+	if (k->vlan_outer)
+		return NPUFLOW_TC_PRIO_VLAN;
+	return k->family == 10 ? NPUFLOW_TC_PRIO_IPV6 : NPUFLOW_TC_PRIO_IP;
+}
+
+int tcfl_prio_ours(uint16_t prio)
+{
+	return prio == NPUFLOW_TC_PRIO_IP || prio == NPUFLOW_TC_PRIO_IPV6 ||
+	       prio == NPUFLOW_TC_PRIO_VLAN;
+}
+
 /* One pedit key: 4 bytes at @off of header @htype; @val and @keep are the
  * bytes as in the frame (keep 0xff = byte unchanged). */
 struct pkey {
@@ -113,29 +131,17 @@ static void put_parms_action(struct nlmsghdr *nlh, uint16_t idx, const char *kin
 	mnl_attr_nest_end(nlh, act);
 }
 
-size_t tcfl_build_add(void *buf, size_t len, const struct tcfl_rule *r, uint32_t seq)
+/* The match: ethertype (and 802.1Q tag), protocol, addresses, ports. */
+static void put_match(struct nlmsghdr *nlh, const struct npuflow_key *m)
 {
-	const struct npuflow_key *m = &r->match, *o = &r->out;
-	int v6 = m->family == 10, alen = v6 ? 16 : 4, n = 0, i;
-	uint16_t l4h = m->proto == 17 ? TCA_PEDIT_KEY_EX_HDR_TYPE_UDP : TCA_PEDIT_KEY_EX_HDR_TYPE_TCP;
-	uint16_t l3h = v6 ? TCA_PEDIT_KEY_EX_HDR_TYPE_IP6 : TCA_PEDIT_KEY_EX_HDR_TYPE_IP4;
-	struct nlattr *opts, *acts, *act, *aopts, *keysex, *kex;
-	struct pkey keys[24];
-	struct nlmsghdr *nlh;
-	char selbuf[sizeof(struct tc_pedit_sel) + 24 * sizeof(struct tc_pedit_key)];
-	struct tc_pedit_sel *sel = (struct tc_pedit_sel *)selbuf;
+	int v6 = m->family == 10;
 	uint8_t ones[16];
-	int prio = 1;
 
-	if (len < 2048 || (m->proto != 6 && m->proto != 17))
-		return 0;
-	nlh = hdr(buf, RTM_NEWTFILTER, NLM_F_CREATE | NLM_F_EXCL | NLM_F_ACK, seq, r->ifindex,
-		  r->handle, TCFL_PARENT_INGRESS,
-		  TC_H_MAKE((uint32_t)r->prio << 16, htons(eth_proto(m))));
-	mnl_attr_put_strz(nlh, TCA_KIND, "flower");
-	opts = mnl_attr_nest_start(nlh, TCA_OPTIONS);
-	mnl_attr_put_u32(nlh, TCA_FLOWER_FLAGS, r->flags);
-	mnl_attr_put_u16(nlh, TCA_FLOWER_KEY_ETH_TYPE, htons(eth_proto(m)));
+	mnl_attr_put_u16(nlh, TCA_FLOWER_KEY_ETH_TYPE, htons(tcfl_proto(m)));
+	if (m->vlan_outer) {
+		mnl_attr_put_u16(nlh, TCA_FLOWER_KEY_VLAN_ID, m->vlan_outer);
+		mnl_attr_put_u16(nlh, TCA_FLOWER_KEY_VLAN_ETH_TYPE, htons(eth_proto(m)));
+	}
 	mnl_attr_put_u8(nlh, TCA_FLOWER_KEY_IP_PROTO, m->proto);
 	memset(ones, 0xff, sizeof(ones));
 	if (v6) {
@@ -164,77 +170,149 @@ size_t tcfl_build_add(void *buf, size_t len, const struct tcfl_rule *r, uint32_t
 		mnl_attr_put_u16(nlh, TCA_FLOWER_KEY_UDP_DST, m->dport);
 		mnl_attr_put_u16(nlh, TCA_FLOWER_KEY_UDP_DST_MASK, 0xffff);
 	}
+}
 
-	/* pedit keys, in tc's order: eth dst, eth src, addresses, ports, ttl */
+#define TCFL_PEDIT_MAX	24
+
+/*
+ * The rule's pedit keys in tc's order - eth dst, eth src, addresses, ports,
+ * TTL - into @keys (TCFL_PEDIT_MAX): their number, or -1 if they do not fit.
+ */
+static int pedit_keys(const struct tcfl_rule *r, struct pkey *keys)
+{
+	const struct npuflow_key *m = &r->match, *o = &r->out;
+	int v6 = m->family == 10, alen = v6 ? 16 : 4, n = 0;
+	uint16_t l4h = m->proto == 17 ? TCA_PEDIT_KEY_EX_HDR_TYPE_UDP : TCA_PEDIT_KEY_EX_HDR_TYPE_TCP;
+	uint16_t l3h = v6 ? TCA_PEDIT_KEY_EX_HDR_TYPE_IP6 : TCA_PEDIT_KEY_EX_HDR_TYPE_IP4;
+	struct pkey *k;
+
 	if (r->set_mac) {
-		n = add_bytes(keys, n, 24, TCA_PEDIT_KEY_EX_HDR_TYPE_ETH, 0, r->dmac, 6);
-		n = add_bytes(keys, n, 24, TCA_PEDIT_KEY_EX_HDR_TYPE_ETH, 6, r->smac, 6);
+		n = add_bytes(keys, n, TCFL_PEDIT_MAX, TCA_PEDIT_KEY_EX_HDR_TYPE_ETH, 0, r->dmac, 6);
+		n = add_bytes(keys, n, TCFL_PEDIT_MAX, TCA_PEDIT_KEY_EX_HDR_TYPE_ETH, 6, r->smac, 6);
 	}
 	if (memcmp(m->saddr, o->saddr, alen))
-		n = add_bytes(keys, n, 24, l3h, v6 ? 8 : 12, o->saddr, alen);
+		n = add_bytes(keys, n, TCFL_PEDIT_MAX, l3h, v6 ? 8 : 12, o->saddr, alen);
 	if (memcmp(m->daddr, o->daddr, alen))
-		n = add_bytes(keys, n, 24, l3h, v6 ? 24 : 16, o->daddr, alen);
+		n = add_bytes(keys, n, TCFL_PEDIT_MAX, l3h, v6 ? 24 : 16, o->daddr, alen);
 	if (m->sport != o->sport)
-		n = add_bytes(keys, n, 24, l4h, 0, (const uint8_t *)&o->sport, 2);
+		n = add_bytes(keys, n, TCFL_PEDIT_MAX, l4h, 0, (const uint8_t *)&o->sport, 2);
 	if (m->dport != o->dport)
-		n = add_bytes(keys, n, 24, l4h, 2, (const uint8_t *)&o->dport, 2);
+		n = add_bytes(keys, n, TCFL_PEDIT_MAX, l4h, 2, (const uint8_t *)&o->dport, 2);
+	if (n < 0 || !r->dec_ttl)
+		return n;
+	if (n == TCFL_PEDIT_MAX)
+		return -1;
+	k = &keys[n++];
+	memset(k, 0, sizeof(*k));
+	memset(k->keep, 0xff, 4);
+	k->htype = l3h;
+	k->cmd = TCA_PEDIT_KEY_EX_CMD_ADD;
+	/* ip ttl: byte 8; ip6 hop_limit: byte 7 (word at 4, byte 3) */
+	k->off = v6 ? 4 : 8;
+	k->val[v6 ? 3 : 0] = 0xff;
+	k->keep[v6 ? 3 : 0] = 0;
+	return n;
+}
+
+/* Action number @idx: pedit ex with @n keys. */
+static void put_pedit(struct nlmsghdr *nlh, uint16_t idx, const struct pkey *keys, int n)
+{
+	char selbuf[sizeof(struct tc_pedit_sel) + TCFL_PEDIT_MAX * sizeof(struct tc_pedit_key)];
+	struct tc_pedit_sel *sel = (struct tc_pedit_sel *)selbuf;
+	struct nlattr *act, *aopts, *keysex, *kex;
+	int i;
+
+	act = mnl_attr_nest_start(nlh, idx);
+	put_action_hdr(nlh, "pedit");
+	aopts = mnl_attr_nest_start(nlh, TCA_ACT_OPTIONS);
+	memset(selbuf, 0, sizeof(selbuf));
+	sel->action = TC_ACT_PIPE;
+	sel->nkeys = n;
+	for (i = 0; i < n; i++) {
+		memcpy(&sel->keys[i].val, keys[i].val, 4);
+		memcpy(&sel->keys[i].mask, keys[i].keep, 4);
+		sel->keys[i].off = keys[i].off;
+	}
+	mnl_attr_put(nlh, TCA_PEDIT_PARMS_EX, sizeof(*sel) + n * sizeof(struct tc_pedit_key), sel);
+	keysex = mnl_attr_nest_start(nlh, TCA_PEDIT_KEYS_EX);
+	for (i = 0; i < n; i++) {
+		kex = mnl_attr_nest_start(nlh, TCA_PEDIT_KEY_EX);
+		mnl_attr_put_u16(nlh, TCA_PEDIT_KEY_EX_HTYPE, keys[i].htype);
+		mnl_attr_put_u16(nlh, TCA_PEDIT_KEY_EX_CMD, keys[i].cmd);
+		mnl_attr_nest_end(nlh, kex);
+	}
+	mnl_attr_nest_end(nlh, keysex);
+	mnl_attr_nest_end(nlh, aopts);
+	mnl_attr_nest_end(nlh, act);
+}
+
+/* Action number @idx: vlan pop, or vlan push of an 802.1Q tag @vid. */
+static void put_vlan(struct nlmsghdr *nlh, uint16_t idx, int push, uint16_t vid)
+{
+	struct tc_vlan vl = { .action = TC_ACT_PIPE,
+			      .v_action = push ? TCA_VLAN_ACT_PUSH : TCA_VLAN_ACT_POP };
+	struct nlattr *act, *aopts;
+
+	act = mnl_attr_nest_start(nlh, idx);
+	put_action_hdr(nlh, "vlan");
+	aopts = mnl_attr_nest_start(nlh, TCA_ACT_OPTIONS);
+	mnl_attr_put(nlh, TCA_VLAN_PARMS, sizeof(vl), &vl);
+	if (push) {
+		mnl_attr_put_u16(nlh, TCA_VLAN_PUSH_VLAN_ID, vid);
+		mnl_attr_put_u16(nlh, TCA_VLAN_PUSH_VLAN_PROTOCOL, htons(ETH_P_8021Q));
+	}
+	mnl_attr_nest_end(nlh, aopts);
+	mnl_attr_nest_end(nlh, act);
+}
+
+/* The actions: [vlan pop] [pedit, csum] [vlan push] mirred. */
+static int put_actions(struct nlmsghdr *nlh, const struct tcfl_rule *r)
+{
+	const struct npuflow_key *m = &r->match;
+	struct tc_mirred mr = { .action = TC_ACT_STOLEN, .eaction = TCA_EGRESS_REDIR,
+				.ifindex = r->out_ifindex };
+	struct tc_csum cs = { .action = TC_ACT_PIPE };
+	struct pkey keys[TCFL_PEDIT_MAX];
+	struct nlattr *acts;
+	uint16_t idx = 1;
+	int n = pedit_keys(r, keys);
+
 	if (n < 0)
-		return 0;
-	if (r->dec_ttl) {
-		struct pkey *k = &keys[n++];
-
-		memset(k, 0, sizeof(*k));
-		memset(k->keep, 0xff, 4);
-		k->htype = l3h;
-		k->cmd = TCA_PEDIT_KEY_EX_CMD_ADD;
-		/* ip ttl: byte 8; ip6 hop_limit: byte 7 (word at 4, byte 3) */
-		k->off = v6 ? 4 : 8;
-		k->val[v6 ? 3 : 0] = 0xff;
-		k->keep[v6 ? 3 : 0] = 0;
-	}
-
+		return -1;
 	acts = mnl_attr_nest_start(nlh, TCA_FLOWER_ACT);
+	if (m->vlan_outer)
+		put_vlan(nlh, idx++, 0, 0);
 	if (n) {
-		act = mnl_attr_nest_start(nlh, prio++);
-		put_action_hdr(nlh, "pedit");
-		aopts = mnl_attr_nest_start(nlh, TCA_ACT_OPTIONS);
-		memset(selbuf, 0, sizeof(selbuf));
-		sel->action = TC_ACT_PIPE;
-		sel->nkeys = n;
-		for (i = 0; i < n; i++) {
-			memcpy(&sel->keys[i].val, keys[i].val, 4);
-			memcpy(&sel->keys[i].mask, keys[i].keep, 4);
-			sel->keys[i].off = keys[i].off;
-		}
-		mnl_attr_put(nlh, TCA_PEDIT_PARMS_EX,
-			     sizeof(*sel) + n * sizeof(struct tc_pedit_key), sel);
-		keysex = mnl_attr_nest_start(nlh, TCA_PEDIT_KEYS_EX);
-		for (i = 0; i < n; i++) {
-			kex = mnl_attr_nest_start(nlh, TCA_PEDIT_KEY_EX);
-			mnl_attr_put_u16(nlh, TCA_PEDIT_KEY_EX_HTYPE, keys[i].htype);
-			mnl_attr_put_u16(nlh, TCA_PEDIT_KEY_EX_CMD, keys[i].cmd);
-			mnl_attr_nest_end(nlh, kex);
-		}
-		mnl_attr_nest_end(nlh, keysex);
-		mnl_attr_nest_end(nlh, aopts);
-		mnl_attr_nest_end(nlh, act);
-
-		{
-			struct tc_csum cs = { .action = TC_ACT_PIPE };
-
-			cs.update_flags = (v6 ? 0 : TCA_CSUM_UPDATE_FLAG_IPV4HDR) |
-					  (m->proto == 6 ? TCA_CSUM_UPDATE_FLAG_TCP :
-							   TCA_CSUM_UPDATE_FLAG_UDP);
-			put_parms_action(nlh, prio++, "csum", TCA_CSUM_PARMS, sizeof(cs), &cs);
-		}
+		put_pedit(nlh, idx++, keys, n);
+		cs.update_flags = (m->family == 10 ? 0 : TCA_CSUM_UPDATE_FLAG_IPV4HDR) |
+				  (m->proto == 6 ? TCA_CSUM_UPDATE_FLAG_TCP :
+						   TCA_CSUM_UPDATE_FLAG_UDP);
+		put_parms_action(nlh, idx++, "csum", TCA_CSUM_PARMS, sizeof(cs), &cs);
 	}
-	{
-		struct tc_mirred mr = { .action = TC_ACT_STOLEN, .eaction = TCA_EGRESS_REDIR,
-					.ifindex = r->out_ifindex };
-
-		put_parms_action(nlh, prio++, "mirred", TCA_MIRRED_PARMS, sizeof(mr), &mr);
-	}
+	if (r->push_vid)
+		put_vlan(nlh, idx++, 1, r->push_vid);
+	put_parms_action(nlh, idx++, "mirred", TCA_MIRRED_PARMS, sizeof(mr), &mr);
 	mnl_attr_nest_end(nlh, acts);
+	return 0;
+}
+
+size_t tcfl_build_add(void *buf, size_t len, const struct tcfl_rule *r, uint32_t seq)
+{
+	const struct npuflow_key *m = &r->match;
+	struct nlattr *opts;
+	struct nlmsghdr *nlh;
+
+	if (len < 2048 || (m->proto != 6 && m->proto != 17))
+		return 0;
+	nlh = hdr(buf, RTM_NEWTFILTER, NLM_F_CREATE | NLM_F_EXCL | NLM_F_ACK, seq, r->ifindex,
+		  r->handle, TCFL_PARENT_INGRESS,
+		  TC_H_MAKE((uint32_t)r->prio << 16, htons(tcfl_proto(m))));
+	mnl_attr_put_strz(nlh, TCA_KIND, "flower");
+	opts = mnl_attr_nest_start(nlh, TCA_OPTIONS);
+	mnl_attr_put_u32(nlh, TCA_FLOWER_FLAGS, r->flags);
+	put_match(nlh, m);
+	if (put_actions(nlh, r))
+		return 0;
 	mnl_attr_nest_end(nlh, opts);
 	return nlh->nlmsg_len;
 }
@@ -247,7 +325,6 @@ size_t tcfl_build_warmup(void *buf, size_t len, uint32_t ifindex, uint16_t prio,
 	struct tc_pedit_sel *sel = (struct tc_pedit_sel *)selbuf;
 	struct tc_csum cs = { .action = TC_ACT_PIPE,
 			      .update_flags = TCA_CSUM_UPDATE_FLAG_IPV4HDR };
-	struct tc_vlan vl = { .action = TC_ACT_PIPE, .v_action = TCA_VLAN_ACT_POP };
 	struct tc_mirred mr = { .action = TC_ACT_STOLEN, .eaction = TCA_EGRESS_REDIR,
 				.ifindex = ifindex };
 	struct nlmsghdr *nlh;
@@ -293,7 +370,7 @@ size_t tcfl_build_warmup(void *buf, size_t len, uint32_t ifindex, uint16_t prio,
 
 	put_parms_action(nlh, 2, "csum", TCA_CSUM_PARMS, sizeof(cs), &cs);
 
-	put_parms_action(nlh, 3, "vlan", TCA_VLAN_PARMS, sizeof(vl), &vl);
+	put_vlan(nlh, 3, 0, 0);
 
 	put_parms_action(nlh, 4, "mirred", TCA_MIRRED_PARMS, sizeof(mr), &mr);
 
@@ -409,6 +486,7 @@ static int parse_act_opt(const struct nlattr *y, const char *kind, struct tcfl_i
 	uint16_t t = mnl_attr_get_type(y);
 	struct tc_pedit_sel sel;
 	struct tc_mirred mr;
+	struct tc_vlan vl;
 	uint64_t lastuse;
 
 	if (!strcmp(kind, "mirred") && t == TCA_MIRRED_PARMS) {
@@ -429,6 +507,13 @@ static int parse_act_opt(const struct nlattr *y, const char *kind, struct tcfl_i
 			return -1;
 		memcpy(&sel, mnl_attr_get_payload(y), sizeof(sel));
 		out->npedit_keys = sel.nkeys;
+	} else if (!strcmp(kind, "vlan") && t == TCA_VLAN_PARMS) {
+		if (holds(y, sizeof(vl)))
+			return -1;
+		memcpy(&vl, mnl_attr_get_payload(y), sizeof(vl));
+		out->vlan_pop |= vl.v_action == TCA_VLAN_ACT_POP;
+	} else if (!strcmp(kind, "vlan") && t == TCA_VLAN_PUSH_VLAN_ID) {
+		return get_bytes(y, &out->push_vid, 2);
 	}
 	return 0;
 }
@@ -461,7 +546,7 @@ static int parse_action(const struct nlattr *a, struct tcfl_info *out)
 			break;
 		}
 	}
-	if (kind[0] && i < 4) {
+	if (kind[0] && i < (int)(sizeof(out->actions) / sizeof(out->actions[0]))) {
 		memcpy(out->actions[i], kind, sizeof(kind));
 		out->nactions++;
 	}
@@ -473,6 +558,7 @@ static int parse_option(const struct nlattr *x, struct tcfl_info *out)
 {
 	struct npuflow_key *m = &out->match;
 	const struct nlattr *y;
+	uint16_t eth;
 
 	switch (mnl_attr_get_type(x)) {
 	case TCA_FLOWER_FLAGS:
@@ -481,6 +567,13 @@ static int parse_option(const struct nlattr *x, struct tcfl_info *out)
 		return get_bytes(x, &out->in_hw_count, 4);
 	case TCA_FLOWER_KEY_IP_PROTO:
 		return get_bytes(x, &m->proto, 1);
+	case TCA_FLOWER_KEY_VLAN_ID:
+		return get_bytes(x, &m->vlan_outer, 2);
+	case TCA_FLOWER_KEY_VLAN_ETH_TYPE:
+		if (get_bytes(x, &eth, 2))
+			return -1;
+		m->family = eth == htons(ETH_P_IPV6) ? 10 : 2;
+		return 0;
 	case TCA_FLOWER_KEY_IPV4_SRC:
 		return get_bytes(x, m->saddr, 4);
 	case TCA_FLOWER_KEY_IPV4_DST:
@@ -577,7 +670,7 @@ void tcfl_rule_from_conn(const struct npuflow_conn *c, int dir, uint32_t flags,
 	memset(r, 0, sizeof(*r));
 	r->ifindex = c->key[dir].ifindex;
 	r->handle = c->hw_handle[dir];
-	r->prio = c->tc_prio;
+	r->prio = tcfl_prio(&c->key[dir]);
 	r->flags = flags;
 	r->match = c->key[dir];
 	tcfl_out_key(c->key, dir, &r->out);
@@ -586,12 +679,13 @@ void tcfl_rule_from_conn(const struct npuflow_conn *c, int dir, uint32_t flags,
 	r->set_mac = 1;
 	r->dec_ttl = !!(c->flags & NPUFLOW_CONN_F_ROUTED);
 	r->out_ifindex = c->out_ifindex[dir];
+	r->push_vid = c->out_vid[dir];
 }
 
 int tcfl_fmt(const struct tcfl_rule *r, const char *in, const char *out, char *buf,
 	     size_t len)
 {
-	char sa[48], da[48], osa[48], oda[48];
+	char sa[48], da[48], osa[48], oda[48], vl[40] = "";
 	int v6 = r->match.family == 10, af = v6 ? AF_INET6 : AF_INET;
 	const char *l4 = r->match.proto == 17 ? "udp" : "tcp";
 	int n;
@@ -600,15 +694,19 @@ int tcfl_fmt(const struct tcfl_rule *r, const char *in, const char *out, char *b
 	inet_ntop(af, r->match.daddr, da, sizeof(da));
 	inet_ntop(af, r->out.saddr, osa, sizeof(osa));
 	inet_ntop(af, r->out.daddr, oda, sizeof(oda));
+	if (r->match.vlan_outer)
+		snprintf(vl, sizeof(vl), " vlan_id %u vlan_ethtype %s", r->match.vlan_outer,
+			 v6 ? "ipv6" : "ip");
 	n = snprintf(buf, len, "tc filter add dev %s ingress protocol %s prio %u handle %u "
-		     "flower%s ip_proto %s src_ip %s dst_ip %s src_port %u dst_port %u %s"
+		     "flower%s%s ip_proto %s src_ip %s dst_ip %s src_port %u dst_port %u %s%s"
 		     "action pedit ex munge eth dst set %02x:%02x:%02x:%02x:%02x:%02x "
 		     "munge eth src set %02x:%02x:%02x:%02x:%02x:%02x",
-		     in, v6 ? "ipv6" : "ip", r->prio, r->handle,
+		     in, r->match.vlan_outer ? "802.1Q" : v6 ? "ipv6" : "ip", r->prio, r->handle,
 		     r->flags & TCA_CLS_FLAGS_SKIP_SW ? " skip_sw" :
-		     r->flags & TCA_CLS_FLAGS_SKIP_HW ? " skip_hw" : "", l4, sa, da,
+		     r->flags & TCA_CLS_FLAGS_SKIP_HW ? " skip_hw" : "", vl, l4, sa, da,
 		     ntohs(r->match.sport), ntohs(r->match.dport),
 		     r->match.proto == 6 ? "tcp_flags 0x0/0x5 " : "",
+		     r->match.vlan_outer ? "action vlan pop pipe " : "",
 		     r->dmac[0], r->dmac[1], r->dmac[2], r->dmac[3], r->dmac[4], r->dmac[5],
 		     r->smac[0], r->smac[1], r->smac[2], r->smac[3], r->smac[4], r->smac[5]);
 	if (strcmp(sa, osa))
@@ -626,8 +724,12 @@ int tcfl_fmt(const struct tcfl_rule *r, const char *in, const char *out, char *b
 	if (r->dec_ttl)
 		n += snprintf(buf + n, len > (size_t)n ? len - n : 0, " munge %s add 255",
 			      v6 ? "ip6 hoplimit" : "ip ttl");
+	n += snprintf(buf + n, len > (size_t)n ? len - n : 0, " pipe action csum %s%s pipe",
+		      v6 ? "" : "ip ", l4);
+	if (r->push_vid)
+		n += snprintf(buf + n, len > (size_t)n ? len - n : 0,
+			      " action vlan push id %u pipe", r->push_vid);
 	n += snprintf(buf + n, len > (size_t)n ? len - n : 0,
-		      " pipe action csum %s%s pipe action mirred egress redirect dev %s",
-		      v6 ? "" : "ip ", l4, out);
+		      " action mirred egress redirect dev %s", out);
 	return n;
 }

@@ -16,7 +16,11 @@
  *
  * sends (IPv6: munge ip6 src/dst, munge ip6 hoplimit add 255, csum tcp/udp
  * only).  The TTL add is there only for routed flows: the driver decrements
- * TTL when it sees it.
+ * TTL when it sees it.  A direction that arrives 802.1Q-tagged is filed
+ * under `protocol 802.1Q prio NPUFLOW_TC_PRIO_VLAN` and matches
+ * `vlan_id V vlan_ethtype ip|ipv6`, its first action `vlan pop`; one that
+ * leaves tagged pushes its tag just before the redirect (`vlan push id V'`):
+ * the coprocessor pops, then pushes, one 802.1Q tag.
  */
 #ifndef _TCFLOWER_H
 #define _TCFLOWER_H
@@ -38,6 +42,7 @@ struct tcfl_rule {
 	int set_mac;
 	int dec_ttl;			/* routed: munge ip ttl / ip6 hoplimit add 255 */
 	uint32_t out_ifindex;		/* mirred egress redirect target */
+	uint16_t push_vid;		/* 802.1Q VID pushed before it, 0 = none */
 };
 
 /* A rule's parsed dump line. */
@@ -54,9 +59,18 @@ struct tcfl_info {
 	int have_stats;
 	uint32_t out_ifindex;		/* mirred target */
 	int nactions;
-	char actions[4][16];		/* kinds in order */
+	char actions[6][16];		/* kinds in order */
 	int npedit_keys;
+	int vlan_pop;			/* a vlan pop action */
+	uint16_t push_vid;		/* VID of a vlan push action, 0 = none */
 };
+
+/* The ethertype a rule for a direction arriving as @k is filed under
+ * (ETH_P_8021Q if tagged), and its priority (NPUFLOW_TC_PRIO_*). */
+uint16_t tcfl_proto(const struct npuflow_key *k);
+uint16_t tcfl_prio(const struct npuflow_key *k);
+/* 1 if @prio is one of npuflowd's NPUFLOW_TC_PRIO_*. */
+int tcfl_prio_ours(uint16_t prio);
 
 /* Messages; each returns the message length, 0 if @len is too small.  The
  * buffer must be 4-byte aligned and at least MNL_SOCKET_BUFFER_SIZE. */

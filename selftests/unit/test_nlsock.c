@@ -163,6 +163,73 @@ static void test_link(void **st)
 	assert_badmsg(run_cut(link_cb, nlh, MNL_NLMSG_HDRLEN + 8, &l));
 }
 
+/* A VLAN device's RTM_NEWLINK in buf: @ifindex on @lower, @vid, @proto. */
+static struct nlmsghdr *vlan_link(int ifindex, uint32_t lower, uint16_t vid, uint16_t proto,
+				  const char *kind)
+{
+	struct nlmsghdr *nlh = msg(RTM_NEWLINK, sizeof(struct ifinfomsg));
+	struct ifinfomsg *ifi = mnl_nlmsg_get_payload(nlh);
+	struct nlattr *li, *data;
+
+	ifi->ifi_index = ifindex;
+	mnl_attr_put(nlh, IFLA_ADDRESS, 6, "\x02\0\0\0\x03\x0a");
+	mnl_attr_put_u32(nlh, IFLA_LINK, lower);
+	li = mnl_attr_nest_start(nlh, IFLA_LINKINFO);
+	mnl_attr_put_strz(nlh, IFLA_INFO_KIND, kind);
+	data = mnl_attr_nest_start(nlh, IFLA_INFO_DATA);
+	mnl_attr_put_u16(nlh, IFLA_VLAN_ID, vid);
+	mnl_attr_put_u16(nlh, IFLA_VLAN_PROTOCOL, htons(proto));
+	mnl_attr_nest_end(nlh, data);
+	mnl_attr_nest_end(nlh, li);
+	return nlh;
+}
+
+/* The VLAN dump: 802.1Q devices with their lower device, id and MAC; an
+ * 802.1ad device, another kind, or one past the caller's room left out; a
+ * VLAN id of the wrong size refused. */
+static void test_vlans(void **st)
+{
+	struct nls_vlan v[2];
+	struct vlans_ctx c = { .v = v, .max = 2 };
+	struct nlmsghdr *nlh;
+	struct nlattr *li, *data;
+	struct nls_link l;
+
+	(void)st;
+	memset(v, 0, sizeof(v));
+	assert_int_equal(run(vlans_cb, vlan_link(21, 3, 10, ETH_P_8021Q, "vlan"), &c), MNL_CB_OK);
+	assert_int_equal(run(vlans_cb, vlan_link(22, 3, 11, ETH_P_8021AD, "vlan"), &c), MNL_CB_OK);
+	assert_int_equal(run(vlans_cb, vlan_link(23, 3, 12, ETH_P_8021Q, "macvlan"), &c),
+			 MNL_CB_OK);
+	assert_int_equal(c.n, 1);
+	assert_int_equal(v[0].ifindex, 21);
+	assert_int_equal(v[0].lower, 3);
+	assert_int_equal(v[0].vid, 10);
+	assert_memory_equal(v[0].mac, "\x02\0\0\0\x03\x0a", 6);
+	assert_int_equal(run(vlans_cb, vlan_link(24, 8, 20, ETH_P_8021Q, "vlan"), &c), MNL_CB_OK);
+	assert_int_equal(run(vlans_cb, vlan_link(25, 8, 30, ETH_P_8021Q, "vlan"), &c), MNL_CB_OK);
+	assert_int_equal(c.n, 2);
+	assert_int_equal(v[1].vid, 20);
+
+	/* nls_link_get's reading of the same message */
+	memset(&l, 0, sizeof(l));
+	assert_int_equal(run(link_cb, vlan_link(21, 3, 10, ETH_P_8021Q, "vlan"), &l), MNL_CB_OK);
+	assert_int_equal(l.link, 3);
+	assert_int_equal(l.vlan_id, 10);
+	assert_int_equal(l.vlan_proto, ETH_P_8021Q);
+
+	nlh = msg(RTM_NEWLINK, sizeof(struct ifinfomsg));
+	li = mnl_attr_nest_start(nlh, IFLA_LINKINFO);
+	mnl_attr_put_strz(nlh, IFLA_INFO_KIND, "vlan");
+	data = mnl_attr_nest_start(nlh, IFLA_INFO_DATA);
+	mnl_attr_put_u32(nlh, IFLA_VLAN_ID, 10);
+	mnl_attr_nest_end(nlh, data);
+	mnl_attr_nest_end(nlh, li);
+	c.n = 0;
+	assert_badmsg(run(vlans_cb, nlh, &c));
+	assert_int_equal(c.n, 0);
+}
+
 static struct nlmsghdr *qdisc(uint32_t ifindex)
 {
 	struct nlmsghdr *nlh = msg(RTM_NEWQDISC, sizeof(struct tcmsg));
@@ -333,6 +400,7 @@ int main(void)
 		cmocka_unit_test(test_route),
 		cmocka_unit_test(test_neigh),
 		cmocka_unit_test(test_link),
+		cmocka_unit_test(test_vlans),
 		cmocka_unit_test(test_qdisc),
 		cmocka_unit_test(test_err),
 		cmocka_unit_test(test_dispatch),

@@ -54,8 +54,10 @@ struct kx {
 	uint32_t csum_flags;
 	uint32_t mirred_ifindex;
 	int mirred_action, mirred_eaction;
-	char kinds[4][16];
+	char kinds[6][16];
 	int nkinds;
+	int pops, pushes;
+	uint16_t push_vid, push_proto;
 };
 
 static void decode(const struct nlmsghdr *nlh, struct kx *x)
@@ -109,6 +111,18 @@ static void decode(const struct nlmsghdr *nlh, struct kx *x)
 							assert_int_equal(cs->action, TC_ACT_PIPE);
 							x->csum_flags = cs->update_flags;
 						}
+						if (!strcmp(kind, "vlan") && t == TCA_VLAN_PARMS) {
+							const struct tc_vlan *vl = mnl_attr_get_payload(z);
+
+							assert_int_equal(vl->action, TC_ACT_PIPE);
+							x->pops += vl->v_action == TCA_VLAN_ACT_POP;
+							x->pushes += vl->v_action == TCA_VLAN_ACT_PUSH;
+						}
+						if (!strcmp(kind, "vlan") && t == TCA_VLAN_PUSH_VLAN_ID)
+							x->push_vid = mnl_attr_get_u16(z);
+						if (!strcmp(kind, "vlan") &&
+						    t == TCA_VLAN_PUSH_VLAN_PROTOCOL)
+							x->push_proto = mnl_attr_get_u16(z);
 						if (!strcmp(kind, "mirred") && t == TCA_MIRRED_PARMS) {
 							const struct tc_mirred *mr = mnl_attr_get_payload(z);
 
@@ -587,12 +601,130 @@ static void test_parse_truncated_every_byte(void **st)
 	assert_int_equal(parse_heap(nlh, &in), 0);
 }
 
+/* The flower match attribute @type's u16, or -1 if absent. */
+static int match_u16(const struct nlmsghdr *nlh, uint16_t type)
+{
+	const struct nlattr *a, *b;
+
+	mnl_attr_for_each(a, nlh, sizeof(struct tcmsg))
+		if (mnl_attr_get_type(a) == TCA_OPTIONS)
+			mnl_attr_for_each_nested(b, a)
+				if (mnl_attr_get_type(b) == type)
+					return mnl_attr_get_u16(b);
+	return -1;
+}
+
+/*
+ * A connection tagged 10 on port 3 and 20 on port 8: each direction is
+ * filed under 802.1Q at the VLAN prio, matches its tag and the family by
+ * vlan_ethtype, pops it first and pushes the other's just before the
+ * redirect - the order the driver takes (pop, then push).
+ */
+static void test_vlan_both_tagged(void **st)
+{
+	struct npuflow_conn c = conn4(0);
+	struct nlmsghdr *nlh = (struct nlmsghdr *)buf;
+	const struct tcmsg *t;
+	struct tcfl_info in;
+	struct tcfl_rule r;
+	struct kx x;
+	char txt[1024];
+
+	(void)st;
+	c.key[0].vlan_outer = 10;
+	c.key[1].vlan_outer = 20;
+	c.out_vid[0] = 20;
+	c.out_vid[1] = 10;
+	tcfl_rule_from_conn(&c, 0, TCA_CLS_FLAGS_SKIP_SW, &r);
+	assert_int_equal(r.prio, NPUFLOW_TC_PRIO_VLAN);
+	assert_int_equal(r.push_vid, 20);
+	assert_true(tcfl_build_add(buf, sizeof(buf), &r, 7) > 0);
+	t = mnl_nlmsg_get_payload(nlh);
+	assert_int_equal(t->tcm_info, ((uint32_t)NPUFLOW_TC_PRIO_VLAN << 16) | htons(ETH_P_8021Q));
+	assert_int_equal(match_u16(nlh, TCA_FLOWER_KEY_ETH_TYPE), htons(ETH_P_8021Q));
+	assert_int_equal(match_u16(nlh, TCA_FLOWER_KEY_VLAN_ID), 10);
+	assert_int_equal(match_u16(nlh, TCA_FLOWER_KEY_VLAN_ETH_TYPE), htons(ETH_P_IP));
+	decode(nlh, &x);
+	assert_int_equal(x.nkinds, 5);
+	assert_string_equal(x.kinds[0], "vlan");
+	assert_string_equal(x.kinds[1], "pedit");
+	assert_string_equal(x.kinds[2], "csum");
+	assert_string_equal(x.kinds[3], "vlan");
+	assert_string_equal(x.kinds[4], "mirred");
+	assert_int_equal(x.pops, 1);
+	assert_int_equal(x.pushes, 1);
+	assert_int_equal(x.push_vid, 20);
+	assert_int_equal(x.push_proto, htons(ETH_P_8021Q));
+	assert_int_equal(x.mirred_ifindex, 8);
+
+	/* parsed back as a dump line: the arriving key, tag and family included */
+	assert_int_equal(tcfl_parse(nlh, &in), 0);
+	assert_int_equal(in.prio, NPUFLOW_TC_PRIO_VLAN);
+	assert_int_equal(in.protocol, ETH_P_8021Q);
+	assert_memory_equal(&in.match, &c.key[0], sizeof(in.match));
+	assert_int_equal(in.vlan_pop, 1);
+	assert_int_equal(in.push_vid, 20);
+	assert_int_equal(in.nactions, 5);
+	assert_true(tcfl_prio_ours(in.prio));
+
+	tcfl_fmt(&r, "p3", "p8", txt, sizeof(txt));
+	assert_non_null(strstr(txt, "protocol 802.1Q prio 50418 "));
+	assert_non_null(strstr(txt, " vlan_id 10 vlan_ethtype ip "));
+	assert_non_null(strstr(txt, "action vlan pop pipe action pedit"));
+	assert_non_null(strstr(txt, "action vlan push id 20 pipe action mirred"));
+}
+
+/* Tagged on one side only, IPv6: the tagged direction pops and leaves
+ * untagged; the other arrives untagged (IPv6 prio) and pushes. */
+static void test_vlan_one_side_v6(void **st)
+{
+	struct npuflow_conn c = conn4(0);
+	struct nlmsghdr *nlh = (struct nlmsghdr *)buf;
+	struct tcfl_info in;
+	struct tcfl_rule r;
+	struct kx x;
+	int i;
+
+	(void)st;
+	for (i = 0; i < 2; i++) {
+		c.key[i].family = 10;
+		memset(c.key[i].saddr, 0x20 + i, 16);
+		memset(c.key[i].daddr, 0x21 - i, 16);
+	}
+	c.key[0].vlan_outer = 10;
+	c.out_vid[1] = 10;
+	tcfl_rule_from_conn(&c, 0, TCA_CLS_FLAGS_SKIP_SW, &r);
+	assert_true(tcfl_build_add(buf, sizeof(buf), &r, 7) > 0);
+	assert_int_equal(match_u16(nlh, TCA_FLOWER_KEY_VLAN_ETH_TYPE), htons(ETH_P_IPV6));
+	decode(nlh, &x);
+	assert_int_equal(x.pops, 1);
+	assert_int_equal(x.pushes, 0);
+	assert_int_equal(tcfl_parse(nlh, &in), 0);
+	assert_int_equal(in.match.family, 10);
+	assert_int_equal(in.match.vlan_outer, 10);
+
+	tcfl_rule_from_conn(&c, 1, TCA_CLS_FLAGS_SKIP_SW, &r);
+	assert_int_equal(r.prio, NPUFLOW_TC_PRIO_IPV6);
+	assert_true(tcfl_build_add(buf, sizeof(buf), &r, 8) > 0);
+	assert_int_equal(match_u16(nlh, TCA_FLOWER_KEY_VLAN_ID), -1);
+	decode(nlh, &x);
+	assert_int_equal(x.pops, 0);
+	assert_int_equal(x.pushes, 1);
+	assert_int_equal(x.push_vid, 10);
+	assert_string_equal(x.kinds[x.nkinds - 2], "vlan");
+	assert_int_equal(tcfl_parse(nlh, &in), 0);
+	assert_int_equal(in.protocol, ETH_P_IPV6);
+	assert_int_equal(in.match.vlan_outer, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_routed_v4),
 		cmocka_unit_test(test_nat_v4_both_directions),
 		cmocka_unit_test(test_v6_udp),
+		cmocka_unit_test(test_vlan_both_tagged),
+		cmocka_unit_test(test_vlan_one_side_v6),
 		cmocka_unit_test(test_del_dump_qdisc),
 		cmocka_unit_test(test_parse_short_keys),
 		cmocka_unit_test(test_parse_unterminated_kind),

@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fmd_egress.c - where a direction of a connection leaves (see
+ * fmd_egress.h): route, egress port and its facts, next hop, 802.1Q tags.
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <linux/rtnetlink.h>
+#include "fmd.h"
+#include "fmd_egress.h"
+
+int fmd_port_of(const struct fmd *d, uint32_t ifindex)
+{
+	int i;
+
+	for (i = 0; i < d->nports; i++)
+		if (d->ports[i].ifindex == ifindex)
+			return i;
+	return -1;
+}
+
+int fmd_port_facts(struct fmd *d, int po, uint64_t now)
+{
+	struct fmd_port *p = &d->ports[po];
+	struct nls_link l;
+
+	if (rtc_fresh(d->rtc, p->facts_gen, p->facts_ns, now)) {
+		d->fm.stat[NPUFLOW_FM_EGRESS_CACHED]++;
+		return 0;
+	}
+	d->fm.stat[NPUFLOW_FM_EGRESS_ASKED]++;
+	if (nls_link_get(&d->rt, p->ifindex, &l))
+		return -ENODEV;
+	memcpy(p->mac, l.mac, 6);
+	p->shaped = nls_shaped(&d->tc, p->ifindex) > 0;
+	p->facts_gen = d->rtc->gen;
+	p->facts_ns = now;
+	return 0;
+}
+
+/*
+ * The host's 802.1Q devices, from rtc's generation: one dump when
+ * rtnetlink announced a change.  Those on a port have their shaping read
+ * with them.  A dump that fails leaves none: tagged directions stay on the
+ * host until the next.
+ */
+static void vlans_fresh(struct fmd *d, uint64_t now)
+{
+	struct fmd_vlans *t = &d->vlans;
+	int i, n;
+
+	if (t->valid && rtc_fresh(d->rtc, t->gen, t->at_ns, now)) {
+		d->fm.stat[NPUFLOW_FM_EGRESS_CACHED]++;
+		return;
+	}
+	d->fm.stat[NPUFLOW_FM_EGRESS_ASKED]++;
+	n = nls_vlans_get(&d->rt, t->v, FMD_VLANS_MAX);
+	t->n = n > 0 ? n : 0;
+	for (i = 0; i < t->n; i++)
+		t->shaped[i] = fmd_port_of(d, t->v[i].lower) >= 0 &&
+			       nls_shaped(&d->tc, t->v[i].ifindex) > 0;
+	t->gen = d->rtc->gen;
+	t->at_ns = now;
+	t->valid = 1;
+}
+
+/* The 802.1Q device tagging @vid on @lower, as an index of d->vlans, or -1. */
+static int vlan_on(const struct fmd *d, uint32_t lower, uint16_t vid)
+{
+	int i;
+
+	for (i = 0; i < d->vlans.n; i++)
+		if (d->vlans.v[i].lower == lower && d->vlans.v[i].vid == vid)
+			return i;
+	return -1;
+}
+
+/* The 802.1Q device @ifindex, as an index of d->vlans, or -1. */
+static int vlan_dev(const struct fmd *d, uint32_t ifindex)
+{
+	int i;
+
+	for (i = 0; i < d->vlans.n; i++)
+		if (d->vlans.v[i].ifindex == ifindex)
+			return i;
+	return -1;
+}
+
+/* The route of @k from @iif to @dst: 0, or FM_EG_NO_ROUTE. */
+static uint32_t route(struct fmd *d, const struct npuflow_key *k, const uint8_t *dst,
+		      uint32_t iif, uint64_t now, struct nls_route *r)
+{
+	int af = k->family == 10 ? AF_INET6 : AF_INET, rc;
+
+	if (!rtc_route_get(d->rtc, af, k->saddr, dst, iif, now, r)) {
+		d->fm.stat[NPUFLOW_FM_EGRESS_CACHED]++;
+		return 0;
+	}
+	d->fm.stat[NPUFLOW_FM_EGRESS_ASKED]++;
+	rc = nls_route_get(&d->rt, af, k->saddr, dst, iif, r);
+	if (rc || !r->oif)
+		return FM_EG_NO_ROUTE;
+	rtc_route_put(d->rtc, af, k->saddr, dst, iif, now, r);
+	return 0;
+}
+
+/* The next hop's MAC on @oif: 0, or FM_EG_NO_NEIGH. */
+static uint32_t next_hop(struct fmd *d, int af, uint32_t oif, const uint8_t *addr,
+			 uint64_t now, uint8_t dmac[6])
+{
+	if (!rtc_neigh_get(d->rtc, af, oif, addr, now, dmac)) {
+		d->fm.stat[NPUFLOW_FM_EGRESS_CACHED]++;
+		return 0;
+	}
+	d->fm.stat[NPUFLOW_FM_EGRESS_ASKED]++;
+	if (nls_neigh_get(&d->rt, af, oif, addr, dmac))
+		return FM_EG_NO_NEIGH;
+	rtc_neigh_put(d->rtc, af, oif, addr, now, dmac);
+	return 0;
+}
+
+static int same_switch(const struct fmd_port *a, const struct fmd_port *b)
+{
+	return a->switch_id_len == b->switch_id_len &&
+	       !memcmp(a->switch_id, b->switch_id, a->switch_id_len);
+}
+
+uint32_t fmd_egress(struct fmd *d, const struct npuflow_key *k, const uint8_t *out_daddr,
+		    struct fmd_egress *eg)
+{
+	int af = k->family == 10 ? AF_INET6 : AF_INET, pi, po, vi = -1;
+	uint32_t iif = k->ifindex, rc;
+	uint64_t now = fmd_now();
+	struct nls_route r;
+
+	memset(eg, 0, sizeof(*eg));
+	if (k->vlan_inner)
+		return FM_EG_VLAN;
+	if (k->vlan_outer) {
+		vlans_fresh(d, now);
+		vi = vlan_on(d, k->ifindex, k->vlan_outer);
+		if (vi < 0)
+			return FM_EG_VLAN;
+		iif = d->vlans.v[vi].ifindex;
+	}
+	/* as the stack routes it: after the destination translation (conntrack
+	 * un-NATs a reply in PREROUTING), before the source one (POSTROUTING) */
+	rc = route(d, k, out_daddr, iif, now, &r);
+	if (rc)
+		return rc;
+	if (r.type == RTN_LOCAL || r.type == RTN_BROADCAST || r.type == RTN_MULTICAST)
+		return FM_EG_LOCAL;
+	if (r.type != RTN_UNICAST)
+		return FM_EG_NO_ROUTE;
+	eg->oif = r.oif;
+	pi = fmd_port_of(d, k->ifindex);
+	po = fmd_port_of(d, r.oif);
+	vi = -1;
+	if (po < 0) {
+		vlans_fresh(d, now);
+		vi = vlan_dev(d, r.oif);
+		if (vi >= 0)
+			po = fmd_port_of(d, d->vlans.v[vi].lower);
+	}
+	if (po < 0 || pi < 0 || !same_switch(&d->ports[pi], &d->ports[po]))
+		return FM_EG_FOREIGN;
+	if (fmd_port_facts(d, po, now))
+		return FM_EG_NO_ROUTE;
+	if (d->ports[po].shaped || (vi >= 0 && d->vlans.shaped[vi]))
+		return FM_EG_SHAPED;
+	eg->oif = d->ports[po].ifindex;
+	if (vi >= 0) {
+		eg->out_vid = d->vlans.v[vi].vid;
+		memcpy(eg->smac, d->vlans.v[vi].mac, 6);
+	} else {
+		memcpy(eg->smac, d->ports[po].mac, 6);
+	}
+	/* the neighbour is the routing device's: the VLAN device's if tagged */
+	return next_hop(d, af, r.oif, r.nexthop, now, eg->dmac);
+}

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * fmd_egress.h - where a direction of a connection leaves the coprocessor:
+ * the route the stack takes, the egress port, the MACs the frame leaves
+ * with, and the 802.1Q tag it arrives and leaves with.
+ */
+#ifndef _FMD_EGRESS_H
+#define _FMD_EGRESS_H
+
+#include <stdint.h>
+#include "../bpf/npuflow.h"
+
+struct fmd;
+
+/* How one direction leaves. */
+struct fmd_egress {
+	uint32_t oif;		/* the port it leaves by (the redirect's target) */
+	uint16_t out_vid;	/* the 802.1Q tag it leaves with, 0 = untagged */
+	uint8_t dmac[6];	/* next hop */
+	uint8_t smac[6];	/* the egress device's */
+};
+
+/* The index in d->ports of the port @ifindex, or -1. */
+int fmd_port_of(const struct fmd *d, uint32_t ifindex);
+
+/*
+ * Port @po's MAC and shaping as an egress, from rtcache's generation
+ * (refreshed when rtnetlink announced a change or they aged out): 0, or
+ * -ENODEV if the link cannot be read.
+ */
+int fmd_port_facts(struct fmd *d, int po, uint64_t now);
+
+/*
+ * The egress of a direction arriving as @k (ingress port, and its 802.1Q
+ * tag in vlan_outer) towards @out_daddr, as the stack would route it:
+ * 0 with @eg filled, or FM_EG_* (flowmaker.h) saying why it cannot be
+ * made.  A tagged direction is routed from the host's 802.1Q device for
+ * that tag on that port, and a route out of an 802.1Q device on one of the
+ * ports leaves by that port with the device's tag and MAC.  Route, next
+ * hop, port facts and the VLAN devices come from rtcache's generation
+ * while rtnetlink announced no change; otherwise one round trip each.
+ */
+uint32_t fmd_egress(struct fmd *d, const struct npuflow_key *k, const uint8_t *out_daddr,
+		    struct fmd_egress *eg);
+
+#endif
