@@ -849,7 +849,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (opts.help) {
-		fputs(npuflowd_usage, stdout);
+		npuflowd_print_help(stdout, opts.help);
 		return 0;
 	}
 	libbpf_set_print(libbpf_print);

@@ -17,142 +17,171 @@
 #include "../bpf/npuflow.h"
 #include "flowmaker.h"
 
-const char npuflowd_usage[] =
-"NAME\n"
-"    npuflowd - the npuflow XDP classifier loader and flow maker daemon\n"
+/*
+ * Each option is one entry of optdefs[]: its names, its argument, how it
+ * is parsed into which field, and its help text.  getopt_long()'s tables,
+ * --help and the parse come from it.
+ */
+struct optdef;
+
+/* Parse @arg (NULL for an option without one) into @o's field: 0 or -1. */
+typedef int (*opt_set_fn)(struct npuflowd_opts *o, const struct optdef *d, const char *arg);
+
+struct opt_choice {
+	const char *name;
+	int value;
+	int alias;		/* accepted, not shown */
+};
+
+#define OPTF_SUFFIX	0x1	/* numbers: k, m, g (x1024) accepted */
+#define OPTF_BYTES	0x2	/* numbers: a size, shown with k, m, g */
+#define OPTF_POW2	0x4	/* numbers: a power of two */
+#define OPTF_STOP	0x8	/* the parse ends here (--help, --version) */
+
+struct optdef {
+	const char *name;	/* --name */
+	char key;		/* -k, or 0 */
+	const char *arg;	/* the argument's name in --help; NULL: none, or the choices */
+	opt_set_fn set;
+	size_t off, size;	/* the field of struct npuflowd_opts it sets */
+	int value;		/* set_flag: what it sets the field to */
+	uint64_t min, max;	/* set_num: the range */
+	uint64_t scale;		/* set_num: the field holds the number times this */
+	unsigned int flags;	/* OPTF_* */
+	const char *what;	/* set_num, set_path: what the argument must be */
+	const struct opt_choice *choices;	/* set_choice: ended by a NULL name */
+	const char *help;	/* --help's text; the range and default are added */
+};
+
+static int set_flag(struct npuflowd_opts *o, const struct optdef *d, const char *arg);
+static int set_num(struct npuflowd_opts *o, const struct optdef *d, const char *arg);
+static int set_choice(struct npuflowd_opts *o, const struct optdef *d, const char *arg);
+static int set_path(struct npuflowd_opts *o, const struct optdef *d, const char *arg);
+static int set_pin_dir(struct npuflowd_opts *o, const struct optdef *d, const char *arg);
+
+#define FIELD(f)	.off = offsetof(struct npuflowd_opts, f), \
+			.size = sizeof(((struct npuflowd_opts *)0)->f)
+#define FLAG(f, v)	.set = set_flag, FIELD(f), .value = (v)
+#define NUM(f, lo, hi)	.set = set_num, FIELD(f), .min = (lo), .max = (hi), .scale = 1
+#define MS(f, lo)	.set = set_num, FIELD(f), .min = (lo), .max = 3600 * 1000, \
+			.scale = 1000000, .what = "a number of ms"
+#define CHOICE(f, c)	.set = set_choice, FIELD(f), .choices = (c)
+#define PATH(f)		.set = set_path, FIELD(f), .what = "an absolute path"
+
+_Static_assert(sizeof(enum npuflowd_mode) == sizeof(int) &&
+	       sizeof(enum npuflowd_log) == sizeof(int) &&
+	       sizeof(enum npuflowd_show) == sizeof(int), "set_flag and set_choice set ints");
+
+#define SHOWN(n, v)	{ (n), (v), 0 }
+#define ALIAS(n, v)	{ (n), (v), 1 }
+#define CHOICES_END	{ NULL, 0, 0 }
+
+static const struct opt_choice mode_choices[] = {
+	SHOWN("native", NPUFLOWD_MODE_NATIVE), SHOWN("skb", NPUFLOWD_MODE_SKB),
+	ALIAS("drv", NPUFLOWD_MODE_NATIVE), ALIAS("generic", NPUFLOWD_MODE_SKB), CHOICES_END,
+};
+static const struct opt_choice log_choices[] = {
+	SHOWN("error", NPUFLOWD_LOG_ERR), SHOWN("warn", NPUFLOWD_LOG_WARN),
+	SHOWN("info", NPUFLOWD_LOG_INFO), SHOWN("debug", NPUFLOWD_LOG_DEBUG), CHOICES_END,
+};
+static const struct opt_choice clock_choices[] = {
+	SHOWN("coarse", 0), SHOWN("precise", 1), CHOICES_END,
+};
+static const struct opt_choice bool_choices[] = {
+	SHOWN("0", 0), SHOWN("1", 1), CHOICES_END,
+};
+
+static const struct optdef optdefs[] = {
+	{ "candidates", 'c', "N", NUM(candidates, NPUFLOWD_CAND_MIN, NPUFLOWD_CAND_MAX),
+	  .flags = OPTF_SUFFIX, .what = "a number",
+	  .help = "Size of the candidate map.  A pinned map of another size is refused: "
+		  "--flush first." },
+	{ "threshold", 't', "FRAMES", NUM(threshold, 0, UINT32_MAX), .what = "a number of frames",
+	  .help = "Raise a threshold event when a candidate reaches FRAMES frames, once per "
+		  "crossing; 0: no events." },
+	{ "mode", 'm', NULL, CHOICE(mode, mode_choices),
+	  .help = "XDP attach mode (drv and generic are aliases).  Never falls back: without "
+		  "native XDP in the driver the attach fails." },
+	{ "foreground", 'f', NULL, FLAG(foreground, 1),
+	  .help = "Stay in the foreground and log to stderr.  Without it npuflowd daemonizes "
+		  "(and logs to syslog) once it has attached and started: a start that fails "
+		  "exits 1 with the reason on stderr." },
+	{ "log-level", 'l', NULL, CHOICE(log_level, log_choices),
+	  .help = "The least severe messages logged (events are logged at info)." },
+	{ "revive-gap-ms", 0, "MS", MS(revive_gap_ns, 0),
+	  .help = "At most one revive event per candidate per MS milliseconds." },
+	{ "clock", 0, NULL, CHOICE(precise_clock, clock_choices),
+	  .help = "Candidate timestamps from the coarse (tick) clock, cheaper, or the precise "
+		  "one; both are CLOCK_MONOTONIC." },
+	{ "ringbuf", 0, "BYTES", NUM(ringbuf, NPUFLOWD_RB_MIN, NPUFLOWD_RB_MAX),
+	  .flags = OPTF_SUFFIX | OPTF_BYTES | OPTF_POW2, .what = "a power of two",
+	  .help = "Size of the event ring.  The ring is pinned: a new size needs --flush "
+		  "first." },
+	{ "no-dispatcher", 0, NULL, FLAG(no_dispatcher, 1),
+	  .help = "Attach as a single XDP program instead of through libxdp's dispatcher." },
+	{ "pin-dir", 0, "DIR", .set = set_pin_dir, FIELD(pin_dir),
+	  .what = "an absolute path under a directory other than /, without . or ..",
+	  .help = "Where the maps are pinned, on a BPF file system; with none at DIR's parent "
+		  "npuflowd mounts one there (mode 0700; not --flush).  DIR is refused if it is "
+		  "a symbolic link or not a directory of root's (or of the user npuflowd runs "
+		  "as)." },
+	{ "lock-file", 0, "PATH", PATH(lock_file),
+	  .help = "The single-instance lock; it holds npuflowd's pid." },
+	{ "flush", 0, NULL, FLAG(flush, 1),
+	  .help = "Detach any npuflow classifier left attached, delete npuflowd's tc flower "
+		  "rules (their connections leave the hardware), remove the pinned maps and the "
+		  "pin directory, and exit.  Refused while an instance runs." },
+	{ "no-flowmaker", 0, NULL, FLAG(flowmaker, 0),
+	  .help = "Classifier and events only: no conntrack, no rules." },
+	{ "threshold-bytes", 0, "BYTES", NUM(threshold_bytes, 0, 1ull << 40),
+	  .flags = OPTF_SUFFIX | OPTF_BYTES, .what = "a number of bytes",
+	  .help = "A candidate must also have shown BYTES bytes; 0: not used.  Checked when the "
+		  "frame threshold is crossed, then watched." },
+	{ "threshold-any", 0, NULL, FLAG(threshold_any, 1),
+	  .help = "Either threshold suffices (without it: every threshold that is set)." },
+	{ "hold-min-ms", 0, "MS", MS(hold_min_ns, 1),
+	  .help = "First wait of a connection given back under a new identity.  The default is "
+		  "the seeds' tuned value (seed 002); a shorter first wait is the open "
+		  "measurement (make bench, in the VM)." },
+	{ "hold-max-ms", 0, "MS", MS(hold_max_ns, 1),
+	  .help = "Cap of the wait, which doubles at each give-back." },
+	{ "hold-quiet-ms", 0, "MS", MS(hold_quiet_ns, 0),
+	  .help = "No give-back for this long: the next wait is the first again." },
+	{ "retry-ms", 0, "MS", MS(retry_ns, 1),
+	  .help = "A connection refused for a transient reason (not established yet, no "
+		  "neighbour, table full) is tried again after MS." },
+	{ "keepalive-ms", 0, "MS", MS(keepalive_ns, 1),
+	  .help = "Interval of the hardware stats read and the conntrack refresh." },
+	{ "connections", 0, "N", NUM(connections, 1024, 4u << 20),
+	  .flags = OPTF_SUFFIX, .what = "a number",
+	  .help = "Size of the connections map and the policy table.  A pinned map of another "
+		  "size is refused: --flush first." },
+	{ "ct-rcvbuf", 0, "BYTES", NUM(ct_rcvbuf, 65536, 1u << 30),
+	  .flags = OPTF_SUFFIX | OPTF_BYTES, .what = "a size",
+	  .help = "Receive buffer of the conntrack event socket." },
+	{ "tc-skip-sw", 0, NULL, CHOICE(tc_skip_sw, bool_choices),
+	  .help = "1: the rules are skip_sw, hardware only.  0: no skip flag, so the kernel "
+		  "runs them in software too (tests on veth)." },
+	{ "ctl-socket", 0, "PATH", PATH(ctl_socket),
+	  .help = "The control socket npuctl release talks to." },
+	{ "help", 'h', NULL, FLAG(help, NPUFLOWD_SHOW_HELP), .flags = OPTF_STOP,
+	  .help = "Print this help and exit." },
+	{ "version", 0, NULL, FLAG(help, NPUFLOWD_SHOW_VERSION), .flags = OPTF_STOP,
+	  .help = "Print the version and exit." },
+};
+
+#define NOPTS	(sizeof(optdefs) / sizeof(optdefs[0]))
+
+static const char usage_head[] =
+"Usage: npuflowd [OPTION]... IFNAME...\n"
+"  or:  npuflowd --flush\n"
+"Load the npuflow XDP classifier on every IFNAME (the host netdev of a front\n"
+"port, as devlink port show names it), pin its maps, and run the flow maker:\n"
+"a connection conntrack knows whose direction crosses the threshold is written\n"
+"as two TC flower skip_sw rules, which the driver makes a hardware connection\n"
+"of.  --flush removes what npuflowd leaves behind.\n"
 "\n"
-"SYNOPSIS\n"
-"    npuflowd [OPTIONS] IFNAME...\n"
-"    npuflowd --flush\n"
-"\n"
-"DESCRIPTION\n"
-"    Loads the classifier (bpf/classify.bpf.c) and attaches it to every IFNAME\n"
-"    through libxdp's multi-program dispatcher, so it coexists with other XDP\n"
-"    programs (it runs first and passes every frame on).  Its maps are pinned\n"
-"    under the pin directory (mode 0600) and reused when npuflowd restarts:\n"
-"        candidates  LRU hash, one entry per direction seen in punted frames\n"
-"        counters    per-CPU frames/bytes per port and punt reason, parse outcomes\n"
-"        events      ring buffer: threshold crossings and revive signals\n"
-"    Threshold events feed the flow maker (below); revive events are counted.\n"
-"    SIGTERM, SIGINT, SIGHUP, SIGQUIT (every signal that would end it but\n"
-"    SIGABRT and the faults) detach the programs (none is left behind) and\n"
-"    keep the pinned maps; --flush removes them.  Only one\n"
-"    instance runs at a time (a lock on the lock file).  Inspect with\n"
-"    `npuctl candidates`, `npuctl stats`, or\n"
-"    `bpftool map dump pinned /sys/fs/bpf/npuflow/candidates`.\n"
-"\n"
-"    The flow maker: a candidate over the threshold is looked up in conntrack\n"
-"    (established TCP, assured UDP; both tuples, so NAT both ways), routes and\n"
-"    neighbours give each direction's egress port and next-hop MAC, and both\n"
-"    directions are written as TC flower skip_sw rules on the ports' clsact\n"
-"    ingress (prio 0xc4f0 IPv4, 0xc4f1 IPv6; handle = id * 2 + direction + 1),\n"
-"    which the driver turns into one hardware connection.  At start, before\n"
-"    its control socket, npuflowd adds the clsact qdiscs and loads cls_flower\n"
-"    and the act_* modules (a software-only rule that matches nothing, added\n"
-"    and deleted) and logs the time it took, so the first connection does not\n"
-"    pay for them.  Each connection is\n"
-"    recorded in the pinned map `connections` (bpftool prints it).  Keepalive\n"
-"    reads the rules' counters (tc stats) and refreshes conntrack timeouts\n"
-"    while traffic moves; a conntrack DESTROY takes the connection out at once\n"
-"    (events on a socket with a large buffer; on overrun, a full resync by\n"
-"    dump).  The driver revives a given-back connection in place; one given\n"
-"    back under new identities (its direction crosses the threshold again as\n"
-"    flow misses) is taken out and held for a wait that doubles at each give-\n"
-"    back up to --hold-max-ms, back to --hold-min-ms after --hold-quiet-ms\n"
-"    without one, then made again.  Never offloaded, counted by reason:\n"
-"    conntrack helpers, sequence adjustment, IPsec, egress ports with a shaping\n"
-"    qdisc, egress not a port of the same coprocessor (switch id), to/from the\n"
-"    host, protocols other than TCP and UDP, VLAN-tagged traffic.  Route,\n"
-"    neighbour and port facts are kept between connections until rtnetlink\n"
-"    announces a change (at most 1 s; a qdisc change is obeyed within it).  A\n"
-"    full hardware table is not an error: the connection stays on the host,\n"
-"    counted, and is tried again later.  `npuctl release ID|--all` relaxes\n"
-"    conntrack's TCP window tracking (be-liberal) and then removes the rules.\n"
-"    On restart the view is rebuilt from the pinned map, conntrack and a tc\n"
-"    dump: no duplicate, no orphan; rules stay in hardware while npuflowd is down\n"
-"    (until it starts again, or --flush; conntrack deletions meanwhile are\n"
-"    taken out at the start).  Under systemd (npuflowd.service, Type=notify)\n"
-"    it sends READY=1 and, with WatchdogSec=, WATCHDOG=1 keepalives.\n"
-"\n"
-"OPTIONS\n"
-"    -c, --candidates N\n"
-"        Size of the candidate map (1024..16777216; default 65536).  A pinned\n"
-"        map of another size is refused: --flush first.\n"
-"    -t, --threshold FRAMES\n"
-"        Raise a threshold event when a candidate reaches FRAMES frames, once\n"
-"        per crossing (default 16; 0 disables).\n"
-"    -m, --mode native|skb\n"
-"        XDP attach mode (default native).  Never falls back silently: if the\n"
-"        driver has no native XDP the attach fails.\n"
-"    -f, --foreground\n"
-"        Stay in the foreground and log to stderr.  Without it npuflowd\n"
-"        daemonizes (and logs to syslog) only once it has attached and started:\n"
-"        a start that fails exits 1 with the reason on stderr.\n"
-"    -l, --log-level error|warn|info|debug\n"
-"        Default info (events are logged at info).\n"
-"    --revive-gap-ms MS\n"
-"        At most one revive event per candidate per MS milliseconds (default 1).\n"
-"    --clock coarse|precise\n"
-"        Candidate timestamps from the coarse (tick) clock, the default and\n"
-"        cheaper, or the precise one.  Both are CLOCK_MONOTONIC.\n"
-"    --ringbuf BYTES\n"
-"        Event ring size, a power of two, k/m suffix (default 256k).\n"
-"    --no-dispatcher\n"
-"        Attach as a single XDP program instead of through the dispatcher.\n"
-"    --pin-dir DIR\n"
-"        Where the maps are pinned (default " NPUFLOW_PIN_DIR ", on bpffs).\n"
-"        With no BPF file system at DIR's parent, npuflowd mounts one there\n"
-"        (mode 0700; not --flush).  DIR is refused if it is a symbolic link\n"
-"        or not a directory of root's (or of the user npuflowd runs as).\n"
-"    --lock-file PATH\n"
-"        Single-instance lock (default " NPUFLOWD_LOCK_DEFAULT ").\n"
-"    --flush\n"
-"        Detach any npuflow classifier left attached, delete npuflowd's tc\n"
-"        flower rules (so their connections leave the hardware), remove the\n"
-"        pinned maps and the pin directory, and exit.  Refused while an\n"
-"        instance runs.\n"
-"    --no-flowmaker\n"
-"        Classifier and events only: no conntrack, no rules.\n"
-"    --threshold-bytes BYTES\n"
-"        A candidate must also have shown BYTES bytes (k/m suffix; default 0 =\n"
-"        not used).  Checked when the frame threshold is crossed, then watched.\n"
-"    --threshold-any\n"
-"        Either threshold suffices (default: every threshold set).\n"
-"    --hold-min-ms MS\n"
-"        First wait of a connection given back under a new identity (default\n"
-"        1000: the seeds' tuned value, seed 002; a shorter first wait is the\n"
-"        open measurement, `make bench` in the VM).\n"
-"    --hold-max-ms MS\n"
-"        Cap of the doubling wait (default 16000).\n"
-"    --hold-quiet-ms MS\n"
-"        No give-back for this long: the next wait is the first again\n"
-"        (default 30000).\n"
-"    --retry-ms MS\n"
-"        A connection refused for a transient reason (not established yet, no\n"
-"        neighbour, table full) is tried again after MS (default 1000).\n"
-"    --keepalive-ms MS\n"
-"        Interval of the hardware stats read and conntrack refresh (default 1000).\n"
-"    --connections N\n"
-"        Size of the connections map and policy table (1024..4194304; default\n"
-"        65536).  A pinned map of another size is refused: --flush first.\n"
-"    --ct-rcvbuf BYTES\n"
-"        Receive buffer of the conntrack event socket (k/m; default 8m).\n"
-"    --tc-skip-sw 0|1\n"
-"        1 (default): rules are skip_sw, hardware only.  0: no skip flag, so\n"
-"        the kernel runs them in software too (tests on veth).\n"
-"    --ctl-socket PATH\n"
-"        Control socket npuctl release talks to (default " NPUFLOWD_CTL_DEFAULT ").\n"
-"    -h, --help\n"
-"        This text.\n"
-"\n"
-"EXIT STATUS\n"
-"    0 after a clean stop, 1 on errors, 2 on usage errors.\n"
-"\n"
-"EXAMPLES\n"
-"    npuflowd -f -t 32 PORT_A PORT_B     (two ports of one coprocessor:\n"
-"                                       devlink port show names them)\n"
-"    npuflowd --mode skb -c 262144 eth0\n"
-"    npuflowd --flush\n";
+"Options:\n";
 
 void npuflowd_opts_init(struct npuflowd_opts *o)
 {
@@ -215,63 +244,80 @@ const char *npuflowd_mode_name(enum npuflowd_mode m)
 
 const char *npuflowd_log_name(enum npuflowd_log l)
 {
-	static const char *const n[] = { "error", "warn", "info", "debug" };
-
-	return (unsigned int)l < 4 ? n[l] : "?";
+	return (unsigned int)l <= NPUFLOWD_LOG_DEBUG ? log_choices[l].name : "?";
 }
 
-enum {
-	OPT_REVIVE_GAP = 256,
-	OPT_CLOCK,
-	OPT_RINGBUF,
-	OPT_PIN_DIR,
-	OPT_LOCK_FILE,
-	OPT_FLUSH,
-	OPT_NO_DISPATCHER,
-	OPT_NO_FLOWMAKER,
-	OPT_THR_BYTES,
-	OPT_THR_ANY,
-	OPT_HOLD_MIN,
-	OPT_HOLD_MAX,
-	OPT_HOLD_QUIET,
-	OPT_RETRY,
-	OPT_KEEPALIVE,
-	OPT_CONNECTIONS,
-	OPT_CT_RCVBUF,
-	OPT_TC_SKIP_SW,
-	OPT_CTL_SOCKET,
-};
+static void *field(struct npuflowd_opts *o, const struct optdef *d)
+{
+	return (char *)o + d->off;
+}
 
-static const struct option long_opts[] = {
-	{ "candidates", required_argument, NULL, 'c' },
-	{ "threshold", required_argument, NULL, 't' },
-	{ "mode", required_argument, NULL, 'm' },
-	{ "foreground", no_argument, NULL, 'f' },
-	{ "log-level", required_argument, NULL, 'l' },
-	{ "help", no_argument, NULL, 'h' },
-	{ "revive-gap-ms", required_argument, NULL, OPT_REVIVE_GAP },
-	{ "clock", required_argument, NULL, OPT_CLOCK },
-	{ "ringbuf", required_argument, NULL, OPT_RINGBUF },
-	{ "pin-dir", required_argument, NULL, OPT_PIN_DIR },
-	{ "lock-file", required_argument, NULL, OPT_LOCK_FILE },
-	{ "flush", no_argument, NULL, OPT_FLUSH },
-	{ "no-dispatcher", no_argument, NULL, OPT_NO_DISPATCHER },
-	{ "no-flowmaker", no_argument, NULL, OPT_NO_FLOWMAKER },
-	{ "threshold-bytes", required_argument, NULL, OPT_THR_BYTES },
-	{ "threshold-any", no_argument, NULL, OPT_THR_ANY },
-	{ "hold-min-ms", required_argument, NULL, OPT_HOLD_MIN },
-	{ "hold-max-ms", required_argument, NULL, OPT_HOLD_MAX },
-	{ "hold-quiet-ms", required_argument, NULL, OPT_HOLD_QUIET },
-	{ "retry-ms", required_argument, NULL, OPT_RETRY },
-	{ "keepalive-ms", required_argument, NULL, OPT_KEEPALIVE },
-	{ "connections", required_argument, NULL, OPT_CONNECTIONS },
-	{ "ct-rcvbuf", required_argument, NULL, OPT_CT_RCVBUF },
-	{ "tc-skip-sw", required_argument, NULL, OPT_TC_SKIP_SW },
-	{ "ctl-socket", required_argument, NULL, OPT_CTL_SOCKET },
-	{ NULL, 0, NULL, 0 },
-};
+static const void *cfield(const struct npuflowd_opts *o, const struct optdef *d)
+{
+	return (const char *)o + d->off;
+}
 
-#define BAD(...) do { snprintf(err, errlen, __VA_ARGS__); return -1; } while (0)
+static int set_flag(struct npuflowd_opts *o, const struct optdef *d, const char *arg)
+{
+	(void)arg;
+	memcpy(field(o, d), &d->value, sizeof(int));
+	return 0;
+}
+
+/* A number field's value (u32 or u64), and setting it. */
+static uint64_t get_u64(const struct npuflowd_opts *o, const struct optdef *d)
+{
+	uint32_t v32;
+	uint64_t v;
+
+	if (d->size == sizeof(v32)) {
+		memcpy(&v32, cfield(o, d), sizeof(v32));
+		return v32;
+	}
+	memcpy(&v, cfield(o, d), sizeof(v));
+	return v;
+}
+
+static void put_u64(struct npuflowd_opts *o, const struct optdef *d, uint64_t v)
+{
+	uint32_t v32 = v;
+
+	if (d->size == sizeof(v32))
+		memcpy(field(o, d), &v32, sizeof(v32));
+	else
+		memcpy(field(o, d), &v, sizeof(v));
+}
+
+static int set_num(struct npuflowd_opts *o, const struct optdef *d, const char *arg)
+{
+	uint64_t v;
+
+	if (npuflowd_parse_u64(arg, d->min, d->max, d->flags & OPTF_SUFFIX, &v) ||
+	    ((d->flags & OPTF_POW2) && (v & (v - 1))))
+		return -1;
+	put_u64(o, d, v * d->scale);
+	return 0;
+}
+
+static int set_choice(struct npuflowd_opts *o, const struct optdef *d, const char *arg)
+{
+	const struct opt_choice *c;
+
+	for (c = d->choices; c->name; c++)
+		if (!strcmp(arg, c->name)) {
+			memcpy(field(o, d), &c->value, sizeof(int));
+			return 0;
+		}
+	return -1;
+}
+
+static int set_path(struct npuflowd_opts *o, const struct optdef *d, const char *arg)
+{
+	if (arg[0] != '/' || strlen(arg) >= d->size)
+		return -1;
+	memcpy(field(o, d), arg, strlen(arg) + 1);
+	return 0;
+}
 
 static int valid_ifname(const char *s)
 {
@@ -300,11 +346,12 @@ static int has_dot_component(const char *path)
 }
 
 /* --pin-dir: absolute, no . or .., a parent other than /; stored without trailing slashes. */
-static int pin_dir_set(struct npuflowd_opts *o, const char *arg)
+static int set_pin_dir(struct npuflowd_opts *o, const struct optdef *d, const char *arg)
 {
 	char parent[sizeof(o->pin_dir)], base[sizeof(o->pin_dir)];
 	size_t n = strlen(arg);
 
+	(void)d;
 	if (n >= sizeof(o->pin_dir) - 32 || has_dot_component(arg) ||
 	    npuflowd_pin_split(arg, parent, sizeof(parent), base, sizeof(base)))
 		return -1;
@@ -315,147 +362,134 @@ static int pin_dir_set(struct npuflowd_opts *o, const char *arg)
 	return 0;
 }
 
-int npuflowd_parse_args(int argc, char **argv, struct npuflowd_opts *o,
-			char *err, size_t errlen)
+/* @v in @buf, as a size with a k, m or g suffix when @d says it is one. */
+static const char *fmt_u64(const struct optdef *d, uint64_t v, char *buf, size_t len)
 {
-	uint64_t v;
-	int c, i;
+	static const char sfx[] = "gmk";
+	int i;
 
-	npuflowd_opts_init(o);
-	optind = 0;		/* full re-initialisation (glibc), also for tests */
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":c:t:m:fl:h", long_opts, NULL)) != -1) {
-		switch (c) {
-		case 'c':
-			if (npuflowd_parse_u64(optarg, NPUFLOWD_CAND_MIN, NPUFLOWD_CAND_MAX, 1, &v))
-				BAD("--candidates: '%s' is not a number in %u..%u", optarg,
-				    NPUFLOWD_CAND_MIN, NPUFLOWD_CAND_MAX);
-			o->candidates = v;
-			break;
-		case 't':
-			if (npuflowd_parse_u64(optarg, 0, UINT32_MAX, 0, &v))
-				BAD("--threshold: '%s' is not a number of frames", optarg);
-			o->threshold = v;
-			break;
-		case 'm':
-			if (!strcmp(optarg, "native") || !strcmp(optarg, "drv"))
-				o->mode = NPUFLOWD_MODE_NATIVE;
-			else if (!strcmp(optarg, "skb") || !strcmp(optarg, "generic"))
-				o->mode = NPUFLOWD_MODE_SKB;
-			else
-				BAD("--mode: '%s': use native or skb", optarg);
-			break;
-		case 'f':
-			o->foreground = 1;
-			break;
-		case 'l':
-			for (i = 0; i < 4; i++)
-				if (!strcmp(optarg, npuflowd_log_name(i)))
-					break;
-			if (i == 4)
-				BAD("--log-level: '%s': use error, warn, info or debug", optarg);
-			o->log_level = i;
-			break;
-		case 'h':
-			o->help = 1;
-			return 0;
-		case OPT_REVIVE_GAP:
-			if (npuflowd_parse_u64(optarg, 0, 3600 * 1000, 0, &v))
-				BAD("--revive-gap-ms: '%s' is not a number of ms (0..3600000)", optarg);
-			o->revive_gap_ns = v * 1000000ull;
-			break;
-		case OPT_CLOCK:
-			if (!strcmp(optarg, "coarse"))
-				o->precise_clock = 0;
-			else if (!strcmp(optarg, "precise"))
-				o->precise_clock = 1;
-			else
-				BAD("--clock: '%s': use coarse or precise", optarg);
-			break;
-		case OPT_RINGBUF:
-			if (npuflowd_parse_u64(optarg, NPUFLOWD_RB_MIN, NPUFLOWD_RB_MAX, 1, &v) ||
-			    (v & (v - 1)))
-				BAD("--ringbuf: '%s' is not a power of two in 4k..256m", optarg);
-			o->ringbuf = v;
-			break;
-		case OPT_PIN_DIR:
-			if (pin_dir_set(o, optarg))
-				BAD("--pin-dir: '%s' must be an absolute path under a directory "
-				    "other than /, without . or .., shorter", optarg);
-			break;
-		case OPT_LOCK_FILE:
-			if (optarg[0] != '/' || strlen(optarg) >= sizeof(o->lock_file))
-				BAD("--lock-file: '%s' must be an absolute path", optarg);
-			snprintf(o->lock_file, sizeof(o->lock_file), "%s", optarg);
-			break;
-		case OPT_FLUSH:
-			o->flush = 1;
-			break;
-		case OPT_NO_DISPATCHER:
-			o->no_dispatcher = 1;
-			break;
-		case OPT_NO_FLOWMAKER:
-			o->flowmaker = 0;
-			break;
-		case OPT_THR_BYTES:
-			if (npuflowd_parse_u64(optarg, 0, 1ull << 40, 1, &v))
-				BAD("--threshold-bytes: '%s' is not a number of bytes", optarg);
-			o->threshold_bytes = v;
-			break;
-		case OPT_THR_ANY:
-			o->threshold_any = 1;
-			break;
-		case OPT_HOLD_MIN:
-		case OPT_HOLD_MAX:
-		case OPT_HOLD_QUIET:
-		case OPT_RETRY:
-		case OPT_KEEPALIVE:
-			if (npuflowd_parse_u64(optarg, c == OPT_HOLD_QUIET ? 0 : 1, 3600 * 1000, 0, &v))
-				BAD("--%s: '%s' is not a number of ms (%d..3600000)",
-				    c == OPT_HOLD_MIN ? "hold-min-ms" : c == OPT_HOLD_MAX ? "hold-max-ms" :
-				    c == OPT_HOLD_QUIET ? "hold-quiet-ms" : c == OPT_RETRY ? "retry-ms" :
-				    "keepalive-ms", optarg, c == OPT_HOLD_QUIET ? 0 : 1);
-			v *= 1000000ull;
-			if (c == OPT_HOLD_MIN)
-				o->hold_min_ns = v;
-			else if (c == OPT_HOLD_MAX)
-				o->hold_max_ns = v;
-			else if (c == OPT_HOLD_QUIET)
-				o->hold_quiet_ns = v;
-			else if (c == OPT_RETRY)
-				o->retry_ns = v;
-			else
-				o->keepalive_ns = v;
-			break;
-		case OPT_CONNECTIONS:
-			if (npuflowd_parse_u64(optarg, 1024, 4u << 20, 1, &v))
-				BAD("--connections: '%s' is not a number in 1024..4194304", optarg);
-			o->connections = v;
-			break;
-		case OPT_CT_RCVBUF:
-			if (npuflowd_parse_u64(optarg, 65536, 1u << 30, 1, &v))
-				BAD("--ct-rcvbuf: '%s' is not a size in 64k..1g", optarg);
-			o->ct_rcvbuf = v;
-			break;
-		case OPT_TC_SKIP_SW:
-			if (strcmp(optarg, "0") && strcmp(optarg, "1"))
-				BAD("--tc-skip-sw: '%s': use 0 or 1", optarg);
-			o->tc_skip_sw = optarg[0] == '1';
-			break;
-		case OPT_CTL_SOCKET:
-			if (optarg[0] != '/' || strlen(optarg) >= sizeof(o->ctl_socket))
-				BAD("--ctl-socket: '%s' must be an absolute path (< 108)", optarg);
-			snprintf(o->ctl_socket, sizeof(o->ctl_socket), "%s", optarg);
-			break;
-		case ':':
-			BAD("option '%s' needs a value", argv[optind - 1]);
-		default:
-			BAD("unknown option '%s'", argv[optind - 1]);
+	for (i = 0; (d->flags & OPTF_BYTES) && v && i < 3; i++)
+		if (!(v & ((1ull << (30 - 10 * i)) - 1))) {
+			snprintf(buf, len, "%llu%c", (unsigned long long)(v >> (30 - 10 * i)),
+				 sfx[i]);
+			return buf;
+		}
+	snprintf(buf, len, "%llu", (unsigned long long)v);
+	return buf;
+}
+
+/* The names of @d's choices, but the aliases, joined by @sep (and @last before the last). */
+static void fmt_choices(const struct optdef *d, const char *sep, const char *last,
+			char *buf, size_t len)
+{
+	const struct opt_choice *c;
+	size_t n = 0, shown = 0, i = 0;
+
+	for (c = d->choices; c->name; c++)
+		shown += !c->alias;
+	buf[0] = '\0';
+	for (c = d->choices; c->name && n < len; c++) {
+		if (c->alias)
+			continue;
+		n += snprintf(buf + n, len - n, "%s%s", i ? (i + 1 == shown ? last : sep) : "",
+			      c->name);
+		i++;
+	}
+}
+
+/* Say in @err why @arg is not a value of @d. */
+static void opt_error(const struct optdef *d, const char *arg, char *err, size_t errlen)
+{
+	char lo[24], hi[24], names[64];
+
+	if (d->set == set_num) {
+		snprintf(err, errlen, "--%s: '%s' is not %s in %s..%s", d->name, arg, d->what,
+			 fmt_u64(d, d->min, lo, sizeof(lo)), fmt_u64(d, d->max, hi, sizeof(hi)));
+	} else if (d->set == set_choice) {
+		fmt_choices(d, ", ", " or ", names, sizeof(names));
+		snprintf(err, errlen, "--%s: '%s': use %s", d->name, arg, names);
+	} else if (d->set == set_path) {
+		snprintf(err, errlen, "--%s: '%s' must be %s shorter than %zu bytes", d->name, arg,
+			 d->what, d->size);
+	} else {
+		snprintf(err, errlen, "--%s: '%s' must be %s, shorter", d->name, arg, d->what);
+	}
+}
+
+/* getopt_long()'s value for @d: its short letter, or 256 + its index. */
+static int opt_val(const struct optdef *d)
+{
+	return d->key ? d->key : 256 + (int)(d - optdefs);
+}
+
+static const struct optdef *opt_by_val(int c)
+{
+	size_t i;
+
+	for (i = 0; i < NOPTS; i++)
+		if (opt_val(&optdefs[i]) == c)
+			return &optdefs[i];
+	return NULL;
+}
+
+/* getopt_long()'s tables from optdefs[]: @lo has NOPTS + 1 entries, @so 3 * NOPTS + 2 bytes. */
+static void getopt_tables(struct option *lo, char *so)
+{
+	size_t i;
+
+	*so++ = ':';		/* a missing argument is ':', not '?' */
+	for (i = 0; i < NOPTS; i++) {
+		const struct optdef *d = &optdefs[i];
+		int has_arg = d->set != set_flag;
+
+		lo[i] = (struct option){ d->name, has_arg ? required_argument : no_argument,
+					 NULL, opt_val(d) };
+		if (d->key) {
+			*so++ = d->key;
+			if (has_arg)
+				*so++ = ':';
 		}
 	}
-	for (i = optind; i < argc; i++) {
-		int j;
+	lo[i] = (struct option){ NULL, 0, NULL, 0 };
+	*so = '\0';
+}
 
+#define BAD(...) do { snprintf(err, errlen, __VA_ARGS__); return -1; } while (0)
+
+/* The options of argv; argv[optind...] are left: the interfaces. */
+static int parse_options(int argc, char **argv, struct npuflowd_opts *o, char *err, size_t errlen)
+{
+	struct option lo[NOPTS + 1];
+	char so[3 * NOPTS + 2];
+	const struct optdef *d;
+	int c;
+
+	getopt_tables(lo, so);
+	optind = 0;		/* full re-initialisation (glibc), also for tests */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, so, lo, NULL)) != -1) {
+		if (c == ':')
+			BAD("option '%s' needs a value", argv[optind - 1]);
+		d = opt_by_val(c);
+		if (!d)
+			BAD("unknown option '%s'", argv[optind - 1]);
+		if (d->set(o, d, optarg)) {
+			opt_error(d, optarg, err, errlen);
+			return -1;
+		}
+		if (d->flags & OPTF_STOP)
+			break;
+	}
+	return 0;
+}
+
+/* The interfaces: argv[first...]. */
+static int parse_ports(int argc, char **argv, int first, struct npuflowd_opts *o,
+		       char *err, size_t errlen)
+{
+	int i, j;
+
+	for (i = first; i < argc; i++) {
 		if (!valid_ifname(argv[i]))
 			BAD("'%s' is not an interface name", argv[i]);
 		for (j = 0; j < o->nports; j++)
@@ -465,6 +499,19 @@ int npuflowd_parse_args(int argc, char **argv, struct npuflowd_opts *o,
 			BAD("at most %d interfaces", NPUFLOWD_MAX_PORTS);
 		snprintf(o->ports[o->nports++], NPUFLOWD_IFNAMSIZ, "%s", argv[i]);
 	}
+	return 0;
+}
+
+int npuflowd_parse_args(int argc, char **argv, struct npuflowd_opts *o,
+			char *err, size_t errlen)
+{
+	npuflowd_opts_init(o);
+	if (parse_options(argc, argv, o, err, errlen))
+		return -1;
+	if (o->help)
+		return 0;
+	if (parse_ports(argc, argv, optind, o, err, errlen))
+		return -1;
 	if (o->flush && o->nports)
 		BAD("--flush takes no interfaces");
 	if (!o->flush && !o->nports)
@@ -472,6 +519,96 @@ int npuflowd_parse_args(int argc, char **argv, struct npuflowd_opts *o,
 	if (o->hold_max_ns < o->hold_min_ns)
 		BAD("--hold-max-ms is below --hold-min-ms");
 	return 0;
+}
+
+#define HELP_COL	30	/* where an option's text starts */
+#define HELP_WIDTH	79
+
+/* Print @s from column @col, wrapped at HELP_WIDTH, continued at HELP_COL. */
+static void print_wrapped(FILE *f, const char *s, int col)
+{
+	for (;;) {
+		size_t room = HELP_WIDTH - col, cut = strlen(s);
+
+		if (cut > room) {
+			for (cut = room; cut && s[cut] != ' '; cut--)
+				;
+			if (!cut)		/* a word longer than a line: whole */
+				cut = strcspn(s, " ");
+			while (cut && s[cut - 1] == ' ')
+				cut--;
+		}
+		fprintf(f, "%.*s\n", (int)cut, s);
+		s += cut;
+		while (*s == ' ')
+			s++;
+		if (!*s)
+			return;
+		fprintf(f, "%*s", HELP_COL, "");
+		col = HELP_COL;
+	}
+}
+
+/* @d's text, then its range and default (from @def) as --help says them, in @buf. */
+static void help_text(const struct optdef *d, const struct npuflowd_opts *def,
+		      char *buf, size_t len)
+{
+	char lo[24], hi[24], dv[24];
+	const struct opt_choice *c;
+	int n = snprintf(buf, len, "%s", d->help);
+
+	if (d->set == set_num) {
+		snprintf(buf + n, len - n, "  %s..%s%s; default %s.", fmt_u64(d, d->min, lo, 24),
+			 fmt_u64(d, d->max, hi, 24), d->flags & OPTF_SUFFIX ? ", k/m/g suffix" : "",
+			 fmt_u64(d, get_u64(def, d) / d->scale, dv, 24));
+	} else if (d->set == set_choice) {
+		for (c = d->choices; c->name; c++)
+			if (!c->alias && !memcmp(&c->value, cfield(def, d), sizeof(int)))
+				break;
+		snprintf(buf + n, len - n, "  Default %s.", c->name ? c->name : "none");
+	} else if (d->set != set_flag) {
+		snprintf(buf + n, len - n, "  Default %s.", (const char *)cfield(def, d));
+	}
+}
+
+/* One option, as "  -k, --name=ARG   text": the form help2man takes options in. */
+static void print_option(FILE *f, const struct optdef *d, const struct npuflowd_opts *def)
+{
+	char names[96], arg[64], text[1024];
+	int col;
+
+	if (d->set == set_choice)
+		fmt_choices(d, "|", "|", arg, sizeof(arg));
+	else
+		snprintf(arg, sizeof(arg), "%s", d->arg ? d->arg : "");
+	if (d->key)
+		col = snprintf(names, sizeof(names), "  -%c, --%s", d->key, d->name);
+	else
+		col = snprintf(names, sizeof(names), "      --%s", d->name);
+	if (arg[0])
+		col += snprintf(names + col, sizeof(names) - col, "=%s", arg);
+	fputs(names, f);
+	if (col > HELP_COL - 2)
+		fprintf(f, "\n%*s", HELP_COL, "");
+	else
+		fprintf(f, "%*s", HELP_COL - col, "");
+	help_text(d, def, text, sizeof(text));
+	print_wrapped(f, text, HELP_COL);
+}
+
+void npuflowd_print_help(FILE *f, enum npuflowd_show what)
+{
+	struct npuflowd_opts def;
+	size_t i;
+
+	if (what == NPUFLOWD_SHOW_VERSION) {
+		fprintf(f, "npuflowd (npuflow) %s\n", NPUFLOW_VERSION);
+		return;
+	}
+	npuflowd_opts_init(&def);
+	fputs(usage_head, f);
+	for (i = 0; i < NOPTS; i++)
+		print_option(f, &optdefs[i], &def);
 }
 
 int npuflowd_pin_split(const char *pin, char *parent, size_t plen, char *base, size_t blen)

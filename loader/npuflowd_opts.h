@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define NPUFLOWD_MAX_PORTS	64
 #define NPUFLOWD_IFNAMSIZ	16
@@ -22,8 +23,15 @@
 #define NPUFLOWD_CT_RCVBUF_DEFAULT	(8u << 20)
 #define NPUFLOWD_KEEPALIVE_NS_DEFAULT	(1000ull * 1000000)
 
+/* The release --version names: the top directory's VERSION, from the build. */
+#ifndef NPUFLOW_VERSION
+#define NPUFLOW_VERSION		"unknown"
+#endif
+
 enum npuflowd_mode { NPUFLOWD_MODE_NATIVE, NPUFLOWD_MODE_SKB };
 enum npuflowd_log { NPUFLOWD_LOG_ERR, NPUFLOWD_LOG_WARN, NPUFLOWD_LOG_INFO, NPUFLOWD_LOG_DEBUG };
+/* What npuflowd prints and exits with instead of running (opts.help). */
+enum npuflowd_show { NPUFLOWD_SHOW_NONE, NPUFLOWD_SHOW_HELP, NPUFLOWD_SHOW_VERSION };
 
 struct npuflowd_opts {
 	char ports[NPUFLOWD_MAX_PORTS][NPUFLOWD_IFNAMSIZ];
@@ -37,7 +45,7 @@ struct npuflowd_opts {
 	int precise_clock;
 	int foreground;
 	int flush;
-	int help;
+	enum npuflowd_show help;	/* --help, --version: print, exit 0 */
 	int no_dispatcher;		/* legacy single-program attach, on purpose */
 	char pin_dir[256];
 	char lock_file[256];
@@ -54,20 +62,49 @@ struct npuflowd_opts {
 	char ctl_socket[108];
 };
 
-/* Defaults (see npuflowd --help). */
+/**
+ * npuflowd_opts_init - set every option to its default (npuflowd --help
+ * prints them)
+ * @o: the options
+ */
 void npuflowd_opts_init(struct npuflowd_opts *o);
-/*
- * Parse argv (getopt_long; resets optind).  0 on success, -1 with a
- * message in @err on a usage error.  --help sets o->help and succeeds.
+
+/**
+ * npuflowd_parse_args - parse npuflowd's command line into @o
+ * @argc, @argv: as main() has them (getopt_long; optind is reset)
+ * @o: the options, first set to their defaults
+ * @err, @errlen: where a usage error is said
+ *
+ * --help and --version set o->help and end the parse there, successfully.
+ *
+ * Return: 0, or -1 on a usage error (the message in @err).
  */
 int npuflowd_parse_args(int argc, char **argv, struct npuflowd_opts *o,
 			char *err, size_t errlen);
-/* Strict unsigned number with an optional k/m/g (x1024) suffix. */
+
+/**
+ * npuflowd_print_help - print what o->help asks for: the usage and every
+ * option with its default (NPUFLOWD_SHOW_HELP), or the version line
+ * (NPUFLOWD_SHOW_VERSION)
+ * @f: where to
+ * @what: o->help
+ *
+ * The usage is in the form help2man reads: npuflowd(8) is made from it.
+ */
+void npuflowd_print_help(FILE *f, enum npuflowd_show what);
+
+/**
+ * npuflowd_parse_u64 - a strict unsigned decimal number
+ * @s: the text: digits only, then a k, m or g (x1024) when @suffix
+ * @min, @max: the range it must be in
+ * @suffix: whether a k/m/g suffix is accepted
+ * @out: the number
+ *
+ * Return: 0, or -1 when @s is not such a number or is out of range.
+ */
 int npuflowd_parse_u64(const char *s, uint64_t min, uint64_t max, int suffix, uint64_t *out);
 const char *npuflowd_mode_name(enum npuflowd_mode m);
 const char *npuflowd_log_name(enum npuflowd_log l);
-/* The manual: what --help prints. */
-extern const char npuflowd_usage[];
 
 /*
  * npuflowd_pin_split - split the pin directory @pin (absolute, trailing

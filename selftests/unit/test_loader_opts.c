@@ -3,6 +3,7 @@
  * npuflowd's command line and its service-manager notifications
  * (loader/npuflowd_opts.c), natively with cmocka.
  */
+#define _GNU_SOURCE		/* strcasestr */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -126,21 +127,188 @@ static void errors(void **state)
 	assert_int_equal(parse(&o, err, "--flush", "eth0", NULL), -1);
 }
 
+/* What npuflowd --help (or --version) prints, in a string the caller frees. */
+static char *help_of(enum npuflowd_show what)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	npuflowd_print_help(f, what);
+	assert_int_equal(fclose(f), 0);
+	return buf;
+}
+
 static void flush_and_help(void **state)
 {
 	struct npuflowd_opts o;
-	char err[256];
+	char err[256], *help;
 
 	(void)state;
 	assert_int_equal(parse(&o, err, "--flush", NULL), 0);
 	assert_int_equal(o.flush, 1);
 	assert_int_equal(o.nports, 0);
 	assert_int_equal(parse(&o, err, "--help", NULL), 0);
-	assert_int_equal(o.help, 1);
+	assert_int_equal(o.help, NPUFLOWD_SHOW_HELP);
 	assert_int_equal(parse(&o, err, "-h", "--bogus", NULL), 0);
-	assert_non_null(strstr(npuflowd_usage, "SYNOPSIS"));
-	assert_non_null(strstr(npuflowd_usage, "--candidates"));
-	assert_non_null(strstr(npuflowd_usage, "--flush"));
+	assert_int_equal(o.help, NPUFLOWD_SHOW_HELP);
+	assert_int_equal(parse(&o, err, "--version", "--bogus", NULL), 0);
+	assert_int_equal(o.help, NPUFLOWD_SHOW_VERSION);
+	assert_int_equal(parse(&o, err, "eth0", NULL), 0);
+	assert_int_equal(o.help, NPUFLOWD_SHOW_NONE);
+	help = help_of(NPUFLOWD_SHOW_HELP);
+	/* help2man's forms: "Usage:" for SYNOPSIS, "Options:" for OPTIONS */
+	assert_true(!strncmp(help, "Usage: npuflowd ", 16));
+	assert_non_null(strstr(help, "\n  or:  npuflowd --flush\n"));
+	assert_non_null(strstr(help, "\nOptions:\n"));
+	assert_non_null(strstr(help, "\n  -c, --candidates=N "));
+	assert_non_null(strstr(help, "\n      --flush "));
+	assert_non_null(strstr(help, "seed 002"));
+	free(help);
+	help = help_of(NPUFLOWD_SHOW_VERSION);
+	assert_string_equal(help, "npuflowd (npuflow) " NPUFLOW_VERSION "\n");
+	free(help);
+}
+
+/* "  -k, --name" or "      --name": how --help's line of @d begins. */
+static void names_of(const struct optdef *d, char *buf, size_t len)
+{
+	if (d->key)
+		snprintf(buf, len, "  -%c, --%s", d->key, d->name);
+	else
+		snprintf(buf, len, "      --%s", d->name);
+}
+
+/* --help's paragraph of @d: from its names to the next option's line. */
+static const char *help_entry(const char *help, const struct optdef *d, char *buf, size_t len)
+{
+	char names[64];
+	const char *at, *end;
+
+	names[0] = '\n';
+	names_of(d, names + 1, sizeof(names) - 1);
+	at = strstr(help, names);
+	assert_non_null(at);
+	at++;
+	/* its lines go on at column 30; an option's begins at 2 or 6 */
+	for (end = strchr(at, '\n'); end && strspn(end + 1, " ") >= 10;
+	     end = strchr(end + 1, '\n'))
+		;
+	assert_non_null(end);
+	snprintf(buf, len, "%.*s", (int)(end - at), at);
+	return buf;
+}
+
+/* The default --help gives in @entry: the word after its last "default", less the stop. */
+static const char *default_in(const char *entry, char *buf, size_t len)
+{
+	const char *at = NULL, *p;
+	size_t n;
+
+	for (p = entry; (p = strcasestr(p, "default")); p++)
+		at = p;
+	assert_non_null(at);
+	at += strlen("default");
+	at += strspn(at, " \n");
+	n = strcspn(at, " \n");
+	assert_true(n > 1 && at[n - 1] == '.');
+	snprintf(buf, len, "%.*s", (int)n - 1, at);
+	return buf;
+}
+
+/*
+ * Every option of the table is in --help, in the form help2man takes: at
+ * most 79 columns, the text at column 30, on the next line when the names
+ * are longer; with its argument, and its default when it takes one.
+ */
+static void every_option_in_help(void **state)
+{
+	char *help = help_of(NPUFLOWD_SHOW_HELP), entry[2048], names[64], dv[256];
+	const char *line;
+	size_t i, n;
+
+	(void)state;
+	for (line = help; *line; line = strchr(line, '\n') + 1)
+		assert_true(strcspn(line, "\n") <= 79);
+	for (i = 0; i < NOPTS; i++) {
+		const struct optdef *d = &optdefs[i];
+
+		help_entry(help, d, entry, sizeof(entry));
+		names_of(d, names, sizeof(names));
+		n = strcspn(entry + strlen(names), " \n") + strlen(names);	/* with =ARG */
+		if (n <= 28) {
+			assert_true(strspn(entry + n, " ") == 30 - n);
+		} else {
+			assert_int_equal(entry[n], '\n');
+			assert_true(strspn(entry + n + 1, " ") == 30);
+		}
+		if (d->set == set_flag) {
+			assert_int_equal(entry[strlen(names)], ' ');
+		} else {
+			assert_int_equal(entry[strlen(names)], '=');
+			default_in(entry, dv, sizeof(dv));
+		}
+	}
+	free(help);
+}
+
+/*
+ * Every option of the table parses, by each of its names: a flag sets its
+ * value, an option with an argument takes the default --help gives.
+ */
+static void every_option_parses(void **state)
+{
+	struct npuflowd_opts o, def;
+	char *help = help_of(NPUFLOWD_SHOW_HELP), entry[2048], opt[320], dv[256], err[256];
+	size_t i;
+
+	(void)state;
+	npuflowd_opts_init(&def);
+	for (i = 0; i < NOPTS; i++) {
+		const struct optdef *d = &optdefs[i];
+		/* --flush takes no interface; --help and --version ignore one */
+		char *port = d->off == offsetof(struct npuflowd_opts, flush) ? NULL : "eth0";
+
+		if (d->set == set_flag) {
+			snprintf(opt, sizeof(opt), "--%s", d->name);
+			assert_int_equal(parse(&o, err, opt, port, NULL), 0);
+			assert_memory_equal((char *)&o + d->off, &d->value, sizeof(int));
+			continue;
+		}
+		default_in(help_entry(help, d, entry, sizeof(entry)), dv, sizeof(dv));
+		snprintf(opt, sizeof(opt), "--%s=%s", d->name, dv);
+		assert_int_equal(parse(&o, err, opt, port, NULL), 0);
+		assert_memory_equal((char *)&o + d->off, (char *)&def + d->off, d->size);
+		if (d->key) {
+			snprintf(opt, sizeof(opt), "-%c", d->key);
+			assert_int_equal(parse(&o, err, opt, dv, port, NULL), 0);
+			assert_memory_equal((char *)&o + d->off, (char *)&def + d->off, d->size);
+		}
+	}
+	free(help);
+}
+
+/* getopt_long()'s tables hold every option once, and nothing else. */
+static void getopt_from_table(void **state)
+{
+	struct option lo[NOPTS + 1];
+	char so[3 * NOPTS + 2];
+	size_t i, j;
+
+	(void)state;
+	getopt_tables(lo, so);
+	assert_string_equal(so, ":c:t:m:fl:h");
+	for (i = 0; i < NOPTS; i++) {
+		assert_string_equal(lo[i].name, optdefs[i].name);
+		assert_ptr_equal(opt_by_val(lo[i].val), &optdefs[i]);
+		for (j = 0; j < i; j++)
+			assert_true(strcmp(lo[i].name, lo[j].name) && lo[i].val != lo[j].val);
+	}
+	assert_null(lo[NOPTS].name);
+	/* what getopt_long() returns for a missing value or an unknown option */
+	assert_null(opt_by_val(':'));
+	assert_null(opt_by_val('?'));
 }
 
 static void flowmaker_options(void **state)
@@ -185,9 +353,6 @@ static void flowmaker_options(void **state)
 	assert_int_equal(parse(&o, err, "--tc-skip-sw", "2", "eth0", NULL), -1);
 	assert_int_equal(parse(&o, err, "--hold-min-ms", "0", "eth0", NULL), -1);
 	assert_int_equal(parse(&o, err, "--connections", "100", "eth0", NULL), -1);
-	assert_non_null(strstr(npuflowd_usage, "--hold-min-ms"));
-	assert_non_null(strstr(npuflowd_usage, "seed 002"));
-	assert_non_null(strstr(npuflowd_usage, "--tc-skip-sw"));
 }
 
 static void numbers(void **state)
@@ -316,6 +481,9 @@ int main(void)
 		cmocka_unit_test(all_options),
 		cmocka_unit_test(errors),
 		cmocka_unit_test(flush_and_help),
+		cmocka_unit_test(every_option_in_help),
+		cmocka_unit_test(every_option_parses),
+		cmocka_unit_test(getopt_from_table),
 		cmocka_unit_test(flowmaker_options),
 		cmocka_unit_test(numbers),
 		cmocka_unit_test(pin_split),
