@@ -61,7 +61,7 @@ test: deps
 
 demo: deps
 	$(MAKE) all
-	tools/vm/run -t 1500 -- tools/demo/run
+	tools/vm/run --bench -t 2400 -- tools/demo/run
 	tools/demo/plot
 
 bench: deps
