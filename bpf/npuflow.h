@@ -384,6 +384,11 @@ enum npuflow_fm_stat {
 					 * as threshold events */
 	NPUFLOW_FM_RESCAN_LOST,		/* gauge: the classifier's NPUFLOW_S_EVENT_LOST total the
 					 * last complete walk covered */
+	NPUFLOW_FM_REROUTED,		/* made connections whose egress moved under them (next
+					 * hop's MAC, route, port, tag, MTU) or went: back to the
+					 * host, to be made again from their next frames */
+	NPUFLOW_FM_RULESETS,		/* nftables rulesets committed: each released the made
+					 * connections to the host */
 	NPUFLOW_FM_MAX,
 };
 #define NPUFLOW_FM_SLOTS	32

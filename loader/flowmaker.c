@@ -566,6 +566,17 @@ enum fm_action fm_destroy(struct fm *fm, const struct npuflow_key *ctk, uint64_t
 	return FM_A_FORGET;
 }
 
+enum fm_action fm_egress_moved(struct fm *fm, uint32_t id, uint64_t now)
+{
+	struct fm_entry *e = fm_get(fm, id);
+
+	(void)now;
+	if (!e || e->rec.state != NPUFLOW_CS_MADE)
+		return FM_A_NONE;
+	fm->stat[NPUFLOW_FM_REROUTED]++;
+	return FM_A_TAKEOUT;
+}
+
 enum fm_action fm_release(struct fm *fm, uint32_t id, uint64_t now)
 {
 	struct fm_entry *e = fm_get(fm, id);
@@ -823,6 +834,7 @@ const char *fm_stat_name(unsigned int s)
 		"core_full", "expired", "ct_refresh", "ct_resync", "hw_writes", "hw_deletes",
 		"hw_orphans", "restored", "lookup_us", "write_us", "egress_cached",
 		"egress_asked", "ct_us", "ct_swept", "rescans", "rescanned", "rescan_lost",
+		"rerouted", "rulesets",
 	};
 
 	return s < NPUFLOW_FM_MAX ? n[s] : NULL;

@@ -158,6 +158,13 @@ int fm_revive(struct fm *fm, const struct npuflow_key *k, uint64_t now);
 /* Conntrack DESTROY of the entry whose ct key is @ctk: FM_A_TAKEOUT, FM_A_FORGET, FM_A_NONE. */
 enum fm_action fm_destroy(struct fm *fm, const struct npuflow_key *ctk, uint64_t now,
 			  uint32_t *id);
+/*
+ * A made connection's egress moved under it or cannot be made any more
+ * (fmd_egress_check): FM_A_TAKEOUT - its rules deleted, its candidates
+ * re-armed, the entry forgotten, so that its next frames make it again
+ * with the new facts; FM_A_NONE if it is not made.
+ */
+enum fm_action fm_egress_moved(struct fm *fm, uint32_t id, uint64_t now);
 /* Release on demand: FM_A_RELEASE (rules to delete), FM_A_NONE if nothing to do. */
 enum fm_action fm_release(struct fm *fm, uint32_t id, uint64_t now);
 /* Keepalive: hardware counters of direction @dir.  Returns 1 when traffic

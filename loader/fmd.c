@@ -33,6 +33,11 @@
  * it).
  */
 #define FMD_EGRESS_MAX_AGE_NS	(1000ull * 1000000)
+/* The egress of made connections is checked again at most this often after
+ * rtnetlink announced changes (within a second of a change), and at least
+ * every FMD_RECHECK_IDLE_NS for what it does not announce (a qdisc). */
+#define FMD_RECHECK_NS		(200ull * 1000000)
+#define FMD_RECHECK_IDLE_NS	(5000ull * 1000000)
 
 uint64_t fmd_now(void)
 {
@@ -344,6 +349,16 @@ void fmd_warmup(struct fmd *d)
 
 static void do_write(struct fmd *d, uint32_t id, uint64_t now, uint64_t lookup_ns);
 
+/* What rtnetlink announced since the last call: the egress facts looked up
+ * so far are stale, and the made connections' are checked again. */
+static void monitor_poll(struct fmd *d)
+{
+	if (d->mon.nl && nls_monitor_changed(&d->mon)) {
+		rtc_invalidate(d->rtc);
+		d->egress_dirty = 1;
+	}
+}
+
 /* Direction @dir's egress into @l: 0, or FM_EG_*. */
 static uint32_t lookup_egress(struct fmd *d, struct fm_lookup *l, int dir,
 			      const uint8_t *out_daddr)
@@ -373,8 +388,7 @@ static void do_lookup(struct fmd *d, uint32_t id, uint64_t now, uint64_t cross_n
 	if (!e)
 		return;
 	t0 = fmd_now();
-	if (d->mon.nl && nls_monitor_changed(&d->mon))
-		rtc_invalidate(d->rtc);
+	monitor_poll(d);
 	cand = e->rec.key[0];
 	e->rec.cross_ns = cross_ns;
 	memset(&l, 0, sizeof(l));
@@ -1009,6 +1023,76 @@ static void tick_cb(void *ctx, enum fm_action a, uint32_t id)
 	}
 }
 
+/* --- the egress moves under made connections ------------------------------ */
+
+/*
+ * After rtnetlink announced a change (a neighbour's MAC, a route, a rule, a
+ * link's state or MTU), at most every FMD_RECHECK_NS: every made
+ * connection's egress is looked up again (from rtcache where it still
+ * serves: the connections between two hosts share their lookups), and one
+ * whose egress moved or cannot be made any more goes back to the host: its
+ * rules deleted, its candidates re-armed, the entry forgotten.  The host
+ * forwards its frames with the new facts meanwhile, and they make it again
+ * (or keep it on the host, refused) as any new connection.
+ */
+static void recheck_egress(struct fmd *d, uint64_t now)
+{
+	uint32_t id, rc;
+	int n = 0;
+
+	if (now >= d->egress_idle_ns)
+		d->egress_dirty = 1;
+	if (!d->egress_dirty || now < d->next_recheck_ns)
+		return;
+	d->egress_dirty = 0;
+	/* without the monitor every lookup is a round trip: once a period */
+	d->next_recheck_ns = now + (d->mon.nl ? FMD_RECHECK_NS : FMD_RECHECK_IDLE_NS);
+	d->egress_idle_ns = now + FMD_RECHECK_IDLE_NS;
+	fmd_egress_recheck_ports(d, now);
+	for (id = 0; id < d->fm.cfg.max_conns; id++) {
+		struct fm_entry *e = &d->fm.e[id];
+
+		if (e->rec.state != NPUFLOW_CS_MADE)
+			continue;
+		rc = fmd_egress_check(d, &e->rec);
+		if (!rc || fm_egress_moved(&d->fm, id, now) != FM_A_TAKEOUT)
+			continue;
+		hw_delete(d, e);
+		rearm(d, e);
+		d->log(L_INFO, "connection %u back to the host: its egress %s", id,
+		       rc == FMD_EG_MOVED ? "moved" : "cannot be made any more");
+		fm_forget(&d->fm, id);
+		sync_id(d, id);
+		n++;
+	}
+	if (n)
+		d->log(L_INFO, "egress recheck: %d connection(s) back to the host", n);
+}
+
+/*
+ * nftables committed a new ruleset: a rule may now refuse what the made
+ * connections carry, and conntrack keeps their entries whatever the
+ * ruleset says.  Every made (held, waiting) connection is released to the
+ * host, where the ruleset sees its frames, until conntrack drops it; only
+ * connections that conntrack establishes afterwards - through the new
+ * ruleset - are made.  (The kernel's flowtable keeps forwarding the flows
+ * it holds past a ruleset change: docs/operator-guide.md.)
+ */
+static void ruleset_poll(struct fmd *d, uint64_t now)
+{
+	int gens, n;
+
+	if (!d->nft.nl)
+		return;
+	gens = nls_nft_monitor_gens(&d->nft);
+	if (gens <= 0)
+		return;
+	d->fm.stat[NPUFLOW_FM_RULESETS] += gens;
+	n = fmd_release(d, UINT32_MAX, now);
+	d->log(n ? L_INFO : L_DBG, "nftables ruleset changed: %d connection(s) released to the "
+	       "host", n);
+}
+
 void fmd_tick(struct fmd *d, uint64_t now)
 {
 	uint64_t t0;
@@ -1072,6 +1156,9 @@ void fmd_tick(struct fmd *d, uint64_t now)
 		d->next_sweep_ns = now + FMD_SWEEP_NS;
 		sweep(d);
 	}
+	monitor_poll(d);
+	recheck_egress(d, now);
+	ruleset_poll(d, now);
 	t0 = fmd_now();
 	rescan(d, now);
 	d->rescan_ns += fmd_now() - t0;
@@ -1288,6 +1375,9 @@ int fmd_init(struct fmd *d, const struct npuflowd_opts *o, const int *ifindex,
 	} else {
 		rtc_init(d->rtc, FMD_EGRESS_MAX_AGE_NS);
 	}
+	if (nls_nft_monitor_open(&d->nft))
+		log(L_WARN, "cannot watch nftables' ruleset (%s): made connections stay in "
+		    "hardware when it changes", strerror(errno));
 	rc = ctc_open(&d->ct, o->ct_rcvbuf, on_destroy, d);
 	if (rc) {
 		log(L_ERR, "cannot open conntrack netlink: %s", strerror(-rc));
@@ -1319,6 +1409,7 @@ void fmd_fini(struct fmd *d)
 	nls_close(&d->rt);
 	nls_close(&d->tc);
 	nls_close(&d->mon);
+	nls_close(&d->nft);
 	free(d->rtc);
 	fm_free(&d->fm);
 	free(d->mark);

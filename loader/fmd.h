@@ -25,10 +25,14 @@ struct fmd_port {
 	uint8_t switch_id[32];
 	int switch_id_len;
 	int clsact;			/* clsact qdisc present (ours or found) */
-	/* as egress: MAC and shaping, looked up at facts_gen/facts_ns (rtcache) */
+	/* as egress: MAC, MTU and shaping, looked up at facts_gen/facts_ns (rtcache) */
 	uint8_t mac[6];
+	uint32_t mtu;
 	int shaped;
 	uint64_t facts_gen, facts_ns;
+	/* the MTU at the last egress recheck, and whether it changed then */
+	uint32_t mtu_checked;
+	int mtu_changed;
 };
 
 /* The host's 802.1Q devices, for tagged directions (fmd_egress.c). */
@@ -63,6 +67,7 @@ struct fmd {
 	struct nlsock rt;		/* routes, neighbours, links */
 	struct nlsock tc;		/* qdiscs and filters */
 	struct nlsock mon;		/* rtnetlink announcements (invalidate rtc) */
+	struct nlsock nft;		/* nftables' ruleset announcements */
 	struct rtc *rtc;		/* egress facts between connections */
 	const struct npuflowd_opts *o;
 	struct fmd_port ports[NPUFLOWD_MAX_PORTS];
@@ -81,6 +86,10 @@ struct fmd {
 	uint32_t tc_flags;
 	fmd_log_fn log;
 	uint64_t start_ns, next_tick_ns, next_keepalive_ns, next_sweep_ns;
+	/* rtnetlink announced a change (or egress_idle_ns passed): made
+	 * connections' egress is checked again, not before next_recheck_ns */
+	int egress_dirty;
+	uint64_t next_recheck_ns, egress_idle_ns;
 	uint32_t tcp_timeout, udp_timeout;	/* conntrack's established/stream timeouts, s */
 	uint8_t *mark;			/* resync scratch, one per id */
 	uint32_t *pending;		/* ids the timer made due */

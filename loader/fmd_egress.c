@@ -33,6 +33,7 @@ int fmd_port_facts(struct fmd *d, int po, uint64_t now)
 	if (nls_link_get(&d->rt, p->ifindex, &l))
 		return -ENODEV;
 	memcpy(p->mac, l.mac, 6);
+	p->mtu = l.mtu;
 	p->shaped = nls_shaped(&d->tc, p->ifindex) > 0;
 	p->facts_gen = d->rtc->gen;
 	p->facts_ns = now;
@@ -178,4 +179,44 @@ uint32_t fmd_egress(struct fmd *d, const struct npuflow_key *k, const uint8_t *o
 	}
 	/* the neighbour is the routing device's: the VLAN device's if tagged */
 	return next_hop(d, af, r.oif, r.nexthop, now, eg->dmac);
+}
+
+/* Direction @dir of @c leaves as @eg says: same port, tag and MACs. */
+static int egress_same(const struct npuflow_conn *c, int dir, const struct fmd_egress *eg)
+{
+	return eg->oif == c->out_ifindex[dir] && eg->out_vid == c->out_vid[dir] &&
+	       !memcmp(eg->dmac, c->dmac[dir], 6) && !memcmp(eg->smac, c->smac[dir], 6);
+}
+
+void fmd_egress_recheck_ports(struct fmd *d, uint64_t now)
+{
+	struct fmd_port *p;
+	int i;
+
+	for (i = 0; i < d->nports; i++) {
+		p = &d->ports[i];
+		if (fmd_port_facts(d, i, now))
+			continue;
+		p->mtu_changed = p->mtu_checked && p->mtu != p->mtu_checked;
+		p->mtu_checked = p->mtu;
+	}
+}
+
+uint32_t fmd_egress_check(struct fmd *d, const struct npuflow_conn *c)
+{
+	struct fmd_egress eg;
+	uint32_t rc;
+	int dir, po;
+
+	for (dir = 0; dir < 2; dir++) {
+		rc = fmd_egress(d, &c->key[dir], c->key[!dir].saddr, &eg);
+		if (rc)
+			return rc;
+		if (!egress_same(c, dir, &eg))
+			return FMD_EG_MOVED;
+		po = fmd_port_of(d, eg.oif);
+		if (po >= 0 && d->ports[po].mtu_changed)
+			return FMD_EG_MOVED;
+	}
+	return 0;
 }

@@ -43,4 +43,23 @@ int fmd_port_facts(struct fmd *d, int po, uint64_t now);
 uint32_t fmd_egress(struct fmd *d, const struct npuflow_key *k, const uint8_t *out_daddr,
 		    struct fmd_egress *eg);
 
+/* fmd_egress_check(): an egress fact changed (not an FM_EG_* refusal). */
+#define FMD_EG_MOVED	0x80000000u
+
+/*
+ * Before a round of fmd_egress_check(): every port's facts read again and
+ * whether its MTU changed since the previous round noted (the driver takes
+ * the egress MTU when the rule is written).
+ */
+void fmd_egress_recheck_ports(struct fmd *d, uint64_t now);
+
+/*
+ * Whether made connection @c still leaves as its rules say: 0 if both
+ * directions route out of the same port with the same tag and MACs and no
+ * egress port's MTU changed; FMD_EG_MOVED if a fact changed; the FM_EG_*
+ * refusal of a direction that cannot be made any more (no route, a
+ * neighbour no longer valid, an egress now shaped or local).
+ */
+uint32_t fmd_egress_check(struct fmd *d, const struct npuflow_conn *c);
+
 #endif

@@ -15,6 +15,8 @@
 #include <linux/if_ether.h>
 #include <linux/if_link.h>
 #include <linux/neighbour.h>
+#include <linux/netfilter/nf_tables.h>
+#include <linux/netfilter/nfnetlink.h>
 #include <linux/netlink.h>
 #include <linux/pkt_sched.h>
 #include <linux/rtnetlink.h>
@@ -55,21 +57,18 @@ void nls_close(struct nlsock *s)
 	s->buf = NULL;
 }
 
-int nls_monitor_open(struct nlsock *s)
+/* A non-blocking socket of netlink @bus on the multicast @groups. */
+static int monitor_open(struct nlsock *s, int bus, const unsigned int *groups, unsigned int n)
 {
-	static const unsigned int groups[] = {
-		RTNLGRP_LINK, RTNLGRP_NEIGH, RTNLGRP_IPV4_ROUTE, RTNLGRP_IPV6_ROUTE,
-		RTNLGRP_IPV4_RULE, RTNLGRP_IPV6_RULE,
-	};
 	unsigned int i;
 
 	memset(s, 0, sizeof(*s));
 	s->buflen = MNL_SOCKET_BUFFER_SIZE;
 	s->buf = aligned_alloc(8, s->buflen);
-	s->nl = mnl_socket_open2(NETLINK_ROUTE, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	s->nl = mnl_socket_open2(bus, SOCK_NONBLOCK | SOCK_CLOEXEC);
 	if (!s->buf || !s->nl || mnl_socket_bind(s->nl, 0, MNL_SOCKET_AUTOPID) < 0)
 		goto fail;
-	for (i = 0; i < sizeof(groups) / sizeof(groups[0]); i++)
+	for (i = 0; i < n; i++)
 		if (mnl_socket_setsockopt(s->nl, NETLINK_ADD_MEMBERSHIP, (void *)&groups[i],
 					  sizeof(groups[i])) < 0)
 			goto fail;
@@ -78,6 +77,58 @@ int nls_monitor_open(struct nlsock *s)
 fail:
 	nls_close(s);
 	return -1;
+}
+
+int nls_monitor_open(struct nlsock *s)
+{
+	static const unsigned int groups[] = {
+		RTNLGRP_LINK, RTNLGRP_NEIGH, RTNLGRP_IPV4_ROUTE, RTNLGRP_IPV6_ROUTE,
+		RTNLGRP_IPV4_RULE, RTNLGRP_IPV6_RULE,
+	};
+
+	return monitor_open(s, NETLINK_ROUTE, groups, sizeof(groups) / sizeof(groups[0]));
+}
+
+int nls_nft_monitor_open(struct nlsock *s)
+{
+	static const unsigned int groups[] = { NFNLGRP_NFTABLES };
+
+	return monitor_open(s, NETLINK_NETFILTER, groups, 1);
+}
+
+/* NFT_MSG_NEWGEN announcements among the @n bytes of messages at @buf. */
+static int count_gens(const void *buf, size_t n)
+{
+	const struct nlmsghdr *nlh = buf;
+	size_t left = n;
+	int gens = 0;
+
+	while (nls_msg_ok(nlh, left)) {
+		if (nlh->nlmsg_type == ((NFNL_SUBSYS_NFTABLES << 8) | NFT_MSG_NEWGEN))
+			gens++;
+		nlh = nls_msg_next(nlh, &left);
+	}
+	return gens;
+}
+
+int nls_nft_monitor_gens(struct nlsock *s)
+{
+	int gens = 0;
+	ssize_t n;
+
+	for (;;) {
+		n = recv(mnl_socket_get_fd(s->nl), s->buf, s->buflen, MSG_DONTWAIT);
+		if (n > 0) {
+			gens += count_gens(s->buf, n);
+			continue;
+		}
+		if (n == 0 || errno == EAGAIN || errno == EWOULDBLOCK)
+			return gens;
+		if (errno == ENOBUFS)
+			gens++;		/* lost some: as good as a new ruleset */
+		else if (errno != EINTR)
+			return -errno;
+	}
 }
 
 int nls_monitor_changed(struct nlsock *s)

@@ -115,4 +115,17 @@ int nls_monitor_open(struct nlsock *s);
  */
 int nls_monitor_changed(struct nlsock *s);
 
+/*
+ * A socket on nftables' ruleset announcements (NFNLGRP_NFTABLES: every
+ * committed transaction ends with NFT_MSG_NEWGEN).  Non-blocking; needs
+ * CAP_NET_ADMIN.  0, or -1.
+ */
+int nls_nft_monitor_open(struct nlsock *s);
+/*
+ * The rulesets committed since the last call, without waiting: the
+ * NFT_MSG_NEWGEN announcements read (one more if some were lost: ENOBUFS),
+ * 0 if none, -errno on error.
+ */
+int nls_nft_monitor_gens(struct nlsock *s);
+
 #endif

@@ -842,6 +842,31 @@ static void test_rescan(void **st)
 	fm_free(fm);
 }
 
+/*
+ * A made connection whose egress moved goes back to the host whole
+ * (FM_A_TAKEOUT, counted rerouted); one not made is left alone; the ids
+ * the daemon forgets make again from the next crossing.
+ */
+static void test_egress_moved(void **st)
+{
+	struct fm *fm = new_fm(64);
+	struct npuflow_key k = korig(1);
+	uint32_t id = make_conn(fm, 0, 5 * S), nid = ~0u;
+
+	(void)st;
+	assert_int_equal(fm_candidate(fm, &k, 1, 1500, NPUFLOW_R_FLOW_MISS, 6 * S, 6 * S, &nid),
+			 FM_A_WATCH);
+	assert_int_equal(fm_egress_moved(fm, nid, 6 * S), FM_A_NONE);
+	assert_int_equal(fm_egress_moved(fm, id, 6 * S), FM_A_TAKEOUT);
+	assert_int_equal(fm->stat[NPUFLOW_FM_REROUTED], 1);
+	fm_forget(fm, id);
+	assert_int_equal(fm_egress_moved(fm, id, 6 * S), FM_A_NONE);
+	assert_int_equal(make_conn(fm, 0, 7 * S), id);
+	assert_int_equal(fm->stat[NPUFLOW_FM_MADE], 2);
+	assert_string_equal(fm_stat_name(NPUFLOW_FM_REROUTED), "rerouted");
+	fm_free(fm);
+}
+
 static void test_names(void **st)
 {
 	unsigned int i;
@@ -918,6 +943,7 @@ int main(void)
 		cmocka_unit_test(test_restore),
 		cmocka_unit_test(test_index_churn),
 		cmocka_unit_test(test_rescan),
+		cmocka_unit_test(test_egress_moved),
 		cmocka_unit_test(test_names),
 	};
 

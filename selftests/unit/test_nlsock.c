@@ -230,6 +230,35 @@ static void test_vlans(void **st)
 	assert_int_equal(c.n, 0);
 }
 
+/* nftables' announcements: the NFT_MSG_NEWGEN of each committed ruleset
+ * counted, other messages and a cut last one not. */
+static void test_nft_gens(void **st)
+{
+	static char b[1024] __attribute__((aligned(8)));
+	uint16_t types[] = {
+		(NFNL_SUBSYS_NFTABLES << 8) | NFT_MSG_NEWRULE,
+		(NFNL_SUBSYS_NFTABLES << 8) | NFT_MSG_NEWGEN,
+		(NFNL_SUBSYS_NFTABLES << 8) | NFT_MSG_DELRULE,
+		(NFNL_SUBSYS_NFTABLES << 8) | NFT_MSG_NEWGEN,
+	};
+	size_t off = 0, last = 0;
+	unsigned int i;
+
+	(void)st;
+	memset(b, 0, sizeof(b));
+	for (i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+		struct nlmsghdr *nlh = (struct nlmsghdr *)(b + off);
+
+		nlh->nlmsg_len = MNL_NLMSG_HDRLEN + 12;
+		nlh->nlmsg_type = types[i];
+		last = off;
+		off += MNL_ALIGN(nlh->nlmsg_len);
+	}
+	assert_int_equal(count_gens(b, off), 2);
+	assert_int_equal(count_gens(b, last + 8), 1);	/* the last NEWGEN cut */
+	assert_int_equal(count_gens(b, 0), 0);
+}
+
 static struct nlmsghdr *qdisc(uint32_t ifindex)
 {
 	struct nlmsghdr *nlh = msg(RTM_NEWQDISC, sizeof(struct tcmsg));
@@ -401,6 +430,7 @@ int main(void)
 		cmocka_unit_test(test_neigh),
 		cmocka_unit_test(test_link),
 		cmocka_unit_test(test_vlans),
+		cmocka_unit_test(test_nft_gens),
 		cmocka_unit_test(test_qdisc),
 		cmocka_unit_test(test_err),
 		cmocka_unit_test(test_dispatch),

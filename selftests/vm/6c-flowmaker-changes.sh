@@ -1,0 +1,88 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The flow maker when what it made a connection from changes under it
+# (issue 15).  The egress: far's MAC changes (the host's neighbour entry
+# follows, as a gratuitous ARP makes it), then port 8's MTU: each time
+# npuflowd takes the connection back to the host (counted "rerouted") and its
+# next frames make it again with the new facts; the stream reaches far's TCP
+# (a frame sent to far's old MAC is dropped by far's device, so frames on the
+# wire would not tell).  The ruleset: a drop rule for the connection's port
+# releases it to the host (counted "rulesets"), where the rule stops it; a new
+# connection through the ruleset without the rule is made.  Port 8 going down
+# takes that one back, and no rule is left.
+# Counts only; the bounds below are timeouts, times belong to the benchmark.
+# timeout: 600
+. "$(dirname "$0")/lib.sh"
+ktap_plan 17
+LOAD=$NPU_REPO/build/bin/npuload
+NEWMAC=02:00:00:00:08:99
+trap fm_cleanup EXIT
+
+fm_setup
+echo 0 > /sys/kernel/debug/npusim/0/fp_retrans_max	# 63's subject
+fm_start; ktap_result $? "npuflowd on $P3 $P8"
+ip netns exec far "$LOAD" server -p 5201 -t 300 >/dev/null 2>&1 &
+wait_listen far 5201
+
+# within SECONDS CONDITION: until the shell CONDITION holds.
+within() {
+	local i
+	for i in $(seq $(( $1 * 5 ))); do eval "$2" && return 0; sleep 0.2; done
+	return 1
+}
+counter() { fm_ctl status --json | jq -r ".counters.$1 // -1"; }
+in_state() { fm_flows | jq -r --arg s "$1" '[.[] | select(.state == $s)] | length'; }
+made() { fm_wait_jq "$1" '[.[] | select(.family == 4 and .state == "made")] | length == 1'; }
+# far_tcp LABEL: far's TCP took > 1,000 segments in 4 s.
+far_tcp() {
+	local a b
+	a=$(ip netns exec far nstat -asz TcpInSegs | awk '$1 == "TcpInSegs" { print $2 }')
+	sleep 4
+	b=$(ip netns exec far nstat -asz TcpInSegs | awk '$1 == "TcpInSegs" { print $2 }')
+	diag "$1: far's TCP took $((b - a)) segments in 4 s"
+	[ $((b - a)) -gt 1000 ]
+}
+
+fm_stream $FAR4 200
+made 30; ktap_result $? "the connection is made"
+
+# 1. far's MAC changes; the host's neighbour entry follows
+ip -n far link set npuw0p8 address $NEWMAC
+ip neigh replace $FAR4 lladdr $NEWMAC dev "$P8" nud reachable
+within 5 '[ "$(counter rerouted)" = 1 ]'
+ktap_result $? "far's new MAC: the connection went back to the host (rerouted $(counter rerouted))"
+made 30 && within 5 'tc filter show dev "$P3" ingress | grep -q "at eth+4: val 0899"'
+ktap_result $? "made again: its rule on $P3 writes far's new MAC"
+far_tcp "new MAC"; ktap_result $? "the stream reaches far's TCP"
+fm_share "new MAC"; ktap_result $? "new MAC: the host sees < 0.1 % of the stream"
+
+# 2. port 8's MTU changes
+ip link set "$P8" mtu 1400
+within 5 '[ "$(counter rerouted)" = 2 ]'
+ktap_result $? "port 8's MTU 1400: the connection went back to the host (rerouted $(counter rerouted))"
+made 30; ktap_result $? "made again"
+far_tcp "MTU 1400"; ktap_result $? "the stream reaches far's TCP"
+
+# 3. a drop rule for port 5201: the connection is released to the host,
+# where the rule applies
+nft insert rule inet fw forward tcp dport 5201 counter drop
+within 5 '[ "$(counter rulesets)" -ge 1 ] && [ "$(in_state made)" = 0 ] && [ "$(in_state released)" = 1 ]'
+ktap_result $? "a drop rule: the connection is released to the host (rulesets $(counter rulesets))"
+within 5 '[ "$(fm_rules "$P3")" = 0 ] && [ "$(fm_rules "$P8")" = 0 ]'
+ktap_result $? "its rules are gone"
+far_tcp "drop rule"; ktap_result $((! $?)) "the drop rule stops the stream"
+diag "$(nft list chain inet fw forward | grep -m1 'dport 5201')"
+fm_firewall
+far_tcp "rule gone"; ktap_result $? "without it the stream flows again, through the host"
+ip netns exec pc "$LOAD" client -a $FAR4 -p 5201 -c 1 -t 200 -r 1000000 >/dev/null 2>&1 &
+made 30; ktap_result $? "a new connection through the new ruleset is made"
+
+# 4. port 8 goes down: its routes go, nothing is left in hardware
+ip link set "$P8" down
+within 5 '[ "$(counter rerouted)" = 3 ]'
+ktap_result $? "port 8 down: the new connection went back to the host (rerouted $(counter rerouted))"
+within 5 '[ "$(fm_rules "$P3")" = 0 ] && [ "$(fm_rules "$P8")" = 0 ]'
+ktap_result $? "no rule is left on $P3 or $P8"
+ip link set "$P8" up
+[ "$KTAP_FAIL" = 0 ] || tail -40 $FM_LOG | grep -v libxdp | sed 's/^/# /'
+ktap_finish
