@@ -248,24 +248,3 @@ void npuflow_print_cand(FILE *f, const struct npuflow_row *r, const char *ifname
 		k->proto == IPPROTO_TCP ? npuflow_tcp_flags(v->tcp_flags, fl, sizeof(fl)) : "-",
 		npuflow_reason_name(v->reason), port, conn, idle);
 }
-
-void npuflow_print_cand_json(FILE *f, const struct npuflow_row *r, const char *ifname)
-{
-	const struct npuflow_key *k = &r->key;
-	const struct npuflow_cand *v = &r->val;
-	char s[INET6_ADDRSTRLEN + 8], d[INET6_ADDRSTRLEN + 8];
-
-	npuflow_fmt_addr(k->family, k->saddr, s, sizeof(s));
-	npuflow_fmt_addr(k->family, k->daddr, d, sizeof(d));
-	fprintf(f, "{\"ifindex\":%u,\"ifname\":\"%s\",\"vlan_outer\":%u,\"vlan_inner\":%u,"
-		"\"family\":%u,\"proto\":%u,\"saddr\":\"%s\",\"daddr\":\"%s\","
-		"\"sport\":%u,\"dport\":%u,\"frames\":%llu,\"bytes\":%llu,"
-		"\"first_ns\":%llu,\"last_ns\":%llu,\"tcp_flags\":%u,\"reason\":\"%s\","
-		"\"port\":%d,\"conn\":%lld,\"flags\":%u}",
-		k->ifindex, ifname, k->vlan_outer, k->vlan_inner, k->family, k->proto, s, d,
-		ntohs(k->sport), ntohs(k->dport), (unsigned long long)v->frames,
-		(unsigned long long)v->bytes, (unsigned long long)v->first_ns,
-		(unsigned long long)v->last_ns, v->tcp_flags, npuflow_reason_name(v->reason),
-		v->port == NPUFLOW_PORT_NONE ? -1 : (int)v->port + 1,
-		v->conn == NPUFLOW_CONN_NONE ? -1LL : (long long)v->conn, v->flags);
-}

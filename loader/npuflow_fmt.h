@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * npuflow_fmt.h - pure helpers shared by npuflowd, npuctl and the tests:
- * names of reasons and counters, formatting of candidates and events
- * (text and JSON), summing per-CPU counters.  No syscalls, no libbpf.
+ * names of reasons and counters, text formatting of candidates and events,
+ * summing per-CPU counters.  No syscalls, no libbpf.  npuctl's JSON is
+ * tools/npuctl/json.c.
  */
 #ifndef _NPUFLOW_FMT_H
 #define _NPUFLOW_FMT_H
@@ -46,7 +47,5 @@ void npuflow_rows_sort(struct npuflow_row *rows, size_t n);
 void npuflow_print_cand_header(FILE *f);
 void npuflow_print_cand(FILE *f, const struct npuflow_row *r, const char *ifname,
 			unsigned long long now_ns);
-/* JSON object (no trailing newline or comma). */
-void npuflow_print_cand_json(FILE *f, const struct npuflow_row *r, const char *ifname);
 
 #endif

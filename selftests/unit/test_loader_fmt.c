@@ -150,17 +150,6 @@ static void sort_and_print(void **state)
 	r[0].val.first_ns = 5;
 	r[0].val.last_ns = 7;
 	f = open_memstream(&buf, &len);
-	npuflow_print_cand_json(f, &r[0], "npu0p3");
-	fclose(f);
-	assert_string_equal(buf,
-		"{\"ifindex\":3,\"ifname\":\"npu0p3\",\"vlan_outer\":0,\"vlan_inner\":0,"
-		"\"family\":2,\"proto\":6,\"saddr\":\"10.0.0.1\",\"daddr\":\"192.0.2.9\","
-		"\"sport\":1,\"dport\":80,\"frames\":100,\"bytes\":6400,\"first_ns\":5,"
-		"\"last_ns\":7,\"tcp_flags\":18,\"reason\":\"flow_miss\",\"port\":3,"
-		"\"conn\":-1,\"flags\":0}");
-	free(buf);
-	buf = NULL;
-	f = open_memstream(&buf, &len);
 	npuflow_print_cand(f, &r[0], "npu0p3", 2000000007ull);
 	fclose(f);
 	assert_non_null(strstr(buf, "npu0p3"));

@@ -1,0 +1,342 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * npuctl's JSON writer (tools/npuctl/json.c): the JSON of every record,
+ * field by field and parsed back with json-c.  npuctl run against real
+ * maps is test_npuctl_run.c.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include "../../loader/npuflow_fmt.c"
+#include "../../loader/flowmaker.c"
+#include "../../tools/npuctl/records.c"
+#include "../../tools/npuctl/json.c"
+#include "npuctl_check.h"
+
+#define PLAIN (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
+
+/* What @fn(@arg) writes to a FILE, as a malloc'd string. */
+#define CAPTURE(buf, call) do {						\
+	size_t len_;							\
+	FILE *f = open_memstream(&(buf), &len_);			\
+	assert_non_null(f);						\
+	call;								\
+	assert_int_equal(fclose(f), 0);					\
+} while (0)
+
+static struct npuflow_key k4(void)
+{
+	struct npuflow_key k = { .ifindex = 3, .family = AF_INET, .proto = IPPROTO_TCP };
+
+	inet_pton(AF_INET, "10.0.0.1", k.saddr);
+	inet_pton(AF_INET, "192.0.2.9", k.daddr);
+	k.sport = htons(1);
+	k.dport = htons(80);
+	return k;
+}
+
+static void cand_shape(void **state)
+{
+	struct npuflow_row r = { .key = k4() };
+	struct json_object *o;
+
+	(void)state;
+	r.val.frames = 100;
+	r.val.bytes = 6400;
+	r.val.tcp_flags = 0x12;
+	r.val.reason = NPUFLOW_R_FLOW_MISS;
+	r.val.port = 2;
+	r.val.conn = NPUFLOW_CONN_NONE;
+	r.val.first_ns = 5;
+	r.val.last_ns = 7;
+	o = npuctl_cand_json(&r, "npu0p3");
+	assert_non_null(o);
+	/* the object npuctl candidates --json printed before json-c, byte for byte */
+	assert_string_equal(json_object_to_json_string_ext(o, PLAIN),
+		"{\"ifindex\":3,\"ifname\":\"npu0p3\",\"vlan_outer\":0,\"vlan_inner\":0,"
+		"\"family\":2,\"proto\":6,\"saddr\":\"10.0.0.1\",\"daddr\":\"192.0.2.9\","
+		"\"sport\":1,\"dport\":80,\"frames\":100,\"bytes\":6400,\"first_ns\":5,"
+		"\"last_ns\":7,\"tcp_flags\":18,\"reason\":\"flow_miss\",\"port\":3,"
+		"\"conn\":-1,\"flags\":0}");
+	json_object_put(o);
+
+	r.val.port = NPUFLOW_PORT_NONE;
+	r.val.conn = 4000000000u;
+	r.val.frames = UINT64_MAX;
+	r.key.family = AF_INET6;
+	inet_pton(AF_INET6, "2001:db8::1", r.key.saddr);
+	inet_pton(AF_INET6, "ff02::fb", r.key.daddr);
+	o = npuctl_cand_json(&r, "ra");
+	assert_int_equal(i64(o, "port"), -1);
+	assert_int_equal(i64(o, "conn"), 4000000000ll);
+	assert_true(u64(o, "frames") == UINT64_MAX);
+	assert_string_equal(str(o, "saddr"), "2001:db8::1");
+	assert_string_equal(str(o, "daddr"), "ff02::fb");
+	assert_int_equal(u64(o, "family"), 10);
+	json_object_put(o);
+}
+
+/* A name with every character JSON must escape reads back as it was. */
+static void cand_escapes(void **state)
+{
+	static const char name[] = "a\"b\\c/d\x01\x1f\t";
+	struct npuflow_row r = { .key = k4() };
+	struct json_object *o = npuctl_cand_json(&r, name), *back;
+	const char *s;
+
+	(void)state;
+	s = json_object_to_json_string_ext(o, PLAIN);
+	assert_non_null(strstr(s, "\"ifname\":\"a\\\"b\\\\c/d\\u0001\\u001f\\t\""));
+	back = parse(s);
+	assert_string_equal(str(back, "ifname"), name);
+	json_object_put(back);
+	json_object_put(o);
+}
+
+static void port_fields(void **state)
+{
+	struct npuctl_port p = { .slot = 2, .ifname = "npu0p3" };
+	struct json_object *o, *m;
+	unsigned int i;
+
+	(void)state;
+	p.c.ifindex = 7;
+	p.c.frames[NPUFLOW_R_FLOW_MISS] = 10;
+	p.c.bytes[NPUFLOW_R_FLOW_MISS] = 1500;
+	p.c.frames[NPUFLOW_R_UNKNOWN] = 1;
+	p.c.stat[NPUFLOW_S_CANDIDATE] = (1ull << 63) + 5;
+	p.c.stat[NPUFLOW_S_CAND_FAIL] = 3;
+	o = npuctl_port_json(&p);
+	assert_int_equal(u64(o, "slot"), 2);
+	assert_int_equal(i64(o, "port"), 3);
+	assert_int_equal(u64(o, "ifindex"), 7);
+	assert_string_equal(str(o, "ifname"), "npu0p3");
+	assert_int_equal(u64(o, "reasons.flow_miss.frames"), 10);
+	assert_int_equal(u64(o, "reasons.flow_miss.bytes"), 1500);
+	assert_int_equal(u64(o, "reasons.unknown.frames"), 1);
+	assert_int_equal(u64(o, "reasons.none.bytes"), 0);
+	assert_true(u64(o, "stats.candidate") == (1ull << 63) + 5);
+	assert_int_equal(u64(o, "stats.candidate_fail"), 3);
+	m = get(o, "reasons");
+	assert_int_equal(length(m), NPUFLOW_R_SLOTS);
+	m = get(o, "stats");
+	assert_int_equal(length(m), NPUFLOW_S_MAX);
+	for (i = 0; i < NPUFLOW_S_MAX; i++)
+		assert_true(json_object_object_get_ex(m, npuflow_stat_name(i), NULL));
+	json_object_put(o);
+
+	p.slot = NPUFLOW_MAX_PORTS + 1;
+	o = npuctl_port_json(&p);
+	assert_int_equal(i64(o, "port"), -1);
+	assert_int_equal(u64(o, "slot"), NPUFLOW_MAX_PORTS + 1);
+	json_object_put(o);
+}
+
+static struct npuflow_conn conn(void)
+{
+	struct npuflow_conn c;
+
+	memset(&c, 0, sizeof(c));
+	c.key[0] = k4();
+	c.key[1] = k4();
+	c.key[1].ifindex = 8;
+	inet_pton(AF_INET, "192.0.2.9", c.key[1].saddr);
+	inet_pton(AF_INET, "10.0.0.1", c.key[1].daddr);
+	c.key[1].sport = htons(80);
+	c.key[1].dport = htons(1);
+	c.state = NPUFLOW_CS_MADE;
+	c.reason = NPUFLOW_FR_NO_NEIGH;
+	c.ct_id = 77;
+	c.zone = 2;
+	c.flags = NPUFLOW_CONN_F_NAT | NPUFLOW_CONN_F_HW1;
+	c.hw_handle[0] = 11;
+	c.hw_handle[1] = 12;
+	c.packets[0] = 5;
+	c.packets[1] = 6;
+	c.bytes[0] = 500;
+	c.bytes[1] = 600;
+	c.givebacks = 1;
+	c.remakes = 2;
+	c.revives = 3;
+	c.holds = 4;
+	c.wait_ns = 1000;
+	c.made_ns = 10;
+	c.first_ns = 9;
+	c.cross_ns = 11;
+	c.hw_ns = 12;
+	c.punted = 16;
+	return c;
+}
+
+static void flow_fields(void **state)
+{
+	struct npuflow_conn c = conn();
+	struct npuctl_flow f = { .id = 42, .c = &c, .in = { "npu0p3", "npu0p8" },
+				 .out = { "npu0p8", "" }, .age_ns = 3000, .idle_ns = 2000 };
+	struct json_object *o, *d;
+
+	(void)state;
+	o = npuctl_flow_json(&f);
+	assert_non_null(o);
+	assert_int_equal(u64(o, "id"), 42);
+	assert_string_equal(str(o, "state"), "made");
+	assert_string_equal(str(o, "reason"), "no_neigh");
+	assert_int_equal(u64(o, "proto"), 6);
+	assert_int_equal(u64(o, "family"), 4);
+	assert_int_equal(u64(o, "ct_id"), 77);
+	assert_int_equal(u64(o, "zone"), 2);
+	assert_true(boolean(o, "nat"));
+	assert_false(boolean(o, "routed"));
+	assert_int_equal(u64(o, "age_ns"), 3000);
+	assert_int_equal(u64(o, "idle_ns"), 2000);
+	assert_int_equal(u64(o, "givebacks"), 1);
+	assert_int_equal(u64(o, "remakes"), 2);
+	assert_int_equal(u64(o, "revives"), 3);
+	assert_int_equal(u64(o, "holds"), 4);
+	assert_int_equal(u64(o, "wait_ns"), 1000);
+	assert_int_equal(u64(o, "made_ns"), 10);
+	assert_int_equal(u64(o, "first_ns"), 9);
+	assert_int_equal(u64(o, "cross_ns"), 11);
+	assert_int_equal(u64(o, "hw_ns"), 12);
+	assert_int_equal(u64(o, "punted"), 16);
+	d = get(o, "dirs");
+	assert_true(json_object_is_type(d, json_type_array));
+	assert_int_equal(length(d), 2);
+	assert_string_equal(str(json_object_array_get_idx(d, 0), "in"), "npu0p3");
+	assert_string_equal(str(json_object_array_get_idx(d, 0), "out"), "npu0p8");
+	assert_string_equal(str(json_object_array_get_idx(d, 0), "src"), "10.0.0.1");
+	assert_int_equal(u64(json_object_array_get_idx(d, 0), "sport"), 1);
+	assert_string_equal(str(json_object_array_get_idx(d, 0), "dst"), "192.0.2.9");
+	assert_int_equal(u64(json_object_array_get_idx(d, 0), "dport"), 80);
+	assert_int_equal(u64(json_object_array_get_idx(d, 0), "handle"), 11);
+	assert_false(boolean(json_object_array_get_idx(d, 0), "in_hw"));
+	assert_int_equal(u64(json_object_array_get_idx(d, 0), "packets"), 5);
+	assert_int_equal(u64(json_object_array_get_idx(d, 0), "bytes"), 500);
+	assert_string_equal(str(json_object_array_get_idx(d, 1), "in"), "npu0p8");
+	assert_string_equal(str(json_object_array_get_idx(d, 1), "out"), "");
+	assert_int_equal(u64(json_object_array_get_idx(d, 1), "sport"), 80);
+	assert_true(boolean(json_object_array_get_idx(d, 1), "in_hw"));
+	assert_int_equal(u64(json_object_array_get_idx(d, 1), "bytes"), 600);
+	json_object_put(o);
+
+	c.key[0].family = c.key[1].family = AF_INET6;
+	inet_pton(AF_INET6, "2001:db8::1", c.key[0].saddr);
+	o = npuctl_flow_json(&f);
+	assert_int_equal(u64(o, "family"), 6);
+	assert_string_equal(str(json_object_array_get_idx(get(o, "dirs"), 0), "src"),
+			    "2001:db8::1");
+	json_object_put(o);
+}
+
+static struct npuctl_status status(void)
+{
+	struct npuctl_status s = { .pid = 4242, .pinned = 1, .uptime_ns = 5000000000ull,
+				   .updated_ns_ago = 1500000000ull };
+
+	s.st.state[NPUFLOW_CS_MADE] = 3;
+	s.st.state[NPUFLOW_CS_HELD] = 1;
+	s.st.stat[NPUFLOW_FM_MADE] = 9;
+	s.st.stat[NPUFLOW_FM_LOOKUPS] = 12;
+	s.st.stat[NPUFLOW_FM_LOOKUP_US] = 12000345;
+	s.st.stat[NPUFLOW_FM_CT_US] = 2000001;
+	s.st.stat[NPUFLOW_FM_WRITE_US] = 700;
+	s.st.stat[NPUFLOW_FM_RESCAN_LOST] = 17;
+	s.st.refused[NPUFLOW_FR_NO_CT] = 4;
+	s.st.refused[NPUFLOW_FR_VLAN] = 2;
+	return s;
+}
+
+static void status_fields(void **state)
+{
+	struct npuctl_status s = { 0 };
+	struct json_object *o;
+	unsigned int i;
+
+	(void)state;
+	o = npuctl_status_json(&s);
+	assert_string_equal(json_object_to_json_string_ext(o, PLAIN),
+			    "{\"running\":false,\"pid\":0,\"pinned\":false}");
+	json_object_put(o);
+
+	s = status();
+	o = npuctl_status_json(&s);
+	assert_true(boolean(o, "running"));
+	assert_int_equal(i64(o, "pid"), 4242);
+	assert_int_equal(u64(o, "uptime_ns"), 5000000000ull);
+	assert_int_equal(u64(o, "updated_ns_ago"), 1500000000ull);
+	assert_int_equal(u64(o, "states.made"), 3);
+	assert_int_equal(u64(o, "states.held"), 1);
+	assert_int_equal(u64(o, "states.pending"), 0);
+	assert_false(json_object_object_get_ex(get(o, "states"), "free", NULL));
+	assert_int_equal(length(get(o, "states")), NPUFLOW_CS_MAX - 1);
+	assert_int_equal(u64(o, "counters.made"), 9);
+	assert_int_equal(u64(o, "counters.lookup_us"), 12000345);
+	assert_int_equal(u64(o, "counters.rescan_lost"), 17);
+	assert_int_equal(length(get(o, "counters")), NPUFLOW_FM_MAX);
+	for (i = 0; i < NPUFLOW_FM_MAX; i++)
+		assert_true(json_object_object_get_ex(get(o, "counters"), fm_stat_name(i), NULL));
+	assert_int_equal(u64(o, "refused.no_ct"), 4);
+	assert_int_equal(u64(o, "refused.vlan"), 2);
+	assert_false(json_object_object_get_ex(get(o, "refused"), "none", NULL));
+	assert_int_equal(length(get(o, "refused")), NPUFLOW_FR_SLOTS - 1);
+	json_object_put(o);
+}
+
+static void jlist_lines(void **state)
+{
+	struct npuctl_jlist l;
+	char *buf = NULL;
+	int rc = 1;
+
+	(void)state;
+	CAPTURE(buf, (npuctl_jlist_begin(&l, f), rc = npuctl_jlist_end(&l)));
+	assert_int_equal(rc, 0);
+	assert_string_equal(buf, "[]\n");
+	free(buf);
+
+	CAPTURE(buf, ({
+		struct json_object *a = json_object_new_object(), *b = json_object_new_object();
+
+		json_object_object_add(a, "a", json_object_new_int(1));
+		json_object_object_add(b, "a", json_object_new_string("x/y"));
+		npuctl_jlist_begin(&l, f);
+		npuctl_jlist_add(&l, a);
+		npuctl_jlist_add(&l, b);
+		rc = npuctl_jlist_end(&l);
+	}));
+	assert_int_equal(rc, 0);
+	assert_string_equal(buf, "[\n  {\"a\":1},\n  {\"a\":\"x/y\"}\n]\n");
+	json_object_put(parse(buf));
+	free(buf);
+
+	/* an element that could not be built fails the list, which stays JSON */
+	CAPTURE(buf, (npuctl_jlist_begin(&l, f), npuctl_jlist_add(&l, NULL),
+		      rc = npuctl_jlist_end(&l)));
+	assert_int_equal(rc, -ENOMEM);
+	json_object_put(parse(buf));
+	free(buf);
+
+	CAPTURE(buf, rc = npuctl_json_print(f, json_object_new_int(-3)));
+	assert_int_equal(rc, 0);
+	assert_string_equal(buf, "-3\n");
+	free(buf);
+	CAPTURE(buf, rc = npuctl_json_print(f, NULL));
+	assert_int_equal(rc, -ENOMEM);
+	free(buf);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(cand_shape),
+		cmocka_unit_test(cand_escapes),
+		cmocka_unit_test(port_fields),
+		cmocka_unit_test(flow_fields),
+		cmocka_unit_test(status_fields),
+		cmocka_unit_test(jlist_lines),
+	};
+
+	return cmocka_run_group_tests_name("npuctl_out", tests, NULL, NULL);
+}

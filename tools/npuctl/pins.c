@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-2.0
+/* pins.c - npuflowd's pinned maps and lock file, opened and walked (pins.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include "pins.h"
+
+#ifndef BPF_FS_MAGIC
+#define BPF_FS_MAGIC 0xcafe4a11
+#endif
+
+int npuctl_pins_fs(const char *pin_dir, char *parent, size_t len)
+{
+	char copy[512];
+	struct statfs st;
+
+	snprintf(copy, sizeof(copy), "%s", pin_dir);
+	snprintf(parent, len, "%s", dirname(copy));
+	return !statfs(parent, &st) && st.f_type == BPF_FS_MAGIC;
+}
+
+int npuctl_need_pins_fs(const char *pin_dir)
+{
+	char parent[512];
+
+	if (npuctl_pins_fs(pin_dir, parent, sizeof(parent)))
+		return 0;
+	fprintf(stderr, "npuctl: no BPF file system at %s: is npuflowd running? (it mounts "
+		"one when it starts; its maps would be in %s)\n", parent, pin_dir);
+	return -1;
+}
+
+int npuctl_pinned(const char *pin_dir, const char *name)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s", pin_dir, name);
+	return !access(path, F_OK);
+}
+
+int npuctl_open_optional(const char *pin_dir, const char *name)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s", pin_dir, name);
+	return bpf_obj_get(path);
+}
+
+int npuctl_open_pinned(const char *pin_dir, const char *name)
+{
+	int fd = npuctl_open_optional(pin_dir, name);
+
+	if (fd < 0)
+		fprintf(stderr, "npuctl: cannot open %s/%s: %s%s\n", pin_dir, name,
+			strerror(errno),
+			errno == ENOENT ? " (is npuflowd running, or has it run?)" : "");
+	return fd;
+}
+
+int npuctl_open_map(const char *pin_dir, const char *name, size_t ksz, size_t vsz)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+	int fd = npuctl_open_pinned(pin_dir, name);
+
+	if (fd < 0)
+		return -1;
+	if (bpf_obj_get_info_by_fd(fd, &info, &len)) {
+		fprintf(stderr, "npuctl: %s/%s: %s\n", pin_dir, name, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	if (info.key_size != ksz || info.value_size != vsz) {
+		fprintf(stderr, "npuctl: %s/%s has %u-byte keys and %u-byte values, this npuctl "
+			"reads %zu and %zu: pinned by another npuflowd version?\n", pin_dir,
+			name, info.key_size, info.value_size, ksz, vsz);
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Make room for @want entries of @ksz + @vsz bytes in *keys, *vals (capacity *cap). */
+static int dump_room(char **keys, char **vals, size_t ksz, size_t vsz, size_t *cap,
+		     size_t want)
+{
+	size_t c = *cap ? *cap : 1024;
+	char *k, *v;
+
+	if (want <= *cap)
+		return 0;
+	while (c < want)
+		c *= 2;
+	k = realloc(*keys, c * ksz);
+	if (k)
+		*keys = k;
+	v = realloc(*vals, c * vsz);
+	if (v)
+		*vals = v;
+	if (!k || !v)
+		return -ENOMEM;
+	*cap = c;
+	return 0;
+}
+
+long npuctl_map_dump(int fd, size_t ksz, size_t vsz, void **keys, void **vals)
+{
+	DECLARE_LIBBPF_OPTS(bpf_map_batch_opts, o);
+	char *k = NULL, *v = NULL;
+	size_t n = 0, cap = 0;
+	__u32 chunk = 256, count, in = 0, out = 0;
+	int first = 1, e;
+
+	for (;;) {
+		e = dump_room(&k, &v, ksz, vsz, &cap, n + chunk);
+		if (e)
+			goto fail;
+		count = chunk;
+		e = bpf_map_lookup_batch(fd, first ? NULL : &in, &out, k + n * ksz, v + n * vsz,
+					 &count, &o);
+		if (e == -ENOSPC && !count) {
+			chunk *= 2;	/* a bucket longer than the chunk */
+			continue;
+		}
+		if (e && e != -ENOENT)
+			goto fail;
+		n += count;
+		if (e)		/* -ENOENT: the last bucket was read */
+			break;
+		in = out;
+		first = 0;
+	}
+	*keys = k;
+	*vals = v;
+	return n;
+fail:
+	free(k);
+	free(v);
+	*keys = *vals = NULL;
+	return e;
+}
+
+int npuctl_daemon_pid(const char *lock_file)
+{
+	char buf[32] = "";
+	int fd = open(lock_file, O_RDONLY | O_CLOEXEC), pid = 0;
+	ssize_t n;
+
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n > 0)
+		pid = atoi(buf);
+	if (pid > 0 && kill(pid, 0) && errno == ESRCH)
+		pid = 0;
+	/* the lock is held while it runs */
+	fd = open(lock_file, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		if (!flock(fd, LOCK_EX | LOCK_NB)) {
+			pid = 0;
+			flock(fd, LOCK_UN);
+		}
+		close(fd);
+	}
+	return pid;
+}
