@@ -2,7 +2,8 @@
 /*
  * npuctl_check.h - what the npuctl tests ask of an output, as cmocka
  * checks (include after cmocka.h): JSON parsed with json-c and read by
- * member paths.
+ * member paths, Prometheus text read strictly (prom_check.h) and by
+ * promtool when it is installed.
  */
 #ifndef _NPUCTL_CHECK_H
 #define _NPUCTL_CHECK_H
@@ -11,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <json-c/json.h>
+#include "prom_check.h"
 
 /* @s parsed: it must be one JSON value and nothing else. */
 static struct json_object *parse(const char *s)
@@ -87,6 +89,33 @@ static size_t length(struct json_object *o)
 		return json_object_array_length(o);
 	assert_true(json_object_is_type(o, json_type_object));
 	return json_object_object_length(o);
+}
+
+/* @text has the line @line. */
+static void has_line(const char *text, const char *line)
+{
+	size_t n = strlen(line);
+	const char *p;
+
+	for (p = text; (p = strstr(p, line)); p += n)
+		if ((p == text || p[-1] == '\n') && p[n] == '\n')
+			return;
+	fail_msg("no line '%s' in:\n%s", line, text);
+}
+
+/* @text is well formed, strictly and for promtool (when it is installed). */
+static void well_formed(const char *text)
+{
+	char msg[4096];
+	int rc;
+
+	if (prom_check(text, msg, sizeof(msg)))
+		fail_msg("%s, in:\n%s", msg, text);
+	rc = prom_promtool(text, msg, sizeof(msg));
+	if (rc == -1)
+		print_message("no promtool (Debian package prometheus): not asked\n");
+	else if (rc)
+		fail_msg("promtool check metrics: exit %d: %s\non:\n%s", rc, msg, text);
 }
 
 #endif /* _NPUCTL_CHECK_H */

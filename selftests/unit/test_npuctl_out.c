@@ -1,18 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * npuctl's JSON writer (tools/npuctl/json.c): the JSON of every record,
- * field by field and parsed back with json-c.  npuctl run against real
- * maps is test_npuctl_run.c.
+ * npuctl's writers (tools/npuctl/json.c, promtext.c, metrics.c): the JSON
+ * of every record, field by field and parsed back with json-c, and the
+ * Prometheus text exposition of stats and status, line by line and through
+ * `promtool check metrics`.  npuctl run against real maps is
+ * test_npuctl_run.c.
  */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
+#include <regex.h>
 #include "../../loader/npuflow_fmt.c"
 #include "../../loader/flowmaker.c"
 #include "../../tools/npuctl/records.c"
 #include "../../tools/npuctl/json.c"
+#include "../../tools/npuctl/promtext.c"
+#include "../../tools/npuctl/metrics.c"
 #include "npuctl_check.h"
 
 #define PLAIN (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
@@ -327,6 +332,192 @@ static void jlist_lines(void **state)
 	free(buf);
 }
 
+static void prom_format(void **state)
+{
+	struct prom_label l[] = { { "port", "3" }, { "ifname", "a\"b\\c\nd" } };
+	char *buf = NULL;
+
+	(void)state;
+	CAPTURE(buf, prom_family(f, "npuflow_x_total", "counter", "a \\ b\nc \"q\""));
+	assert_string_equal(buf, "# HELP npuflow_x_total a \\\\ b\\nc \"q\"\n"
+				 "# TYPE npuflow_x_total counter\n");
+	free(buf);
+	CAPTURE(buf, prom_sample(f, "npuflow_x_total", l, 2, 5, 1));
+	assert_string_equal(buf, "npuflow_x_total{port=\"3\",ifname=\"a\\\"b\\\\c\\nd\"} 5\n");
+	free(buf);
+	CAPTURE(buf, prom_sample(f, "npuflow_up", NULL, 0, 1, 1));
+	assert_string_equal(buf, "npuflow_up 1\n");
+	free(buf);
+	CAPTURE(buf, (prom_sample(f, "s", NULL, 0, 12000345, 1000000),
+		      prom_sample(f, "s", NULL, 0, 7, 1000000),
+		      prom_sample(f, "s", NULL, 0, 0, 1000000000),
+		      prom_sample(f, "s", NULL, 0, UINT64_MAX, 1),
+		      prom_sample(f, "s", NULL, 0, 5000000001ull, 1000000000)));
+	assert_string_equal(buf, "s 12.000345\ns 0.000007\ns 0.000000000\n"
+				 "s 18446744073709551615\ns 5.000000001\n");
+	free(buf);
+}
+
+/* The strict reader finds what promtool 2.42 lets through. */
+static void prom_checker(void **state)
+{
+	static const char *const bad[] = {
+		"# HELP a_total x\n# TYPE a_total counter\na_total 1\n"
+		"# HELP a_total x\n# TYPE a_total counter\na_total{b=\"1\"} 1\n",
+		"# HELP a_total x\n# TYPE a_total counter\na_total{b=\"1\"} 1\n"
+		"# HELP c x\n# TYPE c gauge\nc 1\na_total{b=\"2\"} 1\n",
+		"# HELP a_total x\n# TYPE a_total counter\na_total{b=\"1\"} 1\na_total{b=\"1\"} 2\n",
+		"# HELP a x\n# TYPE a gauge\na{b=\"\\q\"} 1\n",
+		"# HELP a x\n# TYPE a gauge\na{b=\"1\",b=\"2\"} 1\n",
+		"# HELP a x\n# TYPE a gauge\na{__b=\"1\"} 1\n",
+		"# HELP a x\na 1\n",
+		"# HELP a x\n# TYPE a gauge\na one\n",
+		"# HELP a_total x\n# TYPE a_total counter\na_total -1\n",
+		"# HELP a x\n# TYPE a gauge\na 1",
+	};
+	char msg[256];
+	size_t i;
+
+	(void)state;
+	assert_null(prom_check("# HELP a x\n# TYPE a gauge\na{b=\"\\\\ \\\" \\n\",c=\"\"} 1.5\n"
+			       "# HELP d_total y\n# TYPE d_total counter\nd_total 0\n",
+			       msg, sizeof(msg)));
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (!prom_check(bad[i], msg, sizeof(msg)))
+			fail_msg("taken: %s", bad[i]);
+}
+
+static void prom_ports(void **state)
+{
+	struct npuctl_port p[2] = { { .slot = 2, .ifname = "npu0p3" },
+				    { .slot = NPUFLOW_MAX_PORTS + 1, .ifname = "ra" } };
+	char *buf = NULL;
+
+	(void)state;
+	p[0].c.frames[NPUFLOW_R_FLOW_MISS] = 10;
+	p[0].c.bytes[NPUFLOW_R_FLOW_MISS] = 1500;
+	p[0].c.stat[NPUFLOW_S_CANDIDATE] = 10;
+	p[1].c.frames[NPUFLOW_R_NONE] = 4;
+	p[1].c.stat[NPUFLOW_S_EVENT_LOST] = 2;
+	CAPTURE(buf, npuctl_prom_ports(f, p, 2));
+	has_line(buf, "# TYPE npuflow_punt_frames_total counter");
+	has_line(buf, "npuflow_punt_frames_total{slot=\"2\",port=\"3\",ifname=\"npu0p3\","
+		      "reason=\"flow_miss\"} 10");
+	has_line(buf, "npuflow_punt_frames_total{slot=\"2\",port=\"3\",ifname=\"npu0p3\","
+		      "reason=\"mtu\"} 0");
+	has_line(buf, "npuflow_punt_bytes_total{slot=\"2\",port=\"3\",ifname=\"npu0p3\","
+		      "reason=\"flow_miss\"} 1500");
+	has_line(buf, "npuflow_punt_frames_total{slot=\"17\",port=\"none\",ifname=\"ra\","
+		      "reason=\"none\"} 4");
+	has_line(buf, "npuflow_punt_frames_total{slot=\"17\",port=\"none\",ifname=\"ra\","
+		      "reason=\"unknown\"} 0");
+	has_line(buf, "# TYPE npuflow_classifier_candidate_total counter");
+	has_line(buf, "npuflow_classifier_candidate_total{slot=\"2\",port=\"3\","
+		      "ifname=\"npu0p3\"} 10");
+	has_line(buf, "npuflow_classifier_events_lost_total{slot=\"17\",port=\"none\","
+		      "ifname=\"ra\"} 2");
+	well_formed(buf);
+	free(buf);
+}
+
+static void prom_status_lines(void **state)
+{
+	struct npuctl_status s = { 0 };
+	char *buf = NULL;
+
+	(void)state;
+	CAPTURE(buf, npuctl_prom_status(f, &s));
+	has_line(buf, "# TYPE npuflow_daemon_running gauge");
+	has_line(buf, "npuflow_daemon_running 0");
+	has_line(buf, "npuflow_maps_pinned 0");
+	assert_null(strstr(buf, "npuflow_connections"));
+	assert_null(strstr(buf, "npuflow_flowmaker"));
+	well_formed(buf);
+	free(buf);
+
+	s = status();
+	CAPTURE(buf, npuctl_prom_status(f, &s));
+	has_line(buf, "npuflow_daemon_running 1");
+	has_line(buf, "npuflow_maps_pinned 1");
+	has_line(buf, "npuflow_daemon_uptime_seconds 5.000000000");
+	has_line(buf, "npuflow_stats_age_seconds 1.500000000");
+	has_line(buf, "# TYPE npuflow_connections gauge");
+	has_line(buf, "npuflow_connections{state=\"made\"} 3");
+	has_line(buf, "npuflow_connections{state=\"held\"} 1");
+	has_line(buf, "npuflow_connections{state=\"pending\"} 0");
+	assert_null(strstr(buf, "state=\"free\""));
+	has_line(buf, "# TYPE npuflow_refusals_total counter");
+	has_line(buf, "npuflow_refusals_total{reason=\"no_ct\"} 4");
+	has_line(buf, "npuflow_refusals_total{reason=\"vlan\"} 2");
+	assert_null(strstr(buf, "reason=\"none\""));
+	has_line(buf, "npuflow_flowmaker_made_total 9");
+	has_line(buf, "npuflow_flowmaker_lookups_total 12");
+	has_line(buf, "# TYPE npuflow_flowmaker_lookup_seconds_total counter");
+	has_line(buf, "npuflow_flowmaker_lookup_seconds_total 12.000345");
+	has_line(buf, "npuflow_flowmaker_ct_lookup_seconds_total 2.000001");
+	has_line(buf, "npuflow_flowmaker_write_seconds_total 0.000700");
+	has_line(buf, "npuflow_flowmaker_make_seconds_total 12.001045");
+	has_line(buf, "# TYPE npuflow_flowmaker_rescan_lost gauge");
+	has_line(buf, "npuflow_flowmaker_rescan_lost 17");
+	/* the microsecond counters only as seconds */
+	assert_null(strstr(buf, "_us"));
+	well_formed(buf);
+	free(buf);
+}
+
+/* Every counter has a metric of its own, with a help text and a valid name. */
+static void prom_tables(void **state)
+{
+	regex_t re;
+	unsigned int i;
+
+	(void)state;
+	assert_int_equal(regcomp(&re, "^[a-z_][a-z0-9_]*$", REG_EXTENDED | REG_NOSUB), 0);
+	for (i = 0; i < NPUFLOW_S_MAX; i++) {
+		assert_non_null(stat_help[i]);
+		assert_int_equal(regexec(&re, npuflow_stat_name(i), 0, NULL, 0), 0);
+	}
+	for (i = 0; i < NPUFLOW_FM_MAX; i++) {
+		char name[96];
+
+		if (!fm_metrics[i].help)
+			fail_msg("flow maker counter %s has no metric", fm_stat_name(i));
+		fm_metric_name(i, name, sizeof(name));
+		assert_int_equal(regexec(&re, name, 0, NULL, 0), 0);
+		assert_true(!strcmp(fm_metrics[i].type, "counter") ==
+			    (strlen(name) > 6 && !strcmp(name + strlen(name) - 6, "_total")));
+	}
+	regfree(&re);
+}
+
+static void promtool_passes(void **state)
+{
+	struct npuctl_port p = { .slot = 0, .ifname = "x\"y" };
+	struct npuctl_status s = status();
+	char *buf = NULL, out[4096];
+	int rc;
+
+	(void)state;
+	p.c.frames[NPUFLOW_R_MTU] = 1;
+	CAPTURE(buf, (npuctl_prom_ports(f, &p, 1), npuctl_prom_status(f, &s)));
+	well_formed(buf);
+	rc = prom_promtool(buf, out, sizeof(out));
+	if (rc < 0) {
+		print_message("SKIP: no promtool (Debian package prometheus, tools/deps.sh)\n");
+		skip();
+	}
+	if (rc)
+		fail_msg("promtool check metrics: exit %d: %s\non:\n%s", rc, out, buf);
+	free(buf);
+	/* no samples: the families alone are still well formed */
+	CAPTURE(buf, npuctl_prom_ports(f, NULL, 0));
+	well_formed(buf);
+	rc = prom_promtool(buf, out, sizeof(out));
+	if (rc)
+		fail_msg("promtool check metrics: exit %d: %s\non:\n%s", rc, out, buf);
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -336,6 +527,12 @@ int main(void)
 		cmocka_unit_test(flow_fields),
 		cmocka_unit_test(status_fields),
 		cmocka_unit_test(jlist_lines),
+		cmocka_unit_test(prom_format),
+		cmocka_unit_test(prom_checker),
+		cmocka_unit_test(prom_ports),
+		cmocka_unit_test(prom_status_lines),
+		cmocka_unit_test(prom_tables),
+		cmocka_unit_test(promtool_passes),
 	};
 
 	return cmocka_run_group_tests_name("npuctl_out", tests, NULL, NULL);

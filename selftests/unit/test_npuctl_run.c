@@ -5,7 +5,8 @@
  * npuflowd pins (the same types, key and value sizes), fills them with
  * known values and runs npuctl (build/npuctl: built here with the same
  * sanitizers) on them.  Every --json output is parsed with json-c and its
- * fields checked against what was written.
+ * fields checked against what was written; every --prometheus output is
+ * read strictly (prom_check.h) and through `promtool check metrics`.
  * Needs root (CAP_SYS_ADMIN for the mount and the maps): skipped without.
  * What only npuflowd and the classifier can write (real traffic) is the
  * VM tests' (55-xdp, 6x-flowmaker-*) and selftests/bpf/veth-*.sh's.
@@ -645,6 +646,86 @@ static void status_never_ran(void **state)
 	}
 }
 
+/* -------------------------------------------------- the tests: Prometheus */
+
+static void stats_prometheus(void **state)
+{
+	char line[256];
+	struct run r;
+
+	(void)state;
+	need_world();
+	r = npuctl(env.pins, "stats", "--prometheus", NULL);
+	exited(&r, 0);
+	well_formed(r.out);
+	snprintf(line, sizeof(line), "npuflow_punt_frames_total{slot=\"2\",port=\"3\","
+		 "ifname=\"lo\",reason=\"flow_miss\"} %llu", spread(10) + 5);
+	has_line(r.out, line);
+	snprintf(line, sizeof(line), "npuflow_punt_bytes_total{slot=\"2\",port=\"3\","
+		 "ifname=\"lo\",reason=\"flow_miss\"} %llu", spread(1000) + 500);
+	has_line(r.out, line);
+	has_line(r.out, "npuflow_punt_frames_total{slot=\"17\",port=\"none\","
+			"ifname=\"if999999\",reason=\"none\"} 4");
+	has_line(r.out, "npuflow_classifier_events_lost_total{slot=\"17\",port=\"none\","
+			"ifname=\"if999999\"} 2");
+	snprintf(line, sizeof(line), "npuflow_classifier_candidate_total{slot=\"2\",port=\"3\","
+		 "ifname=\"lo\"} %llu", spread(10) + 5);
+	has_line(r.out, line);
+	assert_null(strstr(r.out, "slot=\"0\""));	/* an empty slot, without --all */
+	run_free(&r);
+
+	r = npuctl(env.pins, "stats", "--prometheus", "--all", NULL);
+	exited(&r, 0);
+	well_formed(r.out);
+	has_line(r.out, "npuflow_punt_frames_total{slot=\"0\",port=\"1\",ifname=\"\","
+			"reason=\"flow_miss\"} 0");
+	run_free(&r);
+}
+
+static void status_prometheus(void **state)
+{
+	struct run r, s;
+	char *both;
+
+	(void)state;
+	need_world();
+	hold_lock();
+	r = npuctl(env.pins, "status", "--prometheus", NULL);
+	exited(&r, 0);
+	well_formed(r.out);
+	has_line(r.out, "npuflow_daemon_running 1");
+	has_line(r.out, "npuflow_maps_pinned 1");
+	has_line(r.out, "npuflow_connections{state=\"made\"} 3");
+	has_line(r.out, "npuflow_connections{state=\"refused\"} 1");
+	has_line(r.out, "npuflow_refusals_total{reason=\"no_ct\"} 4");
+	has_line(r.out, "npuflow_flowmaker_made_total 9");
+	has_line(r.out, "npuflow_flowmaker_lookup_seconds_total 12.000345");
+	has_line(r.out, "npuflow_flowmaker_ct_lookup_seconds_total 2.000001");
+	has_line(r.out, "npuflow_flowmaker_write_seconds_total 0.000700");
+	has_line(r.out, "npuflow_flowmaker_make_seconds_total 12.001045");
+	has_line(r.out, "npuflow_flowmaker_rescan_lost 2");
+	assert_non_null(strstr(r.out, "\nnpuflow_daemon_uptime_seconds 5."));
+	release_lock();
+
+	/* stats and status in one file, as a textfile collector reads it */
+	s = npuctl(env.pins, "stats", "--prometheus", NULL);
+	exited(&s, 0);
+	assert_true(asprintf(&both, "%s%s", s.out, r.out) > 0);
+	well_formed(both);
+	free(both);
+	run_free(&s);
+	run_free(&r);
+
+	/* never ran: exit 3, and the answer is still metrics */
+	r = npuctl(env.empty, "status", "--prometheus", NULL);
+	exited(&r, 3);
+	well_formed(r.out);
+	has_line(r.out, "npuflow_daemon_running 0");
+	has_line(r.out, "npuflow_maps_pinned 0");
+	assert_null(strstr(r.out, "npuflow_connections"));
+	run_free(&r);
+}
+
 /* -------------------------------------------------- the command line */
 
 static void text_and_usage(void **state)
@@ -668,8 +749,8 @@ static void text_and_usage(void **state)
 	assert_true(!strncmp(r.out, "ifname ", 7));
 	run_free(&r);
 
-	/* no BPF file system: exit 1, nothing on stdout */
-	r = npuctl(env.nofs, "stats", "--json", NULL);
+	/* no BPF file system: exit 1, nothing on stdout, whatever the output */
+	r = npuctl(env.nofs, "stats", "--prometheus", NULL);
 	exited(&r, 1);
 	assert_string_equal(r.out, "");
 	assert_non_null(strstr(r.err, "no BPF file system at"));
@@ -679,9 +760,18 @@ static void text_and_usage(void **state)
 	assert_string_equal(r.out, "");
 	run_free(&r);
 
-	r = npuctl(env.pins, "flows", "--bogus", NULL);
+	r = npuctl(env.pins, "stats", "--json", "--prometheus", NULL);
 	exited(&r, 2);
-	assert_non_null(strstr(r.err, "unknown option or argument '--bogus'"));
+	assert_non_null(strstr(r.err, "one output at a time"));
+	run_free(&r);
+	r = npuctl(env.pins, "flows", "--prometheus", NULL);
+	exited(&r, 2);
+	run_free(&r);
+	r = npuctl(env.pins, "--help", NULL);
+	exited(&r, 0);
+	assert_non_null(strstr(r.out, "  stats [--json|--prometheus] [--all]\n"));
+	assert_non_null(strstr(r.out, "  status [--json|--prometheus]\n"));
+	assert_non_null(strstr(r.out, "--prometheus: the Prometheus text exposition format"));
 	run_free(&r);
 }
 
@@ -693,6 +783,8 @@ int main(void)
 		cmocka_unit_test_teardown(flows_json, each_teardown),
 		cmocka_unit_test_teardown(status_json, each_teardown),
 		cmocka_unit_test_teardown(status_never_ran, each_teardown),
+		cmocka_unit_test_teardown(stats_prometheus, each_teardown),
+		cmocka_unit_test_teardown(status_prometheus, each_teardown),
 		cmocka_unit_test_teardown(text_and_usage, each_teardown),
 	};
 

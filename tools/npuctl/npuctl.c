@@ -4,13 +4,13 @@
  * pins under /sys/fs/bpf/npuflow/ (per-CPU values summed over CPUs).
  *
  *   npuctl [--pin-dir DIR] candidates [--json] [--limit N]
- *   npuctl [--pin-dir DIR] stats [--json] [--all]
- *   npuctl [--pin-dir DIR] status [--json]
+ *   npuctl [--pin-dir DIR] stats [--json|--prometheus] [--all]
+ *   npuctl [--pin-dir DIR] status [--json|--prometheus]
  *   npuctl [--pin-dir DIR] flows [--json]
  *   npuctl [--ctl-socket PATH] release ID|--all
  *
- * This file is the command line; read.c reads the pins, text.c and json.c
- * write what was read.
+ * This file is the command line; read.c reads the pins, text.c, json.c
+ * and metrics.c write what was read.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -22,6 +22,7 @@
 #include "../../loader/npuflowd_opts.h"
 #include "ctl.h"
 #include "json.h"
+#include "metrics.h"
 #include "read.h"
 #include "text.h"
 
@@ -40,11 +41,11 @@ static void usage(FILE *f)
 "      first: ingress interface, VLANs, protocol, endpoints, frames, bytes,\n"
 "      TCP flags seen, last punt reason, front port (panel number), hardware\n"
 "      connection index, idle time\n"
-"  stats [--json] [--all]\n"
+"  stats [--json|--prometheus] [--all]\n"
 "      per-port frames and bytes per punt reason and the classifier's parse\n"
 "      counters, summed over CPUs (--all: also empty slots); then the flow\n"
 "      maker's counters (text only)\n"
-"  status [--json]\n"
+"  status [--json|--prometheus]\n"
 "      npuflowd running or not, connections per state, the flow maker's\n"
 "      counters and its refusals by reason\n"
 "  flows [--json]\n"
@@ -58,7 +59,9 @@ static void usage(FILE *f)
 "      this text\n"
 "\n"
 "output: text tables by default; --json (-j): JSON, one array element a\n"
-"  line\n"
+"  line; --prometheus: the Prometheus text exposition format 0.0.4, metrics\n"
+"  named npuflow_* (stats and status write different ones: both can go in\n"
+"  one file for node_exporter's textfile collector)\n"
 "options: --pin-dir DIR (maps, default %s), --ctl-socket PATH (npuflowd's\n"
 "  control socket, default %s), --lock-file PATH (npuflowd's lock, which\n"
 "  names its pid, default %s); -h, --help: this text\n"
@@ -74,7 +77,7 @@ static int bad_arg(const char *cmd, const char *arg)
 	return 2;
 }
 
-enum out { OUT_TEXT, OUT_JSON };
+enum out { OUT_TEXT, OUT_JSON, OUT_PROM };
 
 /* A command's options; which it takes are O_* bits. */
 struct cmd_opts {
@@ -84,8 +87,9 @@ struct cmd_opts {
 };
 
 #define O_JSON	0x1
-#define O_ALL	0x2
-#define O_LIMIT	0x4
+#define O_PROM	0x2
+#define O_ALL	0x4
+#define O_LIMIT	0x8
 
 /* @s as a count into *v: 0, or 2 (said: bad usage). */
 static int parse_count(const char *opt, const char *s, size_t *v)
@@ -103,6 +107,17 @@ static int parse_count(const char *opt, const char *s, size_t *v)
 	return 0;
 }
 
+/* The output argv[i] asks for, into @o: 0, or 2 when one was already asked for (said). */
+static int set_out(const char *cmd, enum out out, struct cmd_opts *o)
+{
+	if (o->out != OUT_TEXT && o->out != out) {
+		fprintf(stderr, "npuctl: %s: --json and --prometheus: one output at a time\n", cmd);
+		return 2;
+	}
+	o->out = out;
+	return 0;
+}
+
 /* The options of command argv[0] (@takes: O_* bits) into @o: 0, or 2 (said). */
 static int parse_opts(int argc, char **argv, unsigned int takes, struct cmd_opts *o)
 {
@@ -114,7 +129,9 @@ static int parse_opts(int argc, char **argv, unsigned int takes, struct cmd_opts
 		const char *a = argv[i];
 
 		if ((takes & O_JSON) && (!strcmp(a, "--json") || !strcmp(a, "-j")))
-			o->out = OUT_JSON;
+			rc = set_out(argv[0], OUT_JSON, o);
+		else if ((takes & O_PROM) && !strcmp(a, "--prometheus"))
+			rc = set_out(argv[0], OUT_PROM, o);
 		else if ((takes & O_ALL) && !strcmp(a, "--all"))
 			o->all = 1;
 		else if ((takes & O_LIMIT) && !strcmp(a, "--limit") && i + 1 < argc)
@@ -188,7 +205,7 @@ static int cmd_stats(int argc, char **argv)
 	struct npuctl_jlist l;
 	struct cmd_opts o;
 	size_t n, i;
-	int rc = parse_opts(argc, argv, O_JSON | O_ALL, &o);
+	int rc = parse_opts(argc, argv, O_JSON | O_PROM | O_ALL, &o);
 
 	if (rc)
 		return rc;
@@ -203,6 +220,9 @@ static int cmd_stats(int argc, char **argv)
 		for (i = 0; i < n; i++)
 			npuctl_jlist_add(&l, npuctl_port_json(&p[i]));
 		rc = json_rc(npuctl_jlist_end(&l));
+		break;
+	case OUT_PROM:
+		npuctl_prom_ports(stdout, p, n);
 		break;
 	}
 	free(p);
@@ -250,7 +270,7 @@ static int cmd_status(int argc, char **argv)
 {
 	struct npuctl_status s;
 	struct cmd_opts o;
-	int rc = parse_opts(argc, argv, O_JSON, &o), wrc = 0;
+	int rc = parse_opts(argc, argv, O_JSON | O_PROM, &o), wrc = 0;
 
 	if (rc)
 		return rc;
@@ -263,6 +283,9 @@ static int cmd_status(int argc, char **argv)
 		break;
 	case OUT_JSON:
 		wrc = json_rc(npuctl_json_print(stdout, npuctl_status_json(&s)));
+		break;
+	case OUT_PROM:
+		npuctl_prom_status(stdout, &s);
 		break;
 	}
 	return wrc ? wrc : rc;

@@ -1,0 +1,248 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * metrics.c - npuflow's counters as Prometheus metric families
+ * (metrics.h): what each is, its type and unit.  A counter of npuflow.h
+ * gets a metric of its own, named after the name npuctl's text and JSON
+ * give it.
+ */
+#include <stdio.h>
+#include "../../loader/flowmaker.h"
+#include "metrics.h"
+#include "promtext.h"
+
+#define PROM_NAME_MAX	96
+
+/* HELP of npuflow_classifier_<name>_total per enum npuflow_stat. */
+static const char *const stat_help[NPUFLOW_S_MAX] = {
+	[NPUFLOW_S_CANDIDATE] = "Frames recorded as a candidate, known or new.",
+	[NPUFLOW_S_NEW] = "Frames that created a new candidate.",
+	[NPUFLOW_S_NON_IP] = "Frames neither IPv4 nor IPv6 (ARP, LLDP, ...).",
+	[NPUFLOW_S_TRUNC_L2] = "Frames that end inside the Ethernet or a VLAN header.",
+	[NPUFLOW_S_TRUNC_L3] = "Frames that end inside the IP header, its options or extension "
+			       "headers, or before the datagram's announced length.",
+	[NPUFLOW_S_TRUNC_L4] = "Frames whose datagram ends inside the TCP, UDP or ICMP header.",
+	[NPUFLOW_S_MALFORMED] = "Frames with an IP, TCP or UDP header that contradicts itself "
+				"or the datagram.",
+	[NPUFLOW_S_FRAGMENT] = "IP fragments; first fragments are candidates too.",
+	[NPUFLOW_S_NONFIRST_FRAG] = "IP fragments past the first: no ports, not candidates.",
+	[NPUFLOW_S_IP_OPTIONS] = "IPv4 frames with options.",
+	[NPUFLOW_S_EXTHDR] = "IPv6 frames with extension headers.",
+	[NPUFLOW_S_EXTHDR_LIMIT] = "IPv6 frames with more extension headers than the "
+				   "classifier walks.",
+	[NPUFLOW_S_VLAN_DEPTH] = "Frames with more than two VLAN tags.",
+	[NPUFLOW_S_OTHER_L4] = "Candidate frames neither TCP, UDP nor ICMP: no ports.",
+	[NPUFLOW_S_BAD_META] = "Frames whose driver metadata has the magic but a wrong "
+			       "version, port or reason.",
+	[NPUFLOW_S_THRESHOLD] = "Threshold events raised.",
+	[NPUFLOW_S_REVIVE] = "Revive events raised.",
+	[NPUFLOW_S_EVENT_LOST] = "Threshold events not raised: the event ring was full "
+				 "(npuflowd's rescan finds them).",
+	[NPUFLOW_S_CAND_FAIL] = "Candidate map updates that failed.",
+};
+
+/* The metric of a flow-maker counter (enum npuflow_fm_stat). */
+struct fm_metric {
+	const char *type;	/* "counter" or "gauge" */
+	const char *name;	/* past "npuflow_flowmaker_"; NULL: the counter's name + "_total" */
+	unsigned long long unit; /* the counter counts 1/unit of the metric's unit */
+	const char *help;
+};
+
+#define FM_COUNT(h)		{ "counter", NULL, 1, h }
+#define FM_SECONDS(n, h)	{ "counter", n, 1000000, h }	/* a counter of microseconds */
+
+static const struct fm_metric fm_metrics[NPUFLOW_FM_MAX] = {
+	[NPUFLOW_FM_EVENTS] = FM_COUNT("Threshold events handled."),
+	[NPUFLOW_FM_STALE] = FM_COUNT("Threshold events older than their connection, ignored."),
+	[NPUFLOW_FM_LOOKUPS] = FM_COUNT("Conntrack lookups."),
+	[NPUFLOW_FM_MADE] = FM_COUNT("Connections made in hardware, the first time."),
+	[NPUFLOW_FM_REMADE] = FM_COUNT("Connections made again after a hold."),
+	[NPUFLOW_FM_GIVEBACKS] = FM_COUNT("Made connections given back under a new identity."),
+	[NPUFLOW_FM_HELD] = FM_COUNT("Holds started."),
+	[NPUFLOW_FM_HELD_EVENTS] = FM_COUNT("Threshold crossings of held connections."),
+	[NPUFLOW_FM_REVIVES] = FM_COUNT("Revive events (the driver revives in place)."),
+	[NPUFLOW_FM_TAKEN_OUT] = FM_COUNT("Connections taken out on a conntrack DESTROY."),
+	[NPUFLOW_FM_RELEASED] = FM_COUNT("Connections released to the host on demand."),
+	[NPUFLOW_FM_REFUSED] = FM_COUNT("Refusals, all reasons (npuflow_refusals_total by reason)."),
+	[NPUFLOW_FM_PUNTED_MADE] = FM_COUNT("Crossings of a made connection punted for "
+					    "another reason."),
+	[NPUFLOW_FM_CORE_FULL] = FM_COUNT("Candidates not taken up: the flow maker's table "
+					  "was full."),
+	[NPUFLOW_FM_EXPIRED] = FM_COUNT("Watched, held or refused entries forgotten."),
+	[NPUFLOW_FM_CT_REFRESH] = FM_COUNT("Conntrack timeouts refreshed from the hardware "
+					   "counters (keepalive)."),
+	[NPUFLOW_FM_CT_RESYNC] = FM_COUNT("Full conntrack resyncs after lost events (ENOBUFS)."),
+	[NPUFLOW_FM_HW_WRITES] = FM_COUNT("TC flower rules written."),
+	[NPUFLOW_FM_HW_DELETES] = FM_COUNT("TC flower rules deleted."),
+	[NPUFLOW_FM_HW_ORPHANS] = FM_COUNT("Rules of npuflowd's found without a connection "
+					   "at a start, deleted."),
+	[NPUFLOW_FM_RESTORED] = FM_COUNT("Connections restored at a start."),
+	[NPUFLOW_FM_LOOKUP_US] = FM_SECONDS("lookup_seconds_total",
+					    "Time in lookups: conntrack, then route and "
+					    "neighbour of each direction."),
+	[NPUFLOW_FM_WRITE_US] = FM_SECONDS("write_seconds_total",
+					   "Time in writes: conntrack's be-liberal flags, "
+					   "then the TC flower rules."),
+	[NPUFLOW_FM_EGRESS_CACHED] = FM_COUNT("Egress lookups answered from npuflowd's cache."),
+	[NPUFLOW_FM_EGRESS_ASKED] = FM_COUNT("Egress lookups asked of rtnetlink (cache misses)."),
+	[NPUFLOW_FM_CT_US] = FM_SECONDS("ct_lookup_seconds_total",
+					"Of the time in lookups, the conntrack queries."),
+	[NPUFLOW_FM_CT_SWEPT] = FM_COUNT("Connections taken out by the periodic conntrack "
+					 "check: no DESTROY came."),
+	[NPUFLOW_FM_RESCANS] = FM_COUNT("Walks of the candidates after threshold events "
+					"were lost."),
+	[NPUFLOW_FM_RESCANNED] = FM_COUNT("Lost crossings the walks found, handled as "
+					  "threshold events."),
+	[NPUFLOW_FM_RESCAN_LOST] = { "gauge", "rescan_lost", 1,
+				     "The classifier's lost-event total the last complete walk "
+				     "covered (npuflow_classifier_events_lost_total summed)." },
+	[NPUFLOW_FM_REROUTED] = FM_COUNT("Made connections given back to the host because their "
+					 "egress moved or went (next hop's MAC, route, port, "
+					 "tag, MTU)."),
+	[NPUFLOW_FM_RULESETS] = FM_COUNT("nftables rulesets committed: each released the made "
+					 "connections to the host."),
+};
+
+/* npuflow_flowmaker_<...> of flow-maker counter @i in @buf. */
+static void fm_metric_name(unsigned int i, char *buf, size_t len)
+{
+	if (fm_metrics[i].name)
+		snprintf(buf, len, "npuflow_flowmaker_%s", fm_metrics[i].name);
+	else
+		snprintf(buf, len, "npuflow_flowmaker_%s_total", fm_stat_name(i));
+}
+
+/* The labels of a counters slot: slot, port (panel number or "none"), ifname. */
+struct port_labels {
+	char slot[12];
+	char port[12];
+	struct prom_label l[4];	/* the three, and room for one more */
+};
+
+static void port_labels(struct port_labels *pl, const struct npuctl_port *p)
+{
+	int port = npuctl_slot_port(p->slot);
+
+	snprintf(pl->slot, sizeof(pl->slot), "%u", p->slot);
+	if (port < 0)
+		snprintf(pl->port, sizeof(pl->port), "none");
+	else
+		snprintf(pl->port, sizeof(pl->port), "%d", port);
+	pl->l[0] = (struct prom_label){ "slot", pl->slot };
+	pl->l[1] = (struct prom_label){ "port", pl->port };
+	pl->l[2] = (struct prom_label){ "ifname", p->ifname };
+}
+
+/* npuflow_punt_<what>_total by slot and reason: frames (@bytes 0) or bytes. */
+static void prom_punts(FILE *f, const struct npuctl_port *p, size_t n, int bytes)
+{
+	const char *name = bytes ? "npuflow_punt_bytes_total" : "npuflow_punt_frames_total";
+	size_t i;
+	unsigned int r;
+
+	prom_family(f, name, "counter", bytes ?
+		    "L2 bytes of the frames the classifier saw, by the coprocessor's punt "
+		    "reason (none: frames without its metadata)." :
+		    "Frames the classifier saw, by the coprocessor's punt reason (none: "
+		    "frames without its metadata).");
+	for (i = 0; i < n; i++) {
+		struct port_labels pl;
+
+		port_labels(&pl, &p[i]);
+		for (r = 0; r < NPUFLOW_R_SLOTS; r++) {
+			pl.l[3] = (struct prom_label){ "reason", npuflow_reason_name(r) };
+			prom_sample(f, name, pl.l, 4, bytes ? p[i].c.bytes[r] : p[i].c.frames[r], 1);
+		}
+	}
+}
+
+/* npuflow_classifier_<counter>_total by slot, for classifier counter @s. */
+static void prom_classifier(FILE *f, const struct npuctl_port *p, size_t n, unsigned int s)
+{
+	char name[PROM_NAME_MAX];
+	size_t i;
+
+	snprintf(name, sizeof(name), "npuflow_classifier_%s_total", npuflow_stat_name(s));
+	prom_family(f, name, "counter", stat_help[s] ? stat_help[s] : npuflow_stat_name(s));
+	for (i = 0; i < n; i++) {
+		struct port_labels pl;
+
+		port_labels(&pl, &p[i]);
+		prom_sample(f, name, pl.l, 3, p[i].c.stat[s], 1);
+	}
+}
+
+void npuctl_prom_ports(FILE *f, const struct npuctl_port *p, size_t n)
+{
+	unsigned int s;
+
+	prom_punts(f, p, n, 0);
+	prom_punts(f, p, n, 1);
+	for (s = 0; s < NPUFLOW_S_MAX; s++)
+		prom_classifier(f, p, n, s);
+}
+
+/* A family of one sample without labels. */
+static void prom_one(FILE *f, const char *name, const char *type, const char *help,
+		     unsigned long long v, unsigned long long unit)
+{
+	prom_family(f, name, type, help);
+	prom_sample(f, name, NULL, 0, v, unit);
+}
+
+/* A family of @v[@from..@to), labelled @label by @name_of(i). */
+static void prom_by(FILE *f, const char *name, const char *type, const char *help,
+		    const char *label, const __u64 *v, unsigned int from, unsigned int to,
+		    const char *(*name_of)(unsigned int))
+{
+	unsigned int i;
+
+	prom_family(f, name, type, help);
+	for (i = from; i < to; i++) {
+		struct prom_label l = { label, name_of(i) };
+
+		prom_sample(f, name, &l, 1, v[i], 1);
+	}
+}
+
+/* The flow maker's counters, one family each, and the time of its makes. */
+static void prom_flowmaker(FILE *f, const struct npuflow_fmstats *st)
+{
+	char name[PROM_NAME_MAX];
+	unsigned int i;
+
+	for (i = 0; i < NPUFLOW_FM_MAX; i++) {
+		const struct fm_metric *m = &fm_metrics[i];
+
+		if (!m->type)
+			continue;
+		fm_metric_name(i, name, sizeof(name));
+		prom_one(f, name, m->type, m->help, st->stat[i], m->unit);
+	}
+	prom_one(f, "npuflow_flowmaker_make_seconds_total", "counter",
+		 "Time in makes: the lookups and the writes (npuflow_flowmaker_lookup_"
+		 "seconds_total plus npuflow_flowmaker_write_seconds_total).",
+		 st->stat[NPUFLOW_FM_LOOKUP_US] + st->stat[NPUFLOW_FM_WRITE_US], 1000000);
+}
+
+void npuctl_prom_status(FILE *f, const struct npuctl_status *s)
+{
+	prom_one(f, "npuflow_daemon_running", "gauge",
+		 "Whether npuflowd runs: a live process holds its lock file.", !!s->pid, 1);
+	prom_one(f, "npuflow_maps_pinned", "gauge",
+		 "Whether npuflowd's maps are pinned: it runs, or ran and was not flushed.",
+		 !!s->pinned, 1);
+	if (!s->pinned)
+		return;
+	prom_one(f, "npuflow_daemon_uptime_seconds", "gauge",
+		 "Seconds since npuflowd's last start.", s->uptime_ns, 1000000000);
+	prom_one(f, "npuflow_stats_age_seconds", "gauge",
+		 "Seconds since npuflowd last wrote these counters.", s->updated_ns_ago,
+		 1000000000);
+	prom_by(f, "npuflow_connections", "gauge", "The flow maker's connections by state.",
+		"state", s->st.state, 1, NPUFLOW_CS_MAX, fm_state_name);
+	prom_by(f, "npuflow_refusals_total", "counter",
+		"Connections the flow maker left on the host, by reason.", "reason",
+		s->st.refused, 1, NPUFLOW_FR_SLOTS, fm_reason_name);
+	prom_flowmaker(f, &s->st);
+}
