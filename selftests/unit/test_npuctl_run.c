@@ -229,6 +229,23 @@ static void fill_fmstats(void)
 	close(fd);
 }
 
+/* "npuctl (npuflow) <the top directory's VERSION>\n", what --version prints. */
+static const char *version_line(void)
+{
+	static char line[96];
+	char path[PATH_MAX + 32], v[32] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/../../../VERSION", dirname(strdupa(env.npuctl)));
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(v, sizeof(v), f));
+	fclose(f);
+	v[strcspn(v, "\n")] = '\0';
+	snprintf(line, sizeof(line), "npuctl (npuflow) %s\n", v);
+	return line;
+}
+
 /* ---------------------------------------------------------- the world */
 
 static const char *make_world(void)
@@ -769,10 +786,31 @@ static void text_and_usage(void **state)
 	run_free(&r);
 	r = npuctl(env.pins, "--help", NULL);
 	exited(&r, 0);
-	assert_non_null(strstr(r.out, "  stats [--json|--prometheus] [--all]\n"));
-	assert_non_null(strstr(r.out, "  status [--json|--prometheus]\n"));
-	assert_non_null(strstr(r.out, "--prometheus: the Prometheus text exposition format"));
+	assert_true(!strncmp(r.out, "Usage: npuctl [OPTION]... COMMAND", 33));
+	assert_non_null(strstr(r.out, "\n  stats [--json|--prometheus] [--all]\n"));
+	assert_non_null(strstr(r.out, "\n  status [--json|--prometheus]\n"));
+	assert_non_null(strstr(r.out, "\n      --prometheus            Write the Prometheus text "
+				      "exposition format\n"));
+	assert_non_null(strstr(r.out, "\n      --version               Print the version"));
 	run_free(&r);
+	r = npuctl(env.pins, "--version", NULL);
+	exited(&r, 0);
+	assert_string_equal(r.out, version_line());
+	run_free(&r);
+
+	/* --opt=VALUE as --opt VALUE */
+	{
+		char opt[160];
+		struct json_object *o;
+
+		snprintf(opt, sizeof(opt), "--pin-dir=%s", env.pins);
+		r = npuctl(env.empty, opt, "candidates", "--json", "--limit=2", NULL);
+		exited(&r, 0);
+		o = parse(r.out);
+		assert_int_equal(length(o), 2);
+		json_object_put(o);
+		run_free(&r);
+	}
 }
 
 int main(void)

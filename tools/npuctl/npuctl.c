@@ -30,43 +30,63 @@ static const char *pin_dir = NPUFLOW_PIN_DIR;
 static const char *ctl_socket = NPUFLOWD_CTL_DEFAULT;
 static const char *lock_file = NPUFLOWD_LOCK_DEFAULT;
 
+/* --help, in the form help2man reads: the manual page npuctl(8) is made from it. */
 static void usage(FILE *f)
 {
-	fprintf(f,
-"usage: npuctl [--pin-dir DIR] [--ctl-socket PATH] [--lock-file PATH] COMMAND [OPTIONS]\n"
+	fputs(
+"Usage: npuctl [OPTION]... COMMAND [COMMAND OPTION]...\n"
+"Inspect npuflow: the candidates, counters and connections in the maps\n"
+"npuflowd pins (per-CPU values summed over CPUs), and hand connections back\n"
+"to the host through npuflowd.\n"
 "\n"
-"commands:\n"
-"  candidates|cand [--json] [--limit N]\n"
-"      the candidates (one per direction seen in punted frames), busiest\n"
-"      first: ingress interface, VLANs, protocol, endpoints, frames, bytes,\n"
-"      TCP flags seen, last punt reason, front port (panel number), hardware\n"
-"      connection index, idle time\n"
+"Commands:\n"
+"  candidates [--json] [--limit N]\n"
+"                              The candidates, one per direction seen in\n"
+"                              punted frames, busiest first: ingress, VLANs,\n"
+"                              protocol, endpoints, frames, bytes, TCP flags,\n"
+"                              last punt reason, front port (panel number),\n"
+"                              hardware connection index, idle time.  Alias\n"
+"                              cand.\n"
 "  stats [--json|--prometheus] [--all]\n"
-"      per-port frames and bytes per punt reason and the classifier's parse\n"
-"      counters, summed over CPUs (--all: also empty slots); then the flow\n"
-"      maker's counters (text only)\n"
+"                              Per port slot, frames and bytes per punt reason\n"
+"                              and the classifier's parse counters; then the\n"
+"                              flow maker's counters (text only).\n"
 "  status [--json|--prometheus]\n"
-"      npuflowd running or not, connections per state, the flow maker's\n"
-"      counters and its refusals by reason\n"
-"  flows [--json]\n"
-"      the connections: id, state, both directions (ingress, tuple as it\n"
-"      arrives, so NAT shows), egress, hardware packets and bytes per\n"
-"      direction, age, idle time, give-backs, remakes, revives, reason\n"
-"  release ID|--all\n"
-"      hand connections back to the host: npuflowd sets conntrack's\n"
-"      be-liberal flags first, then removes the rules\n"
-"  help\n"
-"      this text\n"
+"                              Whether npuflowd runs, its connections per\n"
+"                              state, the flow maker's counters and its\n"
+"                              refusals by reason.\n"
+"  flows [--json]              The connections: id, state, both directions as\n"
+"                              they arrive (NAT shows), egress, hardware\n"
+"                              packets and bytes per direction, age, idle time,\n"
+"                              give-backs, remakes, revives, reason.\n"
+"  release ID|--all            Hand connections back to the host: npuflowd sets\n"
+"                              conntrack's be-liberal flags, then removes the\n"
+"                              rules.\n"
+"  help                        Print this help and exit.\n"
 "\n"
-"output: text tables by default; --json (-j): JSON, one array element a\n"
-"  line; --prometheus: the Prometheus text exposition format 0.0.4, metrics\n"
-"  named npuflow_* (stats and status write different ones: both can go in\n"
-"  one file for node_exporter's textfile collector)\n"
-"options: --pin-dir DIR (maps, default %s), --ctl-socket PATH (npuflowd's\n"
-"  control socket, default %s), --lock-file PATH (npuflowd's lock, which\n"
-"  names its pid, default %s); -h, --help: this text\n"
-"exit: 0 done, 1 failed, 2 bad usage, 3 status: npuflowd never ran here\n",
-		pin_dir, ctl_socket, lock_file);
+"Command options:\n"
+"  -j, --json                  Write JSON: an array with one element a line\n"
+"                              (candidates, stats, flows), one object (status).\n"
+"      --prometheus            Write the Prometheus text exposition format\n"
+"                              0.0.4, metrics named npuflow_*; stats and status\n"
+"                              write different ones, so both can go in one\n"
+"                              file for node_exporter's textfile collector.\n"
+"      --all                   stats: empty port slots too.\n"
+"      --limit=N               candidates: the N busiest only.\n"
+"\n"
+"Options:\n"
+"      --pin-dir=DIR           The directory of npuflowd's maps.  Default\n"
+"                              " NPUFLOW_PIN_DIR ".\n"
+"      --ctl-socket=PATH       npuflowd's control socket (release).  Default\n"
+"                              " NPUFLOWD_CTL_DEFAULT ".\n"
+"      --lock-file=PATH        npuflowd's lock file, which names its pid.\n"
+"                              Default " NPUFLOWD_LOCK_DEFAULT ".\n"
+"  -h, --help                  Print this help and exit.\n"
+"      --version               Print the version and exit.\n"
+"\n"
+"Exit status:\n"
+"  0 done, 1 failed (said on stderr), 2 bad usage, 3 status: npuflowd never\n"
+"  ran here (nothing pinned, or no BPF file system).\n", f);
 }
 
 /* An option or argument @cmd does not take: say which, then the usage. */
@@ -134,6 +154,8 @@ static int parse_opts(int argc, char **argv, unsigned int takes, struct cmd_opts
 			rc = set_out(argv[0], OUT_PROM, o);
 		else if ((takes & O_ALL) && !strcmp(a, "--all"))
 			o->all = 1;
+		else if ((takes & O_LIMIT) && !strncmp(a, "--limit=", 8))
+			rc = parse_count("--limit", a + 8, &o->limit);
 		else if ((takes & O_LIMIT) && !strcmp(a, "--limit") && i + 1 < argc)
 			rc = parse_count(a, argv[++i], &o->limit);
 		else
@@ -341,29 +363,51 @@ static int run(int argc, char **argv)
 }
 
 /*
+ * Whether argv[*i] is option @name with a value, "--name VALUE" or
+ * "--name=VALUE": then the value in *@val and *i past it.
+ */
+static int opt_value(int argc, char **argv, int *i, const char *name, const char **val)
+{
+	size_t n = strlen(name);
+
+	if (strncmp(argv[*i], name, n))
+		return 0;
+	if (argv[*i][n] == '=') {
+		*val = argv[(*i)++] + n + 1;
+		return 1;
+	}
+	if (argv[*i][n] || *i + 1 >= argc)
+		return 0;
+	*val = argv[*i + 1];
+	*i += 2;
+	return 1;
+}
+
+/*
  * The global options into the globals: the index of the command, or minus
- * the exit status when there is none to run (--help: 0, bad usage: -2).
+ * the exit status when there is none to run (--help, --version: 0, bad
+ * usage: -2).
  */
 static int global_opts(int argc, char **argv)
 {
 	int i = 1;
 
 	while (i < argc && argv[i][0] == '-') {
-		if (!strcmp(argv[i], "--pin-dir") && i + 1 < argc) {
-			pin_dir = argv[i + 1];
-		} else if (!strcmp(argv[i], "--ctl-socket") && i + 1 < argc) {
-			ctl_socket = argv[i + 1];
-		} else if (!strcmp(argv[i], "--lock-file") && i + 1 < argc) {
-			lock_file = argv[i + 1];
-		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+		if (opt_value(argc, argv, &i, "--pin-dir", &pin_dir) ||
+		    opt_value(argc, argv, &i, "--ctl-socket", &ctl_socket) ||
+		    opt_value(argc, argv, &i, "--lock-file", &lock_file))
+			continue;
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			usage(stdout);
 			return 0;
-		} else {
-			fprintf(stderr, "npuctl: unknown option '%s'\n", argv[i]);
-			usage(stderr);
-			return -2;
 		}
-		i += 2;
+		if (!strcmp(argv[i], "--version")) {
+			printf("npuctl (npuflow) %s\n", NPUFLOW_VERSION);
+			return 0;
+		}
+		fprintf(stderr, "npuctl: unknown option '%s'\n", argv[i]);
+		usage(stderr);
+		return -2;
 	}
 	if (i >= argc) {
 		usage(stderr);
