@@ -2,15 +2,16 @@
 # npuflow - a programmable datapath for a network coprocessor on Linux.
 #
 #   make deps       install build/test dependencies (Debian packages, idempotent)
-#   make            build the kernel modules (KDIR= to override the headers)
+#   make            build the kernel modules (KDIR= to override the headers), the
+#                   programs and their manual pages (build/man/, help2man)
 #   make check      native tests: unit (cmocka, under ASan/UBSan), fuzz (libFuzzer,
-#                   10 s a target) and BPF prog-test-run
+#                   10 s a target), BPF prog-test-run, the manual pages render
 #   make vm-check   end-to-end tests in a QEMU guest; TESTS="word ..." selects
 #   make test       deps + build + check + vm-check
 #   make demo       the main job on the built-in coprocessor model, in the VM;
 #                   results/demo.md (+ .json, demo.png plotted on this host)
 #   make bench      benchmarks (ratios measured side by side in one VM run)
-#   make install    modules and tools into the running system (DESTDIR=)
+#   make install    modules, tools and manual pages into the running system (DESTDIR=)
 #   make clean
 
 KDIR ?=
@@ -18,9 +19,10 @@ TESTS ?=
 VM_TIMEOUT ?= 3600
 KMAKE = $(MAKE) -C kernel $(if $(KDIR),KDIR=$(KDIR)) W=1
 
-.PHONY: all deps modules userspace check unit bpf-check vm-check test demo bench install clean lint
+.PHONY: all deps modules userspace man check unit bpf-check man-check vm-check test demo bench \
+	install clean lint
 
-all: modules userspace
+all: modules userspace man
 
 deps:
 	@tools/deps.sh
@@ -33,7 +35,7 @@ userspace:
 	$(MAKE) -C loader
 	$(MAKE) -C tools/loadgen
 
-check: unit bpf-check
+check: unit bpf-check man-check
 
 unit:
 	$(MAKE) -C selftests/unit check
@@ -41,6 +43,13 @@ unit:
 
 bpf-check: userspace
 	$(MAKE) -C selftests/bpf check
+
+# npuflowd(8) and npuctl(8), from the programs' --help (man/Makefile)
+man: userspace
+	$(MAKE) -C man
+
+man-check: man
+	$(MAKE) -C man check
 
 # The whole suite (no TESTS) first checks, on the host, that the bench report
 # never shows a figure of a command that failed in the guest
@@ -76,11 +85,13 @@ lint:
 	tools/checkpatch.sh
 
 PREFIX ?= /usr/local
+MANDIR ?= $(PREFIX)/share/man
 
 # Modules for the 6.12 kernel the headers belong to (depmod runs when
 # DESTDIR is empty), the tools into $(PREFIX)/bin, the BPF object where
 # npuflowd looks for it, npuflowd.service into $(PREFIX)/lib/systemd/system
-# and its settings into /etc/default/npuflowd (an existing one is kept).
+# and its settings into /etc/default/npuflowd (an existing one is kept), the
+# manual pages into $(MANDIR)/man8.
 install: all
 	$(KMAKE) modules_install $(if $(DESTDIR),INSTALL_MOD_PATH=$(DESTDIR))
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/npuflow
@@ -92,6 +103,8 @@ install: all
 	chmod 0644 $(DESTDIR)$(PREFIX)/lib/systemd/system/npuflowd.service
 	test -e $(DESTDIR)/etc/default/npuflowd || \
 		install -m 0644 dist/npuflowd.default $(DESTDIR)/etc/default/npuflowd
+	install -d $(DESTDIR)$(MANDIR)/man8
+	install -m 0644 build/man/npuflowd.8 build/man/npuctl.8 $(DESTDIR)$(MANDIR)/man8/
 
 clean:
 	-$(KMAKE) clean
