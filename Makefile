@@ -5,22 +5,28 @@
 #   make            build the kernel modules (KDIR= to override the headers), the
 #                   programs and their manual pages (build/man/, help2man)
 #   make check      native tests: unit (cmocka, under ASan/UBSan), fuzz (libFuzzer,
-#                   10 s a target), BPF prog-test-run, the manual pages render
+#                   10 s a target), BPF prog-test-run, the manual pages render,
+#                   and dkms-check: make install DESTDIR=, then dkms add, build
+#                   and autoinstall from it, dkms's trees private to the run
 #   make vm-check   end-to-end tests in a QEMU guest; TESTS="word ..." selects
 #   make test       deps + build + check + vm-check
 #   make demo       the main job on the built-in coprocessor model, in the VM;
 #                   results/demo.md (+ .json, demo.png plotted on this host)
 #   make bench      benchmarks (ratios measured side by side in one VM run)
-#   make install    modules, tools and manual pages into the running system (DESTDIR=)
+#   make install    programs, manual pages, unit, the modules' DKMS source and
+#                   (MODULES=built, the default) the modules built for the 6.12
+#                   headers, into the running system (DESTDIR=, PREFIX=)
 #   make clean
 
 KDIR ?=
 TESTS ?=
 VM_TIMEOUT ?= 3600
 KMAKE = $(MAKE) -C kernel $(if $(KDIR),KDIR=$(KDIR)) W=1
+VERSION := $(file <VERSION)
 
-.PHONY: all deps modules userspace man check unit bpf-check man-check vm-check test demo bench \
-	install clean lint
+.PHONY: all deps modules userspace man check unit bpf-check man-check dkms-check vm-check \
+	test demo bench install install-modules install-dkms install-tools install-man \
+	install-unit clean lint
 
 all: modules userspace man
 
@@ -35,7 +41,7 @@ userspace:
 	$(MAKE) -C loader
 	$(MAKE) -C tools/loadgen
 
-check: unit bpf-check man-check
+check: unit bpf-check man-check dkms-check
 
 unit:
 	$(MAKE) -C selftests/unit check
@@ -50,6 +56,11 @@ man: userspace
 
 man-check: man
 	$(MAKE) -C man check
+
+# make install and DKMS, in a directory of its own (about 45 s, most of it
+# dkms build; root, else skipped)
+dkms-check: all
+	tools/dkms-check
 
 # The whole suite (no TESTS) first checks, on the host, that the bench report
 # never shows a figure of a command that failed in the guest
@@ -86,25 +97,50 @@ lint:
 
 PREFIX ?= /usr/local
 MANDIR ?= $(PREFIX)/share/man
+# built: the modules made for the 6.12 headers go into /lib/modules/KVER/
+# extra/npuflow; dkms: none, `dkms install` builds them for each kernel
+# (docs/operator-guide.md, "Installing").  Both ways get the DKMS source.
+MODULES ?= built
+ifeq ($(filter built dkms,$(MODULES)),)
+$(error MODULES=$(MODULES): built or dkms)
+endif
+DKMS_SRC := /usr/src/npuflow-$(VERSION)
 
-# Modules for the 6.12 kernel the headers belong to (depmod runs when
-# DESTDIR is empty), the tools into $(PREFIX)/bin, the BPF object where
-# npuflowd looks for it, npuflowd.service into $(PREFIX)/lib/systemd/system
-# and its settings into /etc/default/npuflowd (an existing one is kept), the
-# manual pages into $(MANDIR)/man8.
-install: all
+# The programs into $(PREFIX)/bin, their manual pages into $(MANDIR)/man8,
+# npuflowd.service into $(PREFIX)/lib/systemd/system and its settings into
+# /etc/default/npuflowd (an existing one is kept), the modules' DKMS source
+# into /usr/src/npuflow-VERSION, and the built modules (MODULES=built).
+install: install-tools install-man install-unit install-dkms \
+	$(if $(filter built,$(MODULES)),install-modules)
+
+# depmod runs when DESTDIR is empty
+install-modules: modules
 	$(KMAKE) modules_install $(if $(DESTDIR),INSTALL_MOD_PATH=$(DESTDIR))
+
+# What the build compiled and included, from its records (dist/dkms-source),
+# and dkms.conf
+install-dkms: modules
+	rm -rf $(DESTDIR)$(DKMS_SRC)
+	dist/dkms-source $(DESTDIR)$(DKMS_SRC)
+
+# The classifier's object too, for bpftool and xdp-loader (npuflowd carries
+# its own copy)
+install-tools: userspace
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/npuflow
 	install -m 0755 build/bin/npuflowd build/bin/npuctl build/bin/npuload $(DESTDIR)$(PREFIX)/bin/
 	install -m 0644 build/bpf/classify.bpf.o $(DESTDIR)$(PREFIX)/lib/npuflow/
+
+install-man: man
+	install -d $(DESTDIR)$(MANDIR)/man8
+	install -m 0644 build/man/npuflowd.8 build/man/npuctl.8 $(DESTDIR)$(MANDIR)/man8/
+
+install-unit:
 	install -d $(DESTDIR)$(PREFIX)/lib/systemd/system $(DESTDIR)/etc/default
 	sed 's|@BINDIR@|$(PREFIX)/bin|g' dist/npuflowd.service > \
 		$(DESTDIR)$(PREFIX)/lib/systemd/system/npuflowd.service
 	chmod 0644 $(DESTDIR)$(PREFIX)/lib/systemd/system/npuflowd.service
 	test -e $(DESTDIR)/etc/default/npuflowd || \
 		install -m 0644 dist/npuflowd.default $(DESTDIR)/etc/default/npuflowd
-	install -d $(DESTDIR)$(MANDIR)/man8
-	install -m 0644 build/man/npuflowd.8 build/man/npuctl.8 $(DESTDIR)$(MANDIR)/man8/
 
 clean:
 	-$(KMAKE) clean
