@@ -183,6 +183,8 @@ static void flow_fields(void **state)
 	struct json_object *o, *d;
 
 	(void)state;
+	c.key[0].vlan_outer = 10;
+	c.out_vid[0] = 20;
 	o = npuctl_flow_json(&f);
 	assert_non_null(o);
 	assert_int_equal(u64(o, "id"), 42);
@@ -211,6 +213,9 @@ static void flow_fields(void **state)
 	assert_int_equal(length(d), 2);
 	assert_string_equal(str(json_object_array_get_idx(d, 0), "in"), "npu0p3");
 	assert_string_equal(str(json_object_array_get_idx(d, 0), "out"), "npu0p8");
+	assert_int_equal(u64(json_object_array_get_idx(d, 0), "vlan"), 10);
+	assert_int_equal(u64(json_object_array_get_idx(d, 0), "out_vlan"), 20);
+	assert_int_equal(u64(json_object_array_get_idx(d, 1), "vlan"), 0);
 	assert_string_equal(str(json_object_array_get_idx(d, 0), "src"), "10.0.0.1");
 	assert_int_equal(u64(json_object_array_get_idx(d, 0), "sport"), 1);
 	assert_string_equal(str(json_object_array_get_idx(d, 0), "dst"), "192.0.2.9");
