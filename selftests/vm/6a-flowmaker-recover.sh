@@ -2,13 +2,15 @@
 # SPDX-License-Identifier: GPL-2.0
 # npuflowd's recoveries on the coprocessor's ports 3 and 8 (issue 14):
 #   - killed with SIGKILL under traffic, two connections in hardware: the
-#     rules and the coprocessor's connections stay while it is down; one
-#     connection's conntrack entry is deleted meanwhile (conntrack -D);
-#     started again as npuflowd.service starts it (its ExecStart, the same
-#     options, READY=1 to the service manager once restored), the restart
-#     reconciles: the deleted entry's connection leaves the hardware (its
-#     rules, the driver's fp_conns), the live one stays in hardware, once,
-#     its counters moving;
+#     rules and the coprocessor's connections stay while it is down; meanwhile
+#     one connection's conntrack entry is deleted (conntrack -D), the other's
+#     reply rule is deleted (tc filter del), and a rule of npuflowd's prio
+#     that no connection owns is added; started again as npuflowd.service
+#     starts it (its ExecStart, the same options, READY=1 to the service
+#     manager once restored), the restart reconciles: the deleted entry's
+#     connection leaves the hardware (its rules, the driver's fp_conns), the
+#     live one's missing rule is written again and it stays in hardware,
+#     once, its counters moving; the orphan rule is deleted;
 #   - lost threshold events: npuflowd with a 4 KiB event ring (42 events) is
 #     stopped (SIGSTOP) while 64 connections cross the threshold both ways;
 #     running again, it rescans the candidates for the crossings the full
@@ -16,7 +18,7 @@
 # Counts only; times belong to the benchmark.
 # timeout: 600
 . "$(dirname "$0")/lib.sh"
-ktap_plan 13
+ktap_plan 15
 LOAD=$NPU_REPO/build/bin/npuload
 NOTIFY=/run/npfm-vm-notify
 NLOG=/tmp/npfm-vm-notify.log
@@ -109,6 +111,14 @@ conntrack -D -p tcp --orig-src $PC4 --sport "$S1" --dport 5201 >/dev/null 2>&1
 ktap_result $( ! conntrack -L -p tcp --dport 5201 2>/dev/null | grep -q "sport=$S1 " &&
 	conntrack -L -p tcp --dport 5202 2>/dev/null | grep -q ESTABLISHED; echo $?) \
 	"meanwhile conntrack -D of the first connection's entry (the second's stays)"
+# the second's reply rule deleted; a rule of our prio with a handle no
+# connection has (software only: the orphan need not be in hardware)
+tc filter del dev "$P8" ingress protocol ip prio $((0xc4f0)) handle "${H2[1]}" flower &&
+tc filter add dev "$P3" ingress protocol ip prio $((0xc4f0)) handle 99999 flower skip_hw \
+	ip_proto udp dst_port 9 action drop
+ktap_result $([ "$(rule_in_hw "$P8" "${H2[1]}")" = 0 ] &&
+	[ "$(tc -j filter show dev "$P3" ingress | jq '[.[] | select(.options.handle == 99999)] | length')" = 1 ]; echo $?) \
+	"meanwhile the second's reply rule deleted, an orphan rule of npuflowd's prio added"
 sleep 1
 t0=$(date +%s%N)
 svc_start; rc=$?
@@ -121,10 +131,12 @@ diag "after the restart: rules $(fm_rules "$P3")+$(fm_rules "$P8"), coprocessor 
 ktap_result $([ "$(rule_in_hw "$P3" "${H1[0]}")" = 0 ] && [ "$(rule_in_hw "$P8" "${H1[1]}")" = 0 ] &&
 	[ "$(fm_rules "$P3")" = 1 ] && [ "$(fm_rules "$P8")" = 1 ] && [ "$fp_up" = 1 ]; echo $?) \
 	"the restart takes the deleted entry's connection out of hardware (its rules gone, coprocessor 1)"
-ktap_result $(in_hw_both "${H2[@]}" &&
-	[ "$(fm_flows | jq "[.[] | select(.state == \"made\")] | map(.id) == [$ID2]")" = true ] &&
-	[ "$(fm_ctl status --json | jq .counters.hw_orphans)" = 0 ]; echo $?) \
-	"the live connection stays in hardware, made once (id $ID2), no orphan"
+ktap_result $(in_hw_both "${H2[@]}" && grep -q "restored .* 1 rule(s) rewritten" $FM_LOG &&
+	[ "$(fm_flows | jq "[.[] | select(.state == \"made\")] | map(.id) == [$ID2]")" = true ]; echo $?) \
+	"the live connection stays in hardware, its missing rule written again, made once (id $ID2)"
+ktap_result $([ "$(fm_ctl status --json | jq .counters.hw_orphans)" = 1 ] &&
+	[ "$(tc -j filter show dev "$P3" ingress | jq '[.[] | select(.options.handle == 99999)] | length')" = 0 ]; echo $?) \
+	"the orphan rule is deleted (hw_orphans 1)"
 p0=$(fm_flows | jq "[.[] | select(.id == $ID2)][0].dirs[0].packets")
 sleep 4
 p1=$(fm_flows | jq "[.[] | select(.id == $ID2)][0].dirs[0].packets")

@@ -1,0 +1,106 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The flow maker with 802.1Q VLANs: pc reaches the host through VLAN 10 on
+# port 3, far through VLAN 20 on port 8 (the host's VLAN devices route
+# between them).  An IPv4 connection tagged on both sides and an IPv6 one
+# tagged on pc's side only are made by npuflowd: each direction's rule
+# matches its tag (protocol 802.1Q), pops it and pushes the egress's, and
+# the host takes < 0.1 % of each stream; the frames reach far's and pc's
+# VLAN devices, so they left with the right tag.
+# Counts only; times belong to the benchmark.
+# timeout: 600
+. "$(dirname "$0")/lib.sh"
+ktap_plan 10
+LOAD=$NPU_REPO/build/bin/npuload
+V10_4=198.18.10 V20_4=198.18.20 V10_6=2001:db8:10: V20_6=2001:db8:20:
+trap fm_cleanup EXIT
+
+fm_setup
+echo 0 > /sys/kernel/debug/npusim/0/fp_retrans_max	# 63's subject
+
+# vlan_end NS DEV VID NET4 NET6 OTHER4 OTHER6: DEV.VID in NS at .2/::2 of
+# its nets, routed to the other side's through the host's .1/::1; the
+# host's VLAN device "vVID" on its port.
+vlan_end() {
+	local ns=$1 dev=$2 vid=$3 n4=$4 n6=$5 o4=$6 o6=$7 port=$8
+	ip -n "$ns" link add link "$dev" name "$dev.$vid" type vlan id "$vid" &&
+	ip -n "$ns" addr add "$n4.2/24" dev "$dev.$vid" &&
+	ip -n "$ns" -6 addr add "$n6:2/64" dev "$dev.$vid" nodad &&
+	ip -n "$ns" link set "$dev.$vid" up &&
+	ip -n "$ns" route add "$o4.0/24" via "$n4.1" &&
+	ip -n "$ns" -6 route add "$o6:/64" via "$n6:1" &&
+	ip link add link "$port" name "v$vid" type vlan id "$vid" &&
+	ip addr add "$n4.1/24" dev "v$vid" &&
+	ip -6 addr add "$n6:1/64" dev "v$vid" nodad &&
+	ip link set "v$vid" up
+}
+vlan_end pc npuw0p3 10 $V10_4 $V10_6 $V20_4 $V20_6 "$P3" &&
+vlan_end far npuw0p8 20 $V20_4 $V20_6 $V10_4 $V10_6 "$P8" &&
+ip netns exec pc ping -c1 -W3 $V20_4.2 >/dev/null &&
+ip netns exec pc ping -6 -c1 -W3 $V20_6:2 >/dev/null &&
+ip netns exec pc ping -6 -c1 -W3 $FAR6 >/dev/null
+ktap_result $? "VLAN 10 on port 3, VLAN 20 on port 8: pc and far ping over them"
+
+fm_start; ktap_result $? "npuflowd on $P3 $P8"
+ip netns exec far "$LOAD" server -p 5201 -t 300 >/dev/null 2>&1 &
+wait_listen far 5201
+
+# vlan_rules DEV VID FAMILY: npuflowd's 802.1Q rules on DEV matching VID
+# with vlan_ethtype FAMILY, in hardware.
+vlan_rules() {
+	tc -j filter show dev "$1" ingress | jq --argjson v "$2" --arg f "$3" \
+		'[.[] | select(.protocol == "802.1Q" and .options.in_hw == true and
+		  .options.keys.vlan_id == $v and .options.keys.vlan_ethtype == $f)] | length'
+}
+# pushes DEV VID: rules on DEV whose actions push VID.
+pushes() {
+	tc -j filter show dev "$1" ingress | jq --argjson v "$2" \
+		'[.[] | select(.options.in_hw == true and
+		  ([.options.actions[]? | select(.kind == "vlan" and .vlan_action == "push" and
+		    .id == $v)] | length) == 1)] | length'
+}
+# tagged_rx LABEL NS DEV: > 1,000 frames reached DEV in NS over 4 s.
+tagged_rx() {
+	local r0 r
+	r0=$(link_stat -n "$2" "$3" rx_packets)
+	sleep 4
+	r=$(( $(link_stat -n "$2" "$3" rx_packets) - r0 ))
+	diag "$1: $3 in $2 received $r frames in 4 s"
+	[ "$r" -gt 1000 ]
+}
+
+# IPv4, tagged 10 on port 3 and 20 on port 8
+fm_stream $V20_4.2
+ktap_result $(fm_wait_jq 30 '[.[] | select(.family == 4 and .state == "made")] | length == 1'; echo $?) \
+	"IPv4 over VLAN 10 -> VLAN 20: the connection is made"
+diag "$(fm_flows | jq -c '[.[] | select(.family == 4)][0] | {id, state, reason, dirs}')"
+diag "$(tc -j filter show dev "$P3" ingress | jq -c '[.[] | select(.options.keys.vlan_id)][0] | {protocol, keys: .options.keys | {vlan_id, vlan_ethtype}, actions: [.options.actions[] | {kind: .kind, a: .vlan_action, id: .id}]}')"
+ktap_result $([ "$(vlan_rules "$P3" 10 ip)" = 1 ] && [ "$(vlan_rules "$P8" 20 ip)" = 1 ] &&
+	[ "$(pushes "$P3" 20)" = 1 ] && [ "$(pushes "$P8" 10)" = 1 ] &&
+	[ "$(fm_flows | jq '[.[] | select(.family == 4)][0] | [.dirs[] | .vlan, .out_vlan] == [10, 20, 20, 10]')" = true ]; echo $?) \
+	"its rules match tag 10 on $P3 and 20 on $P8, pop it and push the other's, in hardware (npuctl flows shows the tags)"
+sleep 2
+fm_share "IPv4 VLAN"; ktap_result $? "IPv4 VLAN: the host sees < 0.1 % of the stream"
+tagged_rx "IPv4 VLAN" far npuw0p8.20; ktap_result $? "the stream reaches far's VLAN 20 device"
+kill "$FM_CLI" 2>/dev/null; wait "$FM_CLI" 2>/dev/null
+
+# IPv6, tagged 10 on port 3 only: far is untagged on port 8 (pc routes
+# far's address through VLAN 10, so its source is pc.10's; far answers it
+# through its default route, untagged: the path is symmetric)
+ip -n pc -6 route add $FAR6/128 via $V10_6:1
+ip -n far -6 route del $V10_6:/64
+fm_stream $FAR6
+ktap_result $(fm_wait_jq 30 '[.[] | select(.family == 6 and .state == "made")] | length == 1'; echo $?) \
+	"IPv6 over VLAN 10 -> untagged: the connection is made"
+diag "$(fm_flows | jq -c '[.[] | select(.family == 6)][0] | {id, state, reason, dirs}')"
+# (the IPv4 connection's reply rule on $P8 pushes tag 10 too)
+ktap_result $([ "$(vlan_rules "$P3" 10 ipv6)" = 1 ] && [ "$(pushes "$P8" 10)" = 2 ] &&
+	[ "$(tc -j filter show dev "$P8" ingress | jq '[.[] | select(.protocol == "ipv6" and .options.in_hw == true)] | length')" = 1 ]; echo $?) \
+	"its rules: tag 10 matched and popped on $P3; untagged IPv6 on $P8, tag 10 pushed"
+sleep 2
+fm_share "IPv6 VLAN"; ktap_result $? "IPv6 one side tagged: the host sees < 0.1 % of the stream"
+[ "$KTAP_FAIL" = 0 ] || {
+	tc -s filter show dev "$P3" ingress | sed 's/^/# /' | head -60
+	tail -30 $FM_LOG | sed 's/^/# /'
+}
+ktap_finish
