@@ -118,6 +118,7 @@ struct fm_entry {
 	uint8_t has_ct;			/* ct key indexed */
 	uint8_t dirty;			/* changed since the daemon last mirrored it */
 	uint8_t pad;
+	uint64_t ct_refresh_ns;		/* the daemon last refreshed its conntrack timeout */
 };
 
 struct fm {

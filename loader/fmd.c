@@ -357,6 +357,10 @@ static void monitor_poll(struct fmd *d)
 		rtc_invalidate(d->rtc);
 		d->egress_dirty = 1;
 	}
+	if (d->xmon.nl && nls_monitor_changed(&d->xmon)) {
+		d->xfrm_stale = 1;
+		d->egress_dirty = 1;
+	}
 }
 
 /* Direction @dir's egress into @l: 0, or FM_EG_*. */
@@ -419,6 +423,8 @@ static void do_lookup(struct fmd *d, uint32_t id, uint64_t now, uint64_t cross_n
 		if (!l.eg_flags[dir])
 			l.eg_flags[o] = lookup_egress(d, &l, o, l.key[dir].saddr);
 		l.routed = 1;
+		if (!l.eg_flags[0] && !l.eg_flags[1] && fmd_ipsec(d, l.key, l.out_ifindex))
+			l.ct_flags |= FM_CT_IPSEC;
 		mk.eg = fmd_now() - teg;
 	}
 	lookup_ns = fmd_now() - t0;
@@ -757,6 +763,21 @@ static void dump_port(struct fmd *d, struct dump_ctx *c, uint32_t ifindex)
 	}
 }
 
+/*
+ * Whether a made connection whose hardware counters moved has its conntrack
+ * timeout (@timeout_s, what the host's own frames would set) refreshed now:
+ * once a quarter of it has passed since the last refresh, so that conntrack
+ * never expires a moving connection and one that goes idle leaves within
+ * 1.25 timeouts; not every keepalive (1,024 connections cost 1,024
+ * conntrack messages a keepalive otherwise).
+ */
+static int ct_refresh_due(const struct fm_entry *e, uint32_t timeout_s, uint64_t now)
+{
+	uint64_t every = (uint64_t)timeout_s * 1000000000ull / 4;
+
+	return !e->ct_refresh_ns || now - e->ct_refresh_ns >= every;
+}
+
 static void keepalive(struct fmd *d, uint64_t now)
 {
 	struct dump_ctx c = { .d = d, .now = now };
@@ -777,10 +798,14 @@ static void keepalive(struct fmd *d, uint64_t now)
 
 		if (!e || e->rec.state != NPUFLOW_CS_MADE)
 			continue;
-		t = e->rec.key[0].proto == 6 ? d->tcp_timeout : d->udp_timeout;
-		if (!ctc_set_timeout(&d->ct, &e->rec.key[0], e->rec.zone, t))
-			d->fm.stat[NPUFLOW_FM_CT_REFRESH]++;
 		e->dirty = 1;
+		t = e->rec.key[0].proto == 6 ? d->tcp_timeout : d->udp_timeout;
+		if (!ct_refresh_due(e, t, now))
+			continue;
+		if (!ctc_set_timeout(&d->ct, &e->rec.key[0], e->rec.zone, t)) {
+			d->fm.stat[NPUFLOW_FM_CT_REFRESH]++;
+			e->ct_refresh_ns = now;
+		}
 	}
 	d->ka_ct_ns += fmd_now() - t1;
 	for (i = 0; i < d->fm.cfg.max_conns; i++)
@@ -1059,8 +1084,10 @@ static void recheck_egress(struct fmd *d, uint64_t now)
 			continue;
 		hw_delete(d, e);
 		rearm(d, e);
-		d->log(L_INFO, "connection %u back to the host: its egress %s", id,
-		       rc == FMD_EG_MOVED ? "moved" : "cannot be made any more");
+		d->log(L_INFO, "connection %u back to the host: %s", id,
+		       rc == FMD_EG_MOVED ? "its egress moved" :
+		       rc == FMD_EG_IPSEC ? "an IPsec policy covers it" :
+		       "its egress cannot be made any more");
 		fm_forget(&d->fm, id);
 		sync_id(d, id);
 		n++;
@@ -1375,6 +1402,13 @@ int fmd_init(struct fmd *d, const struct npuflowd_opts *o, const int *ifindex,
 	} else {
 		rtc_init(d->rtc, FMD_EGRESS_MAX_AGE_NS);
 	}
+	if (nls_open_bus(&d->xfrm, NETLINK_XFRM) || nls_xfrm_monitor_open(&d->xmon) ||
+	    xfrmdb_load(&d->xdb, &d->xfrm)) {
+		log(L_WARN, "cannot read xfrm's policies (%s): IPsec is not detected",
+		    strerror(errno));
+		nls_close(&d->xfrm);
+		nls_close(&d->xmon);
+	}
 	if (nls_nft_monitor_open(&d->nft))
 		log(L_WARN, "cannot watch nftables' ruleset (%s): made connections stay in "
 		    "hardware when it changes", strerror(errno));
@@ -1410,6 +1444,9 @@ void fmd_fini(struct fmd *d)
 	nls_close(&d->tc);
 	nls_close(&d->mon);
 	nls_close(&d->nft);
+	nls_close(&d->xfrm);
+	nls_close(&d->xmon);
+	xfrmdb_free(&d->xdb);
 	free(d->rtc);
 	fm_free(&d->fm);
 	free(d->mark);

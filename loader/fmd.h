@@ -14,6 +14,7 @@
 #include "npuflow_cache.h"
 #include "nlsock.h"
 #include "rtcache.h"
+#include "xfrmdb.h"
 #include "npuflowd_opts.h"
 
 typedef void (*fmd_log_fn)(int level, const char *fmt, ...)
@@ -68,6 +69,10 @@ struct fmd {
 	struct nlsock tc;		/* qdiscs and filters */
 	struct nlsock mon;		/* rtnetlink announcements (invalidate rtc) */
 	struct nlsock nft;		/* nftables' ruleset announcements */
+	struct nlsock xfrm;		/* xfrm policy dumps */
+	struct nlsock xmon;		/* xfrm policy announcements */
+	struct xfrmdb xdb;		/* the out and fwd policies, reloaded when stale */
+	int xfrm_stale;
 	struct rtc *rtc;		/* egress facts between connections */
 	const struct npuflowd_opts *o;
 	struct fmd_port ports[NPUFLOWD_MAX_PORTS];

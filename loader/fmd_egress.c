@@ -9,6 +9,7 @@
 #include <linux/rtnetlink.h>
 #include "fmd.h"
 #include "fmd_egress.h"
+#include "tcflower.h"
 
 int fmd_port_of(const struct fmd *d, uint32_t ifindex)
 {
@@ -202,6 +203,30 @@ void fmd_egress_recheck_ports(struct fmd *d, uint64_t now)
 	}
 }
 
+int fmd_ipsec(struct fmd *d, const struct npuflow_key key[2], const uint32_t out_ifindex[2])
+{
+	struct npuflow_key out;
+	int dir;
+
+	if (!d->xfrm.nl)
+		return 0;
+	if (d->xfrm_stale) {
+		xfrmdb_load(&d->xdb, &d->xfrm);
+		d->xfrm_stale = 0;
+	}
+	if (!d->xdb.n)
+		return 0;
+	for (dir = 0; dir < 2; dir++) {
+		tcfl_out_key(key, dir, &out);
+		if (xfrmdb_protects(&d->xdb, &key[dir], key[dir].ifindex, XFRM_POLICY_FWD) ||
+		    xfrmdb_protects(&d->xdb, &out, out_ifindex[dir], XFRM_POLICY_FWD) ||
+		    xfrmdb_protects(&d->xdb, &key[dir], out_ifindex[dir], XFRM_POLICY_OUT) ||
+		    xfrmdb_protects(&d->xdb, &out, out_ifindex[dir], XFRM_POLICY_OUT))
+			return 1;
+	}
+	return 0;
+}
+
 uint32_t fmd_egress_check(struct fmd *d, const struct npuflow_conn *c)
 {
 	struct fmd_egress eg;
@@ -218,5 +243,5 @@ uint32_t fmd_egress_check(struct fmd *d, const struct npuflow_conn *c)
 		if (po >= 0 && d->ports[po].mtu_changed)
 			return FMD_EG_MOVED;
 	}
-	return 0;
+	return fmd_ipsec(d, c->key, c->out_ifindex) ? FMD_EG_IPSEC : 0;
 }

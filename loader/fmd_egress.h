@@ -43,8 +43,20 @@ int fmd_port_facts(struct fmd *d, int po, uint64_t now);
 uint32_t fmd_egress(struct fmd *d, const struct npuflow_key *k, const uint8_t *out_daddr,
 		    struct fmd_egress *eg);
 
-/* fmd_egress_check(): an egress fact changed (not an FM_EG_* refusal). */
+/* fmd_egress_check(): an egress fact changed, or an IPsec policy now
+ * covers the connection (not FM_EG_* refusals). */
 #define FMD_EG_MOVED	0x80000000u
+#define FMD_EG_IPSEC	0x40000000u
+
+/*
+ * 1 if xfrm would transform or block a frame of either direction of the
+ * connection whose directions arrive as @key[2] and leave by
+ * @out_ifindex[2]: each direction as it arrives and as it leaves (NAT
+ * applied), against the fwd and the out policies (the forward path checks
+ * both).  The policies are read again first if an announcement made them
+ * stale.  0 if none would, or if they cannot be read (logged at start).
+ */
+int fmd_ipsec(struct fmd *d, const struct npuflow_key key[2], const uint32_t out_ifindex[2]);
 
 /*
  * Before a round of fmd_egress_check(): every port's facts read again and
@@ -58,7 +70,8 @@ void fmd_egress_recheck_ports(struct fmd *d, uint64_t now);
  * directions route out of the same port with the same tag and MACs and no
  * egress port's MTU changed; FMD_EG_MOVED if a fact changed; the FM_EG_*
  * refusal of a direction that cannot be made any more (no route, a
- * neighbour no longer valid, an egress now shaped or local).
+ * neighbour no longer valid, an egress now shaped or local); FMD_EG_IPSEC
+ * if an IPsec policy now covers it (fmd_ipsec).
  */
 uint32_t fmd_egress_check(struct fmd *d, const struct npuflow_conn *c);
 

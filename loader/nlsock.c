@@ -20,6 +20,7 @@
 #include <linux/netlink.h>
 #include <linux/pkt_sched.h>
 #include <linux/rtnetlink.h>
+#include <linux/xfrm.h>
 #include "nlsock.h"
 
 #ifndef NETLINK_EXT_ACK
@@ -28,12 +29,17 @@
 
 int nls_open(struct nlsock *s)
 {
+	return nls_open_bus(s, NETLINK_ROUTE);
+}
+
+int nls_open_bus(struct nlsock *s, int bus)
+{
 	int one = 1;
 
 	memset(s, 0, sizeof(*s));
 	s->buflen = MNL_SOCKET_BUFFER_SIZE * 4;
 	s->buf = aligned_alloc(8, s->buflen);
-	s->nl = mnl_socket_open(NETLINK_ROUTE);
+	s->nl = mnl_socket_open(bus);
 	if (!s->buf || !s->nl)
 		goto fail;
 	if (mnl_socket_bind(s->nl, 0, MNL_SOCKET_AUTOPID) < 0)
@@ -87,6 +93,13 @@ int nls_monitor_open(struct nlsock *s)
 	};
 
 	return monitor_open(s, NETLINK_ROUTE, groups, sizeof(groups) / sizeof(groups[0]));
+}
+
+int nls_xfrm_monitor_open(struct nlsock *s)
+{
+	static const unsigned int groups[] = { XFRMNLGRP_POLICY };
+
+	return monitor_open(s, NETLINK_XFRM, groups, 1);
 }
 
 int nls_nft_monitor_open(struct nlsock *s)

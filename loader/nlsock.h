@@ -42,6 +42,8 @@ static inline const struct nlmsghdr *nls_msg_next(const struct nlmsghdr *nlh, si
 }
 
 int nls_open(struct nlsock *s);
+/* The same on another netlink bus (NETLINK_XFRM, ...). */
+int nls_open_bus(struct nlsock *s, int bus);
 void nls_close(struct nlsock *s);
 /* Send @msg (built in s->buf or elsewhere), read until the ack or the end of
  * a dump, calling @cb for each data message.  0 or -errno (-EBADMSG: the
@@ -121,6 +123,9 @@ int nls_monitor_changed(struct nlsock *s);
  * CAP_NET_ADMIN.  0, or -1.
  */
 int nls_nft_monitor_open(struct nlsock *s);
+/* A socket on xfrm's policy announcements (XFRMNLGRP_POLICY), read with
+ * nls_monitor_changed().  Non-blocking; needs CAP_NET_ADMIN.  0, or -1. */
+int nls_xfrm_monitor_open(struct nlsock *s);
 /*
  * The rulesets committed since the last call, without waiting: the
  * NFT_MSG_NEWGEN announcements read (one more if some were lost: ENOBUFS),
