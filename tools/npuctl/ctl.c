@@ -23,12 +23,13 @@ int npuctl_ctl_request(const char *ctl_socket, const char *req, FILE *out)
 			close(fd);
 		return 1;
 	}
-	if (send(fd, req, strlen(req), 0) < 0 || (n = recv(fd, rep, sizeof(rep) - 1, 0)) <= 0) {
-		fprintf(stderr, "npuctl: no answer from npuflowd: %s\n", strerror(errno));
-		close(fd);
+	n = send(fd, req, strlen(req), 0) < 0 ? -1 : recv(fd, rep, sizeof(rep) - 1, 0);
+	close(fd);
+	if (n <= 0) {
+		fprintf(stderr, "npuctl: no answer from npuflowd: %s\n",
+			n ? strerror(errno) : "it closed the connection");
 		return 1;
 	}
-	close(fd);
 	rep[n] = '\0';
 	fputs(rep, out);
 	return strncmp(rep, "error", 5) ? 0 : 1;

@@ -28,8 +28,9 @@ static struct jobj jobj_new(void)
 /* Add @v as member @key (a string that outlives the object: literals, name tables). */
 static void put(struct jobj *j, const char *key, struct json_object *v)
 {
-	if (j->bad || !v || json_object_object_add_ex(j->o, key, v,
-			JSON_C_OBJECT_ADD_KEY_IS_NEW | JSON_C_OBJECT_KEY_IS_CONSTANT)) {
+	const unsigned int opts = JSON_C_OBJECT_ADD_KEY_IS_NEW | JSON_C_OBJECT_KEY_IS_CONSTANT;
+
+	if (j->bad || !v || json_object_object_add_ex(j->o, key, v, opts)) {
 		json_object_put(v);
 		j->bad = 1;
 	}
@@ -210,8 +211,8 @@ struct json_object *npuctl_flow_json(const struct npuctl_flow *f)
 }
 
 /* {"<name(i)>": v[i], ...} for i in [@from, @to). */
-static struct json_object *named_json(const __u64 *v, unsigned int from,
-				      unsigned int to, const char *(*name)(unsigned int))
+static struct json_object *named_json(const __u64 *v, unsigned int from, unsigned int to,
+				      const char *(*name)(unsigned int))
 {
 	struct jobj j = jobj_new();
 	unsigned int i;
@@ -234,12 +235,9 @@ struct json_object *npuctl_status_json(const struct npuctl_status *s)
 	}
 	put_u64(&j, "uptime_ns", s->uptime_ns);
 	put_u64(&j, "updated_ns_ago", s->updated_ns_ago);
-	put(&j, "states", named_json(st->state, 1,
-				     NPUFLOW_CS_MAX, fm_state_name));
-	put(&j, "counters", named_json(st->stat, 0,
-				       NPUFLOW_FM_MAX, fm_stat_name));
-	put(&j, "refused", named_json(st->refused, 1,
-				      NPUFLOW_FR_SLOTS, fm_reason_name));
+	put(&j, "states", named_json(st->state, 1, NPUFLOW_CS_MAX, fm_state_name));
+	put(&j, "counters", named_json(st->stat, 0, NPUFLOW_FM_MAX, fm_stat_name));
+	put(&j, "refused", named_json(st->refused, 1, NPUFLOW_FR_SLOTS, fm_reason_name));
 	return jobj_done(&j);
 }
 

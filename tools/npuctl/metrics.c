@@ -63,7 +63,8 @@ static const struct fm_metric fm_metrics[NPUFLOW_FM_MAX] = {
 	[NPUFLOW_FM_REVIVES] = FM_COUNT("Revive events (the driver revives in place)."),
 	[NPUFLOW_FM_TAKEN_OUT] = FM_COUNT("Connections taken out on a conntrack DESTROY."),
 	[NPUFLOW_FM_RELEASED] = FM_COUNT("Connections released to the host on demand."),
-	[NPUFLOW_FM_REFUSED] = FM_COUNT("Refusals, all reasons (npuflow_refusals_total by reason)."),
+	[NPUFLOW_FM_REFUSED] = FM_COUNT("Refusals, all reasons (npuflow_refusals_total by "
+					"reason)."),
 	[NPUFLOW_FM_PUNTED_MADE] = FM_COUNT("Crossings of a made connection punted for "
 					    "another reason."),
 	[NPUFLOW_FM_CORE_FULL] = FM_COUNT("Candidates not taken up: the flow maker's table "
@@ -150,8 +151,10 @@ static void prom_punts(FILE *f, const struct npuctl_port *p, size_t n, int bytes
 
 		port_labels(&pl, &p[i]);
 		for (r = 0; r < NPUFLOW_R_SLOTS; r++) {
+			const struct npuflow_counters *c = &p[i].c;
+
 			pl.l[3] = (struct prom_label){ "reason", npuflow_reason_name(r) };
-			prom_sample(f, name, pl.l, 4, bytes ? p[i].c.bytes[r] : p[i].c.frames[r], 1);
+			prom_sample(f, name, pl.l, 4, bytes ? c->bytes[r] : c->frames[r], 1);
 		}
 	}
 }
@@ -220,8 +223,9 @@ static void prom_flowmaker(FILE *f, const struct npuflow_fmstats *st)
 		prom_one(f, name, m->type, m->help, st->stat[i], m->unit);
 	}
 	prom_one(f, "npuflow_flowmaker_make_seconds_total", "counter",
-		 "Time in makes: the lookups and the writes (npuflow_flowmaker_lookup_"
-		 "seconds_total plus npuflow_flowmaker_write_seconds_total).",
+		 "Time in makes: the lookups and the writes "
+		 "(npuflow_flowmaker_lookup_seconds_total plus "
+		 "npuflow_flowmaker_write_seconds_total).",
 		 st->stat[NPUFLOW_FM_LOOKUP_US] + st->stat[NPUFLOW_FM_WRITE_US], 1000000);
 }
 
