@@ -465,6 +465,7 @@ enum fm_action fm_lookup_done(struct fm *fm, uint32_t id, const struct fm_lookup
 	if (reindex(fm, id, l))
 		return refuse(fm, e, NPUFLOW_FR_CONFLICT, 0, now);
 	e->rec.ct_id = l->ct_id;
+	e->ct_mark = l->ct_mark;
 	if (f & FM_CT_HELPER)
 		return refuse(fm, e, NPUFLOW_FR_HELPER, 1, now);
 	if (f & FM_CT_SEQADJ)

@@ -101,6 +101,7 @@ enum fm_action {
 struct fm_lookup {
 	uint32_t ct_flags;		/* FM_CT_* */
 	uint32_t ct_id;
+	uint32_t ct_mark;		/* conntrack's mark (policy routing by fwmark) */
 	uint32_t zone;
 	struct npuflow_key key[2];	/* both directions as they arrive (ingress ifindex) */
 	uint32_t eg_flags[2];		/* FM_EG_* per direction */
@@ -119,6 +120,7 @@ struct fm_entry {
 	uint8_t dirty;			/* changed since the daemon last mirrored it */
 	uint8_t pad;
 	uint64_t ct_refresh_ns;		/* the daemon last refreshed its conntrack timeout */
+	uint32_t ct_mark;		/* conntrack's mark when made (0 after a restore) */
 };
 
 struct fm {

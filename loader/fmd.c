@@ -368,7 +368,7 @@ static uint32_t lookup_egress(struct fmd *d, struct fm_lookup *l, int dir,
 			      const uint8_t *out_daddr)
 {
 	struct fmd_egress eg;
-	uint32_t rc = fmd_egress(d, &l->key[dir], out_daddr, &eg);
+	uint32_t rc = fmd_egress(d, &l->key[dir], out_daddr, l->ct_mark, &eg);
 
 	l->out_ifindex[dir] = eg.oif;
 	l->out_vid[dir] = eg.out_vid;
@@ -407,6 +407,7 @@ static void do_lookup(struct fmd *d, uint32_t id, uint64_t now, uint64_t cross_n
 
 		l.ct_flags = ctc_fm_flags(&ci);
 		l.ct_id = ci.id;
+		l.ct_mark = ci.mark;
 		l.zone = ci.zone;
 		l.key[0] = ci.orig;
 		l.key[1] = ci.reply;
@@ -1079,7 +1080,7 @@ static void recheck_egress(struct fmd *d, uint64_t now)
 
 		if (e->rec.state != NPUFLOW_CS_MADE)
 			continue;
-		rc = fmd_egress_check(d, &e->rec);
+		rc = fmd_egress_check(d, &e->rec, e->ct_mark);
 		if (!rc || fm_egress_moved(&d->fm, id, now) != FM_A_TAKEOUT)
 			continue;
 		hw_delete(d, e);

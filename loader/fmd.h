@@ -78,6 +78,8 @@ struct fmd {
 	struct fmd_port ports[NPUFLOWD_MAX_PORTS];
 	int nports;
 	struct fmd_vlans vlans;
+	int rules_sel;			/* NLS_RULES_*, as of rtcache generation rules_gen */
+	uint64_t rules_gen;
 	int conn_fd, stats_fd, cand_fd;
 	int cache_fd;			/* the classifier's candidate cache, -1 = none */
 	int counters_fd;		/* its counters (EVENT_LOST: rescan), -1 = none */

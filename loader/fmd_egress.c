@@ -89,21 +89,52 @@ static int vlan_dev(const struct fmd *d, uint32_t ifindex)
 	return -1;
 }
 
-/* The route of @k from @iif to @dst: 0, or FM_EG_NO_ROUTE. */
-static uint32_t route(struct fmd *d, const struct npuflow_key *k, const uint8_t *dst,
-		      uint32_t iif, uint64_t now, struct nls_route *r)
+/*
+ * What the policy rules select routes by, from rtc's generation (rules are
+ * among what rtnetlink announces): one dump after a change.  A dump that
+ * fails is taken as rules by everything (exact routes, fewer shared).
+ */
+static int rules_select(struct fmd *d)
 {
-	int af = k->family == 10 ? AF_INET6 : AF_INET, rc;
+	int sel;
 
-	if (!rtc_route_get(d->rtc, af, k->saddr, dst, iif, now, r)) {
+	if (d->rules_gen == d->rtc->gen && d->rtc->max_age_ns)
+		return d->rules_sel;
+	sel = nls_rules_select(&d->rt);
+	d->rules_sel = sel < 0 ? NLS_RULES_MARK | NLS_RULES_FLOW : sel;
+	d->rules_gen = d->rtc->gen;
+	return d->rules_sel;
+}
+
+/*
+ * The route of @k (mark @mark) from @iif to @dst: 0, or FM_EG_NO_ROUTE.
+ * The mark and the protocol and ports are asked with it when a policy
+ * rule selects by them, so that the connections between two hosts share
+ * their route otherwise.
+ */
+static uint32_t route(struct fmd *d, const struct npuflow_key *k, const uint8_t *dst,
+		      uint32_t iif, uint32_t mark, uint64_t now, struct nls_route *r)
+{
+	int af = k->family == 10 ? AF_INET6 : AF_INET, rc, sel = rules_select(d);
+	struct nls_flow f;
+
+	memset(&f, 0, sizeof(f));
+	if (sel & NLS_RULES_MARK)
+		f.mark = mark;
+	if (sel & NLS_RULES_FLOW) {
+		f.proto = k->proto;
+		f.sport = k->sport;
+		f.dport = k->dport;
+	}
+	if (!rtc_route_get(d->rtc, af, k->saddr, dst, iif, &f, now, r)) {
 		d->fm.stat[NPUFLOW_FM_EGRESS_CACHED]++;
 		return 0;
 	}
 	d->fm.stat[NPUFLOW_FM_EGRESS_ASKED]++;
-	rc = nls_route_get(&d->rt, af, k->saddr, dst, iif, r);
+	rc = nls_route_get(&d->rt, af, k->saddr, dst, iif, &f, r);
 	if (rc || !r->oif)
 		return FM_EG_NO_ROUTE;
-	rtc_route_put(d->rtc, af, k->saddr, dst, iif, now, r);
+	rtc_route_put(d->rtc, af, k->saddr, dst, iif, &f, now, r);
 	return 0;
 }
 
@@ -129,7 +160,7 @@ static int same_switch(const struct fmd_port *a, const struct fmd_port *b)
 }
 
 uint32_t fmd_egress(struct fmd *d, const struct npuflow_key *k, const uint8_t *out_daddr,
-		    struct fmd_egress *eg)
+		    uint32_t mark, struct fmd_egress *eg)
 {
 	int af = k->family == 10 ? AF_INET6 : AF_INET, pi, po, vi = -1;
 	uint32_t iif = k->ifindex, rc;
@@ -148,7 +179,7 @@ uint32_t fmd_egress(struct fmd *d, const struct npuflow_key *k, const uint8_t *o
 	}
 	/* as the stack routes it: after the destination translation (conntrack
 	 * un-NATs a reply in PREROUTING), before the source one (POSTROUTING) */
-	rc = route(d, k, out_daddr, iif, now, &r);
+	rc = route(d, k, out_daddr, iif, mark, now, &r);
 	if (rc)
 		return rc;
 	if (r.type == RTN_LOCAL || r.type == RTN_BROADCAST || r.type == RTN_MULTICAST)
@@ -227,14 +258,14 @@ int fmd_ipsec(struct fmd *d, const struct npuflow_key key[2], const uint32_t out
 	return 0;
 }
 
-uint32_t fmd_egress_check(struct fmd *d, const struct npuflow_conn *c)
+uint32_t fmd_egress_check(struct fmd *d, const struct npuflow_conn *c, uint32_t mark)
 {
 	struct fmd_egress eg;
 	uint32_t rc;
 	int dir, po;
 
 	for (dir = 0; dir < 2; dir++) {
-		rc = fmd_egress(d, &c->key[dir], c->key[!dir].saddr, &eg);
+		rc = fmd_egress(d, &c->key[dir], c->key[!dir].saddr, mark, &eg);
 		if (rc)
 			return rc;
 		if (!egress_same(c, dir, &eg))

@@ -32,7 +32,10 @@ int fmd_port_facts(struct fmd *d, int po, uint64_t now);
 
 /*
  * The egress of a direction arriving as @k (ingress port, and its 802.1Q
- * tag in vlan_outer) towards @out_daddr, as the stack would route it:
+ * tag in vlan_outer) towards @out_daddr, as the stack would route it - a
+ * frame of @k's protocol and ports with conntrack's mark @mark, which is
+ * what a ruleset that restores marks from conntrack (connmark) gives the
+ * frames, for `ip rule fwmark` and port rules:
  * 0 with @eg filled, or FM_EG_* (flowmaker.h) saying why it cannot be
  * made.  A tagged direction is routed from the host's 802.1Q device for
  * that tag on that port, and a route out of an 802.1Q device on one of the
@@ -41,7 +44,7 @@ int fmd_port_facts(struct fmd *d, int po, uint64_t now);
  * while rtnetlink announced no change; otherwise one round trip each.
  */
 uint32_t fmd_egress(struct fmd *d, const struct npuflow_key *k, const uint8_t *out_daddr,
-		    struct fmd_egress *eg);
+		    uint32_t mark, struct fmd_egress *eg);
 
 /* fmd_egress_check(): an egress fact changed, or an IPsec policy now
  * covers the connection (not FM_EG_* refusals). */
@@ -66,13 +69,14 @@ int fmd_ipsec(struct fmd *d, const struct npuflow_key key[2], const uint32_t out
 void fmd_egress_recheck_ports(struct fmd *d, uint64_t now);
 
 /*
- * Whether made connection @c still leaves as its rules say: 0 if both
+ * Whether made connection @c (conntrack mark @mark) still leaves as its
+ * rules say: 0 if both
  * directions route out of the same port with the same tag and MACs and no
  * egress port's MTU changed; FMD_EG_MOVED if a fact changed; the FM_EG_*
  * refusal of a direction that cannot be made any more (no route, a
  * neighbour no longer valid, an egress now shaped or local); FMD_EG_IPSEC
  * if an IPsec policy now covers it (fmd_ipsec).
  */
-uint32_t fmd_egress_check(struct fmd *d, const struct npuflow_conn *c);
+uint32_t fmd_egress_check(struct fmd *d, const struct npuflow_conn *c, uint32_t mark);
 
 #endif

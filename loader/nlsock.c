@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/socket.h>
+#include <linux/fib_rules.h>
 #include <linux/if_ether.h>
 #include <linux/if_link.h>
 #include <linux/neighbour.h>
@@ -346,7 +347,7 @@ static int route_cb(const struct nlmsghdr *nlh, void *data)
 }
 
 int nls_route_get(struct nlsock *s, int family, const uint8_t *src, const uint8_t *dst,
-		  uint32_t iif, struct nls_route *out)
+		  uint32_t iif, const struct nls_flow *f, struct nls_route *out)
 {
 	char buf[512] __attribute__((aligned(8)));
 	int alen = family == AF_INET6 ? 16 : 4, rc;
@@ -367,6 +368,14 @@ int nls_route_get(struct nlsock *s, int family, const uint8_t *src, const uint8_
 		mnl_attr_put(nlh, RTA_SRC, alen, src);
 	if (iif)
 		mnl_attr_put_u32(nlh, RTA_IIF, iif);
+	if (f && f->mark)
+		mnl_attr_put_u32(nlh, RTA_MARK, f->mark);
+	if (f && f->proto)
+		mnl_attr_put_u8(nlh, RTA_IP_PROTO, f->proto);
+	if (f && f->sport)
+		mnl_attr_put_u16(nlh, RTA_SPORT, f->sport);
+	if (f && f->dport)
+		mnl_attr_put_u16(nlh, RTA_DPORT, f->dport);
 	rc = nls_talk(s, nlh, nlh->nlmsg_len, route_cb, &c);
 	if (rc)
 		return rc;
@@ -374,6 +383,57 @@ int nls_route_get(struct nlsock *s, int family, const uint8_t *src, const uint8_
 		return -ENOENT;
 	memcpy(out->nexthop, out->has_gw ? out->gw : dst, alen);
 	return 0;
+}
+
+/* --- policy rules --------------------------------------------------- */
+
+/* One rule's selectors beyond addresses and devices into *@sel. */
+static int rule_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct fib_rule_hdr *fr = fixed_hdr(nlh, sizeof(*fr));
+	int *sel = data;
+	const struct nlattr *a;
+	const void *attrs;
+	size_t len;
+
+	if (nlh->nlmsg_type != RTM_NEWRULE)
+		return MNL_CB_OK;
+	if (!fr)
+		return MNL_CB_ERROR;
+	attrs = msg_attrs(nlh, sizeof(*fr), &len);
+	for_each_attr(a, attrs, len) {
+		switch (mnl_attr_get_type(a)) {
+		case FRA_FWMARK:
+		case FRA_FWMASK:
+			if (valid(a, MNL_TYPE_U32))
+				return bad_msg();
+			if (mnl_attr_get_u32(a))
+				*sel |= NLS_RULES_MARK;
+			break;
+		case FRA_IP_PROTO:
+		case FRA_SPORT_RANGE:
+		case FRA_DPORT_RANGE:
+			*sel |= NLS_RULES_FLOW;
+			break;
+		}
+	}
+	return MNL_CB_OK;
+}
+
+int nls_rules_select(struct nlsock *s)
+{
+	char buf[64] __attribute__((aligned(8)));
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct fib_rule_hdr *fr;
+	int sel = 0, rc;
+
+	nlh->nlmsg_type = RTM_GETRULE;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	nlh->nlmsg_seq = nls_seq(s);
+	fr = mnl_nlmsg_put_extra_header(nlh, sizeof(*fr));
+	fr->family = AF_UNSPEC;
+	rc = nls_talk(s, nlh, nlh->nlmsg_len, rule_cb, &sel);
+	return rc ? rc : sel;
 }
 
 /* --- neighbour ------------------------------------------------------- */

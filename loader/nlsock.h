@@ -69,8 +69,24 @@ struct nls_route {
 	uint8_t gw[16];
 	uint8_t nexthop[16];	/* gateway or @dst (on-link) */
 };
+/* What else policy routing may select a route by (ip rule fwmark,
+ * ipproto, sport, dport); zero fields are not asked.  Ports network order. */
+struct nls_flow {
+	uint32_t mark;
+	uint8_t proto;
+	uint16_t sport, dport;
+};
+/* @f may be NULL: the route of any frame between the two addresses. */
 int nls_route_get(struct nlsock *s, int family, const uint8_t *src, const uint8_t *dst,
-		  uint32_t iif, struct nls_route *out);
+		  uint32_t iif, const struct nls_flow *f, struct nls_route *out);
+/*
+ * What the policy rules of both families select by beyond addresses and
+ * devices: NLS_RULES_MARK (a fwmark), NLS_RULES_FLOW (ipproto, a port
+ * range), or'ed; 0 if neither; -errno.  One RTM_GETRULE dump.
+ */
+#define NLS_RULES_MARK	0x1
+#define NLS_RULES_FLOW	0x2
+int nls_rules_select(struct nlsock *s);
 /* Neighbour @addr on @ifindex: 0 with @mac if the entry is valid
  * (REACHABLE, STALE, DELAY, PROBE, PERMANENT, NOARP), -ENOENT / -EAGAIN. */
 int nls_neigh_get(struct nlsock *s, int family, uint32_t ifindex, const uint8_t *addr,

@@ -49,14 +49,39 @@ int rtc_fresh(const struct rtc *c, uint64_t gen, uint64_t at_ns, uint64_t now_ns
 	return gen == c->gen && now_ns >= at_ns && now_ns - at_ns < c->max_age_ns;
 }
 
-int rtc_route_get(struct rtc *c, int family, const uint8_t *src, const uint8_t *dst,
-		  uint32_t iif, uint64_t now_ns, struct nls_route *out)
+/* @f as a key: a zero flow for NULL. */
+static struct nls_flow flow_key(const struct nls_flow *f)
 {
-	const struct rtc_route_slot *s = &c->route[slot(family, iif, src, dst)];
+	struct nls_flow k;
+
+	memset(&k, 0, sizeof(k));
+	if (f) {
+		k.mark = f->mark;
+		k.proto = f->proto;
+		k.sport = f->sport;
+		k.dport = f->dport;
+	}
+	return k;
+}
+
+static uint32_t route_slot(int family, uint32_t iif, const uint8_t *src, const uint8_t *dst,
+			   const struct nls_flow *k)
+{
+	uint32_t x = iif ^ k->mark ^ ((uint32_t)k->sport << 16 | k->dport) ^ k->proto;
+
+	return slot(family, x, src, dst);
+}
+
+int rtc_route_get(struct rtc *c, int family, const uint8_t *src, const uint8_t *dst,
+		  uint32_t iif, const struct nls_flow *f, uint64_t now_ns, struct nls_route *out)
+{
+	struct nls_flow k = flow_key(f);
+	const struct rtc_route_slot *s = &c->route[route_slot(family, iif, src, dst, &k)];
 	int n = alen(family);
 
 	if (s->used && s->family == family && s->iif == iif && !memcmp(s->src, src, n) &&
-	    !memcmp(s->dst, dst, n) && rtc_fresh(c, s->gen, s->at_ns, now_ns)) {
+	    !memcmp(s->dst, dst, n) && !memcmp(&s->f, &k, sizeof(k)) &&
+	    rtc_fresh(c, s->gen, s->at_ns, now_ns)) {
 		*out = s->r;
 		c->hits++;
 		return 0;
@@ -66,15 +91,18 @@ int rtc_route_get(struct rtc *c, int family, const uint8_t *src, const uint8_t *
 }
 
 void rtc_route_put(struct rtc *c, int family, const uint8_t *src, const uint8_t *dst,
-		   uint32_t iif, uint64_t now_ns, const struct nls_route *r)
+		   uint32_t iif, const struct nls_flow *f, uint64_t now_ns,
+		   const struct nls_route *r)
 {
-	struct rtc_route_slot *s = &c->route[slot(family, iif, src, dst)];
+	struct nls_flow k = flow_key(f);
+	struct rtc_route_slot *s = &c->route[route_slot(family, iif, src, dst, &k)];
 	int n = alen(family);
 
 	memset(s, 0, sizeof(*s));
 	s->used = 1;
 	s->family = family;
 	s->iif = iif;
+	s->f = k;
 	memcpy(s->src, src, n);
 	memcpy(s->dst, dst, n);
 	s->r = *r;

@@ -26,6 +26,7 @@
 struct rtc_route_slot {
 	uint8_t used, family;
 	uint32_t iif;
+	struct nls_flow f;
 	uint8_t src[16], dst[16];
 	struct nls_route r;
 	uint64_t gen, at_ns;
@@ -56,13 +57,15 @@ int rtc_fresh(const struct rtc *c, uint64_t gen, uint64_t at_ns, uint64_t now_ns
 
 /*
  * The route of a frame of @family (AF_INET, AF_INET6) from @src to @dst
- * arriving on @iif (addresses 4 or 16 bytes): 0 and *@out if cached and
- * fresh, -ENOENT if not (a miss is counted).
+ * arriving on @iif (addresses 4 or 16 bytes), of flow @f as the route was
+ * asked for (NULL: any): 0 and *@out if cached and fresh, -ENOENT if not
+ * (a miss is counted).
  */
 int rtc_route_get(struct rtc *c, int family, const uint8_t *src, const uint8_t *dst,
-		  uint32_t iif, uint64_t now_ns, struct nls_route *out);
+		  uint32_t iif, const struct nls_flow *f, uint64_t now_ns, struct nls_route *out);
 void rtc_route_put(struct rtc *c, int family, const uint8_t *src, const uint8_t *dst,
-		   uint32_t iif, uint64_t now_ns, const struct nls_route *r);
+		   uint32_t iif, const struct nls_flow *f, uint64_t now_ns,
+		   const struct nls_route *r);
 
 /* The MAC of neighbour @addr on @ifindex, as rtc_route_get(). */
 int rtc_neigh_get(struct rtc *c, int family, uint32_t ifindex, const uint8_t *addr,

@@ -259,6 +259,38 @@ static void test_nft_gens(void **st)
 	assert_int_equal(count_gens(b, 0), 0);
 }
 
+/* A rule's selectors: a fwmark (not a zero one), a port range, ipproto. */
+static void test_rules(void **st)
+{
+	struct fib_rule_port_range pr = { 443, 443 };
+	struct nlmsghdr *nlh;
+	int sel = 0;
+
+	(void)st;
+	nlh = msg(RTM_NEWRULE, sizeof(struct fib_rule_hdr));
+	mnl_attr_put_u32(nlh, FRA_PRIORITY, 32766);
+	mnl_attr_put_u32(nlh, FRA_FWMARK, 0);
+	assert_int_equal(run(rule_cb, nlh, &sel), MNL_CB_OK);
+	assert_int_equal(sel, 0);
+	nlh = msg(RTM_NEWRULE, sizeof(struct fib_rule_hdr));
+	mnl_attr_put_u32(nlh, FRA_FWMARK, 1);
+	assert_int_equal(run(rule_cb, nlh, &sel), MNL_CB_OK);
+	assert_int_equal(sel, NLS_RULES_MARK);
+	nlh = msg(RTM_NEWRULE, sizeof(struct fib_rule_hdr));
+	mnl_attr_put(nlh, FRA_DPORT_RANGE, sizeof(pr), &pr);
+	assert_int_equal(run(rule_cb, nlh, &sel), MNL_CB_OK);
+	assert_int_equal(sel, NLS_RULES_MARK | NLS_RULES_FLOW);
+	sel = 0;
+	nlh = msg(RTM_NEWRULE, sizeof(struct fib_rule_hdr));
+	mnl_attr_put_u8(nlh, FRA_IP_PROTO, 6);
+	assert_int_equal(run(rule_cb, nlh, &sel), MNL_CB_OK);
+	assert_int_equal(sel, NLS_RULES_FLOW);
+	/* a fwmark of 2 bytes */
+	nlh = msg(RTM_NEWRULE, sizeof(struct fib_rule_hdr));
+	put_raw(nlh, FRA_FWMARK, 2, "\x01\x00");
+	assert_badmsg(run(rule_cb, nlh, &sel));
+}
+
 static struct nlmsghdr *qdisc(uint32_t ifindex)
 {
 	struct nlmsghdr *nlh = msg(RTM_NEWQDISC, sizeof(struct tcmsg));
@@ -431,6 +463,7 @@ int main(void)
 		cmocka_unit_test(test_link),
 		cmocka_unit_test(test_vlans),
 		cmocka_unit_test(test_nft_gens),
+		cmocka_unit_test(test_rules),
 		cmocka_unit_test(test_qdisc),
 		cmocka_unit_test(test_err),
 		cmocka_unit_test(test_dispatch),

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <arpa/inet.h>
 #include <cmocka.h>
 #include "../../loader/rtcache.c"
 
@@ -31,17 +32,41 @@ static void test_route_exact_key(void **state)
 
 	(void)state;
 	rtc_init(&c, 1000 * MS);
-	assert_int_equal(rtc_route_get(&c, AF_INET, a4, b4, 3, 0, &got), -ENOENT);
-	rtc_route_put(&c, AF_INET, a4, b4, 3, 0, &r);
-	assert_int_equal(rtc_route_get(&c, AF_INET, a4, b4, 3, 10 * MS, &got), 0);
+	assert_int_equal(rtc_route_get(&c, AF_INET, a4, b4, 3, NULL, 0, &got), -ENOENT);
+	rtc_route_put(&c, AF_INET, a4, b4, 3, NULL, 0, &r);
+	assert_int_equal(rtc_route_get(&c, AF_INET, a4, b4, 3, NULL, 10 * MS, &got), 0);
 	assert_int_equal(got.oif, 8);
 	assert_memory_equal(got.nexthop, b4, 4);
 	/* another arrival port, the reverse addresses, the other family */
-	assert_int_equal(rtc_route_get(&c, AF_INET, a4, b4, 4, 10 * MS, &got), -ENOENT);
-	assert_int_equal(rtc_route_get(&c, AF_INET, b4, a4, 3, 10 * MS, &got), -ENOENT);
-	assert_int_equal(rtc_route_get(&c, AF_INET6, a4, b4, 3, 10 * MS, &got), -ENOENT);
+	assert_int_equal(rtc_route_get(&c, AF_INET, a4, b4, 4, NULL, 10 * MS, &got), -ENOENT);
+	assert_int_equal(rtc_route_get(&c, AF_INET, b4, a4, 3, NULL, 10 * MS, &got), -ENOENT);
+	assert_int_equal(rtc_route_get(&c, AF_INET6, a4, b4, 3, NULL, 10 * MS, &got), -ENOENT);
 	assert_int_equal(c.hits, 1);
 	assert_int_equal(c.misses, 4);
+}
+
+/* The flow a route was asked for is part of its key: another mark or port
+ * is another route (policy routing); NULL and a zero flow are the same. */
+static void test_route_flow_key(void **state)
+{
+	struct nls_route r = route(8), r2 = route(5), got;
+	struct nls_flow f = { .mark = 1 }, g = { .mark = 1, .proto = 6, .dport = htons(443) };
+	struct nls_flow zero = { 0 };
+
+	(void)state;
+	rtc_init(&c, 1000 * MS);
+	rtc_route_put(&c, AF_INET, a4, b4, 3, NULL, 0, &r);
+	rtc_route_put(&c, AF_INET, a4, b4, 3, &f, 0, &r2);
+	assert_int_equal(rtc_route_get(&c, AF_INET, a4, b4, 3, &zero, 1 * MS, &got), 0);
+	assert_int_equal(got.oif, 8);
+	assert_int_equal(rtc_route_get(&c, AF_INET, a4, b4, 3, &f, 1 * MS, &got), 0);
+	assert_int_equal(got.oif, 5);
+	assert_int_equal(rtc_route_get(&c, AF_INET, a4, b4, 3, &g, 1 * MS, &got), -ENOENT);
+	rtc_route_put(&c, AF_INET, a4, b4, 3, &g, 1 * MS, &r);
+	assert_int_equal(rtc_route_get(&c, AF_INET, a4, b4, 3, &g, 2 * MS, &got), 0);
+	assert_int_equal(got.oif, 8);
+	assert_int_equal(rtc_route_get(&c, AF_INET, a4, b4, 3, &f, 2 * MS, &got), 0);
+	assert_int_equal(got.oif, 5);
 }
 
 static void test_stale(void **state)
@@ -51,17 +76,17 @@ static void test_stale(void **state)
 
 	(void)state;
 	rtc_init(&c, 1000 * MS);
-	rtc_route_put(&c, AF_INET6, a6, b6, 3, 5 * MS, &r);
+	rtc_route_put(&c, AF_INET6, a6, b6, 3, NULL, 5 * MS, &r);
 	rtc_neigh_put(&c, AF_INET6, 8, b6, 5 * MS, mac);
 	assert_int_equal(rtc_neigh_get(&c, AF_INET6, 8, b6, 6 * MS, m), 0);
 	assert_memory_equal(m, mac, 6);
 	/* aged out: at max age exactly, and a clock that went backwards */
-	assert_int_equal(rtc_route_get(&c, AF_INET6, a6, b6, 3, 1005 * MS, &got), -ENOENT);
+	assert_int_equal(rtc_route_get(&c, AF_INET6, a6, b6, 3, NULL, 1005 * MS, &got), -ENOENT);
 	assert_int_equal(rtc_neigh_get(&c, AF_INET6, 8, b6, 4 * MS, m), -ENOENT);
-	assert_int_equal(rtc_route_get(&c, AF_INET6, a6, b6, 3, 1004 * MS, &got), 0);
+	assert_int_equal(rtc_route_get(&c, AF_INET6, a6, b6, 3, NULL, 1004 * MS, &got), 0);
 	/* an announced change makes everything stale, a new put serves again */
 	rtc_invalidate(&c);
-	assert_int_equal(rtc_route_get(&c, AF_INET6, a6, b6, 3, 6 * MS, &got), -ENOENT);
+	assert_int_equal(rtc_route_get(&c, AF_INET6, a6, b6, 3, NULL, 6 * MS, &got), -ENOENT);
 	assert_int_equal(rtc_neigh_get(&c, AF_INET6, 8, b6, 6 * MS, m), -ENOENT);
 	rtc_neigh_put(&c, AF_INET6, 8, b6, 7 * MS, mac);
 	assert_int_equal(rtc_neigh_get(&c, AF_INET6, 8, b6, 8 * MS, m), 0);
@@ -99,6 +124,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_route_exact_key),
+		cmocka_unit_test(test_route_flow_key),
 		cmocka_unit_test(test_stale),
 		cmocka_unit_test(test_collision_replaces),
 	};
