@@ -125,44 +125,41 @@ static int count_gens(const void *buf, size_t n)
 	return gens;
 }
 
-int nls_nft_monitor_gens(struct nlsock *s)
+/*
+ * What @s has queued, read without waiting: the sum of @count over the
+ * buffers read (1 a buffer if NULL), one more if announcements were lost
+ * (ENOBUFS: as good as a change), or -errno.
+ */
+static int monitor_drain(struct nlsock *s, int (*count)(const void *buf, size_t n))
 {
-	int gens = 0;
+	int sum = 0;
 	ssize_t n;
 
 	for (;;) {
 		n = recv(mnl_socket_get_fd(s->nl), s->buf, s->buflen, MSG_DONTWAIT);
 		if (n > 0) {
-			gens += count_gens(s->buf, n);
+			sum += count ? count(s->buf, n) : 1;
 			continue;
 		}
 		if (n == 0 || errno == EAGAIN || errno == EWOULDBLOCK)
-			return gens;
+			return sum;
 		if (errno == ENOBUFS)
-			gens++;		/* lost some: as good as a new ruleset */
+			sum++;
 		else if (errno != EINTR)
 			return -errno;
 	}
 }
 
+int nls_nft_monitor_gens(struct nlsock *s)
+{
+	return monitor_drain(s, count_gens);
+}
+
 int nls_monitor_changed(struct nlsock *s)
 {
-	int changed = 0;
-	ssize_t n;
+	int n = monitor_drain(s, NULL);
 
-	for (;;) {
-		n = recv(mnl_socket_get_fd(s->nl), s->buf, s->buflen, MSG_DONTWAIT);
-		if (n > 0) {
-			changed = 1;
-			continue;
-		}
-		if (n == 0 || errno == EAGAIN || errno == EWOULDBLOCK)
-			return changed;
-		if (errno == ENOBUFS)
-			changed = 1;	/* lost some: as good as a change */
-		else if (errno != EINTR)
-			return -errno;
-	}
+	return n > 0 ? 1 : n;
 }
 
 uint32_t nls_seq(struct nlsock *s)
