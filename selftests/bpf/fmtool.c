@@ -102,7 +102,7 @@ int main(int argc, char **argv)
 		if (inet_pton(af, argv[3], src) != 1 || inet_pton(af, argv[4], dst) != 1 ||
 		    nls_open(&s))
 			return 2;
-		rc = nls_route_get(&s, af, src, dst, if_nametoindex(argv[2]), &r);
+		rc = nls_route_get(&s, af, src, dst, if_nametoindex(argv[2]), NULL, &r);
 		if (rc) {
 			printf("no route: %s\n", strerror(-rc));
 			return 1;
