@@ -76,6 +76,26 @@ bool npuep_cmd_changes_tables(u16 opcode)
 	}
 }
 
+/**
+ * npuep_cmd_reads_only() - whether a command changes nothing in the device
+ * @opcode: enum npu_cmd_opcode
+ *
+ * Return: true for the opcodes that only read (firmware information,
+ * connection statistics) or do nothing: their loss costs nothing but the
+ * answer, so their timeout is counted, not escalated.
+ */
+bool npuep_cmd_reads_only(u16 opcode)
+{
+	switch (opcode) {
+	case NPU_CMD_NOP:
+	case NPU_CMD_FW_INFO:
+	case NPU_CMD_CONN_STATS:
+		return true;
+	default:
+		return false;
+	}
+}
+
 static void npuep_cmd_fill(struct npuep_cmdq *q, struct npu_cmd *slot,
 			   u16 opcode, u16 flags, const void *req, u16 req_len)
 {
@@ -228,9 +248,12 @@ static bool npuep_cmd_slot_done(struct npu_cmd *slot)
  * @resp: buffer for the response payload or NULL
  * @resp_len: size of @resp; a shorter response is zero padded
  *
- * Sleeps; must not be called in atomic context.  A timeout is reported to
- * the "cmd" health reporter (from a work item: the caller may hold the
- * devlink instance lock).
+ * Sleeps; must not be called in atomic context.  A timeout of a command
+ * that changes the device (npuep_cmd_reads_only() false) is reported to the
+ * "cmd" health reporter (from a work item: the caller may hold the devlink
+ * instance lock), whose recovery resets the rings; a read's is only counted
+ * (cmdq read_timeouts): the caller asks again later, and a device that is
+ * slow, not stopped, costs no reset.
  *
  * Return: 0, a negative errno from the device's status, -ETIMEDOUT when the
  * device did not complete the command in NPUEP_CMD_TIMEOUT_MS, or -EIO when
@@ -265,14 +288,17 @@ int npuep_cmd_exec_ring(struct npuep_dev *ndev, u32 ring, u16 opcode,
 	deadline = jiffies + msecs_to_jiffies(NPUEP_CMD_TIMEOUT_MS);
 	while (!npuep_cmd_slot_done(slot)) {
 		if (time_after(jiffies, deadline)) {
-			dev_err(ndev->dev,
-				"command %u seq %u on ring %u timed out after %u ms (slot %u flags %#x head %u)\n",
-				opcode, seq, ring, NPUEP_CMD_TIMEOUT_MS,
-				(u32)(slot - q->ring),
-				le16_to_cpu(READ_ONCE(slot->flags)),
-				npuep_rd32(ndev, NPU_REG_CMDQ(ring) + NPU_CMDQ_HEAD));
+			dev_err_ratelimited(ndev->dev,
+					    "command %u seq %u on ring %u timed out after %u ms (slot %u flags %#x head %u)\n",
+					    opcode, seq, ring, NPUEP_CMD_TIMEOUT_MS,
+					    (u32)(slot - q->ring),
+					    le16_to_cpu(READ_ONCE(slot->flags)),
+					    npuep_rd32(ndev, NPU_REG_CMDQ(ring) + NPU_CMDQ_HEAD));
 			q->timeouts++;
-			npuep_health_cmd_timeout(ndev, ring, opcode);
+			if (npuep_cmd_reads_only(opcode))
+				q->read_timeouts++;
+			else
+				npuep_health_cmd_timeout(ndev, ring, opcode);
 			err = -ETIMEDOUT;
 			goto out;
 		}
@@ -298,7 +324,7 @@ out_unlocked:
 }
 
 /**
- * npuep_cmd_exec() - run one command on the normal command ring and wait
+ * npuep_cmd_exec() - run one command and wait, on the ring its kind takes
  * @ndev: the coprocessor
  * @opcode: enum npu_cmd_opcode
  * @req: request payload
@@ -306,13 +332,21 @@ out_unlocked:
  * @resp: buffer for the response payload or NULL
  * @resp_len: size of @resp
  *
+ * A command that changes the device's tables goes on the normal ring, in
+ * order with the table writes posted there; any other (statistics, port
+ * configuration, moderation, firmware information) on the high ring, which
+ * the device serves first, so that it never waits behind posted writes.
+ *
  * Return: see npuep_cmd_exec_ring().
  */
 int npuep_cmd_exec(struct npuep_dev *ndev, u16 opcode, const void *req,
 		   u16 req_len, void *resp, u16 resp_len)
 {
-	return npuep_cmd_exec_ring(ndev, NPUEP_CMD_RING_NORMAL, opcode, req,
-				   req_len, resp, resp_len);
+	u32 ring = npuep_cmd_changes_tables(opcode) ? NPUEP_CMD_RING_NORMAL :
+						      NPUEP_CMD_RING_HIGH;
+
+	return npuep_cmd_exec_ring(ndev, ring, opcode, req, req_len, resp,
+				   resp_len);
 }
 
 /*
@@ -418,8 +452,8 @@ static bool npuep_cmdq_backlog_drop(struct npuep_cmdq *q)
  * Posted commands raise no event, so the device's head is polled, as
  * npuep_cmdq_slot() does; once the device has not moved for
  * NPUEP_CMD_TIMEOUT_MS the poll slows to 20 ms and rings the doorbell again
- * each time (a waited command on the ring times out meanwhile and the "cmd"
- * health recovery resets the ring, which empties the backlog).
+ * each time (a waited table command on the ring times out meanwhile and the
+ * "cmd" health recovery resets the ring, which empties the backlog).
  */
 static void npuep_cmdq_drain_work(struct work_struct *work)
 {

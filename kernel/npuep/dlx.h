@@ -38,6 +38,7 @@ enum npuep_cmd_ring {
  * @posted: posted commands
  * @posted_failed: posted commands the device answered with an error
  * @timeouts: waited commands that timed out
+ * @read_timeouts: of those, commands that change nothing (not reported)
  * @ndev: the coprocessor (for @drain_work)
  * @idx: this ring's number
  * @backlog: posted commands that found the ring full, in order, each a
@@ -63,6 +64,7 @@ struct npuep_cmdq {
 	u64 posted;
 	u64 posted_failed;
 	u64 timeouts;
+	u64 read_timeouts;
 	struct npuep_dev *ndev;
 	u32 idx;
 	struct list_head backlog;
@@ -97,6 +99,7 @@ struct npuep_cmdq {
  * @fw_replayed: connections re-sent by the last firmware recovery
  * @cmd_resyncs: "cmd" recoveries that found table commands unexecuted and
  *	re-programmed the fast path and ntuple tables
+ * @cmd_replayed: connections re-sent by the last of those
  */
 struct npuep_dlx {
 	struct npuep_cmdq cmdq[NPU_CMD_RINGS];
@@ -118,6 +121,7 @@ struct npuep_dlx {
 	u64 fw_recoveries;
 	u32 fw_replayed;
 	u64 cmd_resyncs;
+	u32 cmd_replayed;
 };
 
 /* cmd.c */

@@ -84,7 +84,9 @@ static bool npuep_ft_stats_wanted(struct npuep_ft *ft, u32 first, u32 asked,
  * @work: ft->stats_work
  *
  * NPU_CMD_CONN_STATS for NPU_CONN_STATS_MAX connections at a time, waited
- * for outside the flow-table lock; the answers (untrusted: count, index,
+ * for outside the flow-table lock on the high ring (npuep_cmd_exec()), so
+ * that a read never queues behind the table writes posted on the normal
+ * one; a read that times out costs no ring reset.  The answers (untrusted: count, index,
  * state and revision checked) update the shadow's counters and last-used
  * time, which FLOW_CLS_STATS reports.  The lock is held with softirqs off
  * around the parts that touch the table (neither sleeps), so that the
@@ -110,9 +112,8 @@ void npuep_ft_stats_work(struct work_struct *work)
 		ref.conn = cpu_to_le32(i);
 		ref.rev = 0;
 		ref.count = cpu_to_le16(asked);
-		if (npuep_cmd_exec_ring(ft->ndev, READ_ONCE(ft->ndev->dlx.flow_cmd_ring),
-					NPU_CMD_CONN_STATS, &ref, sizeof(ref),
-					&resp, sizeof(resp)))
+		if (npuep_cmd_exec(ft->ndev, NPU_CMD_CONN_STATS, &ref,
+				   sizeof(ref), &resp, sizeof(resp)))
 			break;
 		npuep_ft_lock_bh(ft);
 		npuep_ft_stats_apply(ft, &resp, i, asked);

@@ -2,10 +2,11 @@
 /*
  * npuep devlink health reporters and the flow-table region.
  *
- * "cmd": the command channel.  A waited command that times out is
- * reported (from health_work: the command's caller may hold the devlink
- * instance lock, which devlink_health_report() takes to recover).
- * Recovery resets both command rings.
+ * "cmd": the command channel.  A waited command that changes the device
+ * and times out is reported (from health_work: the command's caller may
+ * hold the devlink instance lock, which devlink_health_report() takes to
+ * recover); a read that times out is only counted.  Recovery resets both
+ * command rings.
  *
  * "fw": the coprocessor's fast-path firmware.  health_work reads
  * NPU_REG_FW_STATUS; a fault is reported once.  Recovery resets the fast
@@ -46,6 +47,9 @@ static void npuep_health_cmd_fmsg(struct npuep_dev *ndev,
 					  READ_ONCE(q->posted_failed));
 		devlink_fmsg_u64_pair_put(fmsg, "timeouts",
 					  READ_ONCE(q->timeouts));
+		/* of those, reads: counted, not reported, asked again */
+		devlink_fmsg_u64_pair_put(fmsg, "read_timeouts",
+					  READ_ONCE(q->read_timeouts));
 		/* posted commands queued in the driver behind a full ring */
 		devlink_fmsg_u32_pair_put(fmsg, "backlog",
 					  READ_ONCE(q->backlog_len));
@@ -55,6 +59,7 @@ static void npuep_health_cmd_fmsg(struct npuep_dev *ndev,
 	}
 	devlink_fmsg_arr_pair_nest_end(fmsg);
 	devlink_fmsg_u64_pair_put(fmsg, "resyncs", READ_ONCE(ndev->dlx.cmd_resyncs));
+	devlink_fmsg_u32_pair_put(fmsg, "replayed", READ_ONCE(ndev->dlx.cmd_replayed));
 }
 
 static int npuep_health_cmd_diagnose(struct devlink_health_reporter *reporter,
@@ -153,6 +158,7 @@ static int npuep_health_cmd_recover(struct devlink_health_reporter *reporter,
 	n = npuep_health_resync(ndev, extack);
 	if (n < 0)
 		return n;
+	WRITE_ONCE(ndev->dlx.cmd_replayed, n);
 	WRITE_ONCE(ndev->dlx.cmd_resyncs, ndev->dlx.cmd_resyncs + 1);
 	dev_info(ndev->dev,
 		 "command rings reset with table commands unexecuted: %d connections re-programmed\n",

@@ -336,6 +336,7 @@ int npuep_cmd_port_cfg(struct npuep_port *port, bool up);
 int npuep_cmd_coalesce(struct npuep_port *port, u16 queue, u32 usecs,
 		       u32 frames);
 bool npuep_cmd_changes_tables(u16 opcode);
+bool npuep_cmd_reads_only(u16 opcode);
 
 /* cmd_check.c */
 bool npuep_cmdq_head_ok(struct npuep_dev *ndev, u32 ring, u32 head);
