@@ -101,6 +101,12 @@ static void seeds(const char *dir)
 	seed_write(dir, "add-v4-nat", buf, tcfl_build_add(buf, sizeof(buf), &r, 1));
 	rule(&r, 1);
 	seed_write(dir, "add-v6", buf, tcfl_build_add(buf, sizeof(buf), &r, 2));
+	/* 802.1Q: tagged match, vlan pop and push */
+	rule(&r, 0);
+	r.match.vlan_outer = 10;
+	r.prio = NPUFLOW_TC_PRIO_VLAN;
+	r.push_vid = 20;
+	seed_write(dir, "add-vlan", buf, tcfl_build_add(buf, sizeof(buf), &r, 3));
 	seed_write(dir, "dumped-stats64", buf, dumped());
 	seed_write(dir, "short-ipv6-dst", buf, short_v6_dst());
 	/* a batch of two */
