@@ -37,23 +37,24 @@ static int pol_attr(const struct nlattr *a, struct xfrmdb_pol *p)
 
 int xfrmdb_parse(const struct nlmsghdr *nlh, struct xfrmdb_pol *out)
 {
-	const struct xfrm_userpolicy_info *pi;
-	size_t off = MNL_NLMSG_HDRLEN + MNL_ALIGN(sizeof(*pi)), len;
+	struct xfrm_userpolicy_info pi;
+	size_t off = MNL_NLMSG_HDRLEN + MNL_ALIGN(sizeof(pi)), len;
 	const struct nlattr *a;
 	const char *attrs;
 
 	memset(out, 0, sizeof(*out));
 	if (nlh->nlmsg_type != XFRM_MSG_NEWPOLICY && nlh->nlmsg_type != XFRM_MSG_UPDPOLICY)
 		return 1;
-	if (nlh->nlmsg_len < MNL_NLMSG_HDRLEN + sizeof(*pi))
+	if (nlh->nlmsg_len < MNL_NLMSG_HDRLEN + sizeof(pi))
 		return -1;
-	pi = mnl_nlmsg_get_payload(nlh);
-	if (pi->dir != XFRM_POLICY_OUT && pi->dir != XFRM_POLICY_FWD)
+	/* copied out: its lifetimes are 64-bit, netlink aligns messages to 4 */
+	memcpy(&pi, mnl_nlmsg_get_payload(nlh), sizeof(pi));
+	if (pi.dir != XFRM_POLICY_OUT && pi.dir != XFRM_POLICY_FWD)
 		return 1;
-	out->sel = pi->sel;
-	out->priority = pi->priority;
-	out->dir = pi->dir;
-	out->action = pi->action;
+	out->sel = pi.sel;
+	out->priority = pi.priority;
+	out->dir = pi.dir;
+	out->action = pi.action;
 	/* the attributes within nlmsg_len exactly */
 	len = nlh->nlmsg_len > off ? nlh->nlmsg_len - off : 0;
 	attrs = (const char *)nlh + off;

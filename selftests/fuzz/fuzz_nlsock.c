@@ -5,11 +5,13 @@
  * nls_dispatch() as request 0 of portid 0 (acks, errors and dump ends
  * included), with every lookup's callback on each data message; and every
  * whole message goes to each callback and the ack reader directly, whatever
- * its sequence number.  Seeds: a route with a gateway, a neighbour, a link
+ * its sequence number, and to the xfrm policy reader; the batch to the
+ * nftables announcement counter.  Seeds: a route with a gateway, a neighbour, a link
  * with its kind, a shaping qdisc, an error with an extack message, a dump's
  * end.
  */
 #include "../../loader/nlsock.c"
+#include "../../loader/xfrmdb.c"
 #include "fuzz.h"
 
 struct sink {
@@ -19,6 +21,10 @@ struct sink {
 	struct neigh_ctx nc;
 	struct nls_link l;
 	struct qd_ctx qc;
+	struct nls_vlan v[2];
+	struct vlans_ctx vc;
+	int rules;
+	struct xfrmdb_pol pol;
 	struct nlsock s;
 };
 
@@ -31,6 +37,8 @@ static void sink_init(struct sink *k)
 	k->rc6.alen = 16;
 	k->nc.mac = k->mac;
 	k->qc.ifindex = 8;
+	k->vc.v = k->v;
+	k->vc.max = 2;
 }
 
 /* Every lookup's callback on @nlh; MNL_CB_OK so the batch goes on. */
@@ -43,6 +51,9 @@ static int all_cbs(const struct nlmsghdr *nlh, void *data)
 	neigh_cb(nlh, &k->nc);
 	link_cb(nlh, &k->l);
 	qdisc_cb(nlh, &k->qc);
+	vlans_cb(nlh, &k->vc);
+	rule_cb(nlh, &k->rules);
+	xfrmdb_parse(nlh, &k->pol);
 	return MNL_CB_OK;
 }
 
@@ -54,6 +65,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	sink_init(&k);
 	nls_dispatch(&k.s, data, size, 0, all_cbs, &k);
+	count_gens(data, size);
 	fuzz_for_each_msg(nlh, data, size, left) {
 		all_cbs(nlh, &k);
 		err_cb(nlh, &k.s);
