@@ -602,12 +602,15 @@ int fm_hw_stats(struct fm *fm, uint32_t id, int dir, uint64_t packets, uint64_t 
 	struct fm_entry *e = fm_get(fm, id);
 	int moved;
 
-	(void)now;
 	if (!e || dir < 0 || dir > 1)
 		return 0;
 	moved = packets != e->rec.packets[dir];
 	e->rec.packets[dir] = packets;
 	e->rec.bytes[dir] = bytes;
+	/* no last use reported (a terse dump): the counters moved since the
+	 * last report, so it was used by now */
+	if (!last_used_ns && moved && packets)
+		last_used_ns = now;
 	if (last_used_ns > e->rec.last_used_ns)
 		e->rec.last_used_ns = last_used_ns;
 	if (moved)

@@ -170,8 +170,9 @@ enum fm_action fm_destroy(struct fm *fm, const struct npuflow_key *ctk, uint64_t
 enum fm_action fm_egress_moved(struct fm *fm, uint32_t id, uint64_t now);
 /* Release on demand: FM_A_RELEASE (rules to delete), FM_A_NONE if nothing to do. */
 enum fm_action fm_release(struct fm *fm, uint32_t id, uint64_t now);
-/* Keepalive: hardware counters of direction @dir.  Returns 1 when traffic
- * moved since the last report (refresh conntrack), else 0. */
+/* Keepalive: hardware counters of direction @dir, last used at
+ * @last_used_ns (0: not reported; then @now if they moved).  Returns 1
+ * when traffic moved since the last report (refresh conntrack), else 0. */
 int fm_hw_stats(struct fm *fm, uint32_t id, int dir, uint64_t packets, uint64_t bytes,
 		uint64_t last_used_ns, uint64_t now);
 

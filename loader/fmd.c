@@ -377,6 +377,37 @@ static uint32_t lookup_egress(struct fmd *d, struct fm_lookup *l, int dir,
 	return rc;
 }
 
+/*
+ * A made connection of the conntrack entry @l found, whose direction @dir
+ * arrives elsewhere than the frames of the candidate looked up show (the
+ * reply routed back by another port or with another tag than the original
+ * leaves by): that direction's rule never matches, and its frames stay on
+ * the host.  It goes back to the host (counted rerouted), so that this
+ * lookup makes the connection with the ingress the frames show.
+ */
+static void take_back_twin(struct fmd *d, uint32_t id, const struct fm_lookup *l, int dir,
+			   uint64_t now)
+{
+	struct npuflow_key ctk;
+	struct fm_entry *o;
+	uint32_t oid;
+
+	fm_ct_key(&ctk, &l->key[0], l->zone);
+	o = fm_find(&d->fm, &ctk);
+	if (!o || o == fm_get(&d->fm, id) || o->rec.ct_id != l->ct_id ||
+	    !memcmp(&o->rec.key[dir], &l->key[dir], sizeof(l->key[dir])))
+		return;
+	oid = o - d->fm.e;
+	if (fm_egress_moved(&d->fm, oid, now) != FM_A_TAKEOUT)
+		return;
+	hw_delete(d, o);
+	d->log(L_INFO, "connection %u back to the host: its direction %d arrives on if%u vlan %u, "
+	       "not if%u vlan %u", oid, dir, l->key[dir].ifindex, l->key[dir].vlan_outer,
+	       o->rec.key[dir].ifindex, o->rec.key[dir].vlan_outer);
+	fm_forget(&d->fm, oid);
+	sync_id(d, oid);
+}
+
 /* @cross_ns: the punted frame the make starts from (an event's, a
  * candidate's latest), 0 for a timer's remake. */
 static void do_lookup(struct fmd *d, uint32_t id, uint64_t now, uint64_t cross_ns)
@@ -428,6 +459,8 @@ static void do_lookup(struct fmd *d, uint32_t id, uint64_t now, uint64_t cross_n
 			l.ct_flags |= FM_CT_IPSEC;
 		mk.eg = fmd_now() - teg;
 	}
+	if (!rc)
+		take_back_twin(d, id, &l, dir, now);
 	lookup_ns = fmd_now() - t0;
 	d->make_ns += lookup_ns;
 	d->fm.stat[NPUFLOW_FM_LOOKUP_US] += lookup_ns / 1000;
@@ -734,16 +767,17 @@ static int dump_cb(const struct nlmsghdr *nlh, void *data)
 		uint64_t age = in.lastuse_ms * 1000000ull;
 
 		if (fm_hw_stats(&d->fm, id, dir, in.packets, in.bytes,
-				c->now > age ? c->now - age : 0, c->now))
+				!in.have_lastuse ? 0 : c->now > age ? c->now - age : 0, c->now))
 			push(&c->refresh, &c->nrefresh, &c->rcap, id);
 	}
 	return MNL_CB_OK;
 }
 
-static void dump_port(struct fmd *d, struct dump_ctx *c, uint32_t ifindex)
+/* @terse: keepalive's dump (counters, no matches: tcfl_build_dump). */
+static void dump_port(struct fmd *d, struct dump_ctx *c, uint32_t ifindex, int terse)
 {
 	char buf[512] __attribute__((aligned(8)));
-	size_t n = tcfl_build_dump(buf, sizeof(buf), ifindex, nls_seq(&d->tc));
+	size_t n = tcfl_build_dump(buf, sizeof(buf), ifindex, nls_seq(&d->tc), terse);
 	uint32_t i;
 	int rc;
 
@@ -789,10 +823,9 @@ static void keepalive(struct fmd *d, uint64_t now)
 
 	read_timeouts(d);
 	for (p = 0; p < d->nports; p++)
-		dump_port(d, &c, d->ports[p].ifindex);
+		dump_port(d, &c, d->ports[p].ifindex, 1);
 	t1 = fmd_now();
 	d->ka_dump_ns += t1 - t0;
-	d->ka_refreshed += c.nrefresh;
 	for (i = 0; i < c.nrefresh; i++) {
 		struct fm_entry *e = fm_get(&d->fm, c.refresh[i]);
 		uint32_t t;
@@ -805,6 +838,7 @@ static void keepalive(struct fmd *d, uint64_t now)
 			continue;
 		if (!ctc_set_timeout(&d->ct, &e->rec.key[0], e->rec.zone, t)) {
 			d->fm.stat[NPUFLOW_FM_CT_REFRESH]++;
+			d->ka_refreshed++;
 			e->ct_refresh_ns = now;
 		}
 	}
@@ -1316,7 +1350,7 @@ int fmd_restore(struct fmd *d, uint64_t now)
 	if (!c.present)
 		return -1;
 	for (p = 0; p < d->nports; p++)
-		dump_port(d, &c, d->ports[p].ifindex);
+		dump_port(d, &c, d->ports[p].ifindex, 0);
 	for (i = 0; i < d->fm.cfg.max_conns; i++) {
 		struct fm_entry *e = &d->fm.e[i];
 		int dir, bad = 0;
@@ -1504,7 +1538,7 @@ int fmd_flush_rules(fmd_log_fn log)
 	}
 	c.s = &s;
 	for (i = ifs; i && i->if_index; i++) {
-		size_t len = tcfl_build_dump(buf, sizeof(buf), i->if_index, nls_seq(&s));
+		size_t len = tcfl_build_dump(buf, sizeof(buf), i->if_index, nls_seq(&s), 1);
 
 		nls_talk(&s, buf, len, flush_cb, &c);
 	}

@@ -392,13 +392,16 @@ size_t tcfl_build_del(void *buf, size_t len, uint32_t ifindex, uint16_t prio,
 	return nlh->nlmsg_len;
 }
 
-size_t tcfl_build_dump(void *buf, size_t len, uint32_t ifindex, uint32_t seq)
+size_t tcfl_build_dump(void *buf, size_t len, uint32_t ifindex, uint32_t seq, int terse)
 {
+	struct nla_bitfield32 f = { TCA_DUMP_FLAGS_TERSE, TCA_DUMP_FLAGS_TERSE };
 	struct nlmsghdr *nlh;
 
 	if (len < 256)
 		return 0;
 	nlh = hdr(buf, RTM_GETTFILTER, NLM_F_DUMP, seq, ifindex, 0, TCFL_PARENT_INGRESS, 0);
+	if (terse)
+		mnl_attr_put(nlh, TCA_DUMP_FLAGS, sizeof(f), &f);
 	return nlh->nlmsg_len;
 }
 
@@ -502,6 +505,7 @@ static int parse_act_opt(const struct nlattr *y, const char *kind, struct tcfl_i
 		       offsetof(struct tcf_t, lastuse), sizeof(lastuse));
 		/* clock_t (USER_HZ 100) since the last use */
 		out->lastuse_ms = lastuse * 10;
+		out->have_lastuse = 1;
 	} else if (!strcmp(kind, "pedit") && t == TCA_PEDIT_PARMS_EX) {
 		if (holds(y, sizeof(sel)))
 			return -1;

@@ -56,6 +56,7 @@ struct tcfl_info {
 	uint64_t packets, bytes;	/* of the last action (mirred); packets 64-bit
 					 * from TCA_STATS_PKT64 when the kernel adds it */
 	uint64_t lastuse_ms;		/* age of the last use, ms (from the action's tcf_t) */
+	int have_lastuse;		/* lastuse_ms read (not in a terse dump) */
 	int have_stats;
 	uint32_t out_ifindex;		/* mirred target */
 	int nactions;
@@ -87,7 +88,13 @@ size_t tcfl_build_warmup(void *buf, size_t len, uint32_t ifindex, uint16_t prio,
 			 uint32_t handle, uint32_t seq);
 size_t tcfl_build_del(void *buf, size_t len, uint32_t ifindex, uint16_t prio,
 		      uint16_t eth_proto, uint32_t handle, uint32_t seq);
-size_t tcfl_build_dump(void *buf, size_t len, uint32_t ifindex, uint32_t seq);
+/*
+ * The rules on @ifindex's clsact ingress.  @terse: TCA_DUMP_FLAGS_TERSE,
+ * each rule's handle, priority, protocol, flags and its actions' kinds and
+ * counters only (no match, no action options, no last use): what keepalive
+ * reads, at a fraction of a full dump's cost (cls_flower's fl_terse_dump).
+ */
+size_t tcfl_build_dump(void *buf, size_t len, uint32_t ifindex, uint32_t seq, int terse);
 /*
  * RTM_NEWTFILTER from a dump or echo, nlmsg_len bytes readable at @nlh (as
  * nls_msg_ok() checks; nothing past it is read): 0, or -1 if it is not a

@@ -592,6 +592,11 @@ static void test_hw_stats(void **st)
 	assert_int_equal(fm->e[id].rec.packets[0], 100);
 	assert_int_equal(fm->e[id].rec.bytes[1], 3000);
 	assert_int_equal(fm->e[id].rec.last_used_ns, 3 * S);
+	/* no last use reported (a terse dump): now if the counters moved */
+	assert_int_equal(fm_hw_stats(fm, id, 0, 100, 150000, 0, 4 * S), 0);
+	assert_int_equal(fm->e[id].rec.last_used_ns, 3 * S);
+	assert_int_equal(fm_hw_stats(fm, id, 0, 120, 180000, 0, 5 * S), 1);
+	assert_int_equal(fm->e[id].rec.last_used_ns, 5 * S);
 	assert_int_equal(fm_hw_stats(fm, 63, 0, 1, 1, 1, 1), 0);
 	fm_free(fm);
 }

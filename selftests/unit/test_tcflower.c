@@ -311,10 +311,28 @@ static void test_del_dump_qdisc(void **st)
 	assert_int_equal(nlh->nlmsg_type, RTM_DELTFILTER);
 	assert_int_equal(t->tcm_handle, 5);
 	assert_int_equal(t->tcm_info, ((uint32_t)NPUFLOW_TC_PRIO_IP << 16) | htons(ETH_P_IP));
-	assert_true(tcfl_build_dump(buf, sizeof(buf), 3, 10) > 0);
+	assert_true(tcfl_build_dump(buf, sizeof(buf), 3, 10, 0) > 0);
 	assert_int_equal(nlh->nlmsg_type, RTM_GETTFILTER);
 	assert_true(nlh->nlmsg_flags & NLM_F_DUMP);
 	assert_int_equal(t->tcm_parent, 0xfffffff2);
+	assert_int_equal(nlh->nlmsg_len, NLMSG_LENGTH(sizeof(struct tcmsg)));
+	/* terse: TCA_DUMP_FLAGS, the terse bit set and selected */
+	assert_true(tcfl_build_dump(buf, sizeof(buf), 3, 10, 1) > 0);
+	{
+		const struct nlattr *a;
+		int seen = 0;
+
+		mnl_attr_for_each(a, nlh, sizeof(struct tcmsg)) {
+			const struct nla_bitfield32 *f = mnl_attr_get_payload(a);
+
+			assert_int_equal(mnl_attr_get_type(a), TCA_DUMP_FLAGS);
+			assert_int_equal(mnl_attr_get_payload_len(a), sizeof(*f));
+			assert_int_equal(f->value, TCA_DUMP_FLAGS_TERSE);
+			assert_int_equal(f->selector, TCA_DUMP_FLAGS_TERSE);
+			seen++;
+		}
+		assert_int_equal(seen, 1);
+	}
 	assert_true(tcfl_build_qdisc(buf, sizeof(buf), 3, 11) > 0);
 	assert_int_equal(nlh->nlmsg_type, RTM_NEWQDISC);
 	assert_int_equal(t->tcm_parent, TC_H_CLSACT);
@@ -567,7 +585,12 @@ static void test_parse_action_options(void **st)
 	/* read in place (buf is 8-aligned): UBSan sees a misaligned u64 */
 	assert_int_equal(tcfl_parse(nlh, &in), 0);
 	assert_int_equal(in.lastuse_ms, 420);
+	assert_true(in.have_lastuse);
 	assert_int_equal(in.out_ifindex, 8);
+	/* a terse dump's action: kind and counters, no options, no last use */
+	assert_int_equal(parse_heap(with_action("mirred", 1, fill_stats32), &in), 0);
+	assert_true(in.have_stats);
+	assert_false(in.have_lastuse);
 	assert_int_equal(parse_heap(with_action("mirred", 1, fill_mirred_short), &in), -1);
 }
 

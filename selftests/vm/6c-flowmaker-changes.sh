@@ -8,12 +8,13 @@
 # (a frame sent to far's old MAC is dropped by far's device, so frames on the
 # wire would not tell).  The ruleset: a drop rule for the connection's port
 # releases it to the host (counted "rulesets"), where the rule stops it; a new
-# connection through the ruleset without the rule is made.  Port 8 going down
-# takes that one back, and no rule is left.
+# connection through the ruleset without the rule is made.  IPsec: an xfrm
+# policy for the connection takes it back and its next frames are refused
+# (ipsec).  Port 8 going down takes the last one back, and no rule is left.
 # Counts only; the bounds below are timeouts, times belong to the benchmark.
 # timeout: 600
 . "$(dirname "$0")/lib.sh"
-ktap_plan 17
+ktap_plan 20
 LOAD=$NPU_REPO/build/bin/npuload
 NEWMAC=02:00:00:00:08:99
 trap fm_cleanup EXIT
@@ -77,9 +78,24 @@ far_tcp "rule gone"; ktap_result $? "without it the stream flows again, through 
 ip netns exec pc "$LOAD" client -a $FAR4 -p 5201 -c 1 -t 200 -r 1000000 >/dev/null 2>&1 &
 made 30; ktap_result $? "a new connection through the new ruleset is made"
 
-# 4. port 8 goes down: its routes go, nothing is left in hardware
-ip link set "$P8" down
+# 4. an IPsec policy (optional ESP, so plain frames still pass) covers the
+# connection: it goes back to the host and is refused from then on
+for dir in fwd out; do
+	ip xfrm policy add src $PC4/32 dst $FAR4/32 proto tcp dport 5201 dir $dir \
+		tmpl proto esp mode transport level use || break
+done
 within 5 '[ "$(counter rerouted)" = 3 ]'
+ktap_result $? "an IPsec policy covers it: the connection went back to the host (rerouted $(counter rerouted))"
+within 20 '[ "$(fm_ctl status --json | jq ".refused.ipsec // 0")" -ge 1 ]'
+ktap_result $([ $? = 0 ] && [ "$(fm_rules "$P3")" = 0 ] && [ "$(in_state made)" = 0 ]; echo $?) \
+	"its next frames are refused (ipsec $(fm_ctl status --json | jq ".refused.ipsec // 0")), nothing in hardware"
+ip xfrm policy flush
+ip netns exec pc "$LOAD" client -a $FAR4 -p 5201 -c 1 -t 200 -r 1000000 >/dev/null 2>&1 &
+made 30; ktap_result $? "without the policy a new connection is made"
+
+# 5. port 8 goes down: its routes go, nothing is left in hardware
+ip link set "$P8" down
+within 5 '[ "$(counter rerouted)" = 4 ]'
 ktap_result $? "port 8 down: the new connection went back to the host (rerouted $(counter rerouted))"
 within 5 '[ "$(fm_rules "$P3")" = 0 ] && [ "$(fm_rules "$P8")" = 0 ]'
 ktap_result $? "no rule is left on $P3 or $P8"
