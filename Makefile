@@ -81,8 +81,10 @@ test: deps
 
 demo: deps
 	$(MAKE) all
-	tools/vm/run --bench -t 2400 -- tools/demo/run
+	tools/demo/vcpu-watch & w=$$!; tools/vm/run --bench -t 2400 -- tools/demo/run; rc=$$?; \
+		kill $$w 2>/dev/null; wait $$w 2>/dev/null; [ $$rc = 0 ] && tools/demo/report > /dev/null
 	tools/demo/plot
+	@sed -n '3,/^$$/p' results/demo.md
 
 bench: deps
 	$(MAKE) all
