@@ -1,15 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * npuep command channel: the normal (0) and high-priority (1) command rings.
+ * npuep command channel (cmd.h): the normal (0) and high-priority (1)
+ * command rings.
  *
  * Per ring, one waited command is in flight at a time (the ring's mutex);
  * posted commands (NPU_CMD_F_POSTED) are not waited for and may be posted
  * from NAPI (npuep_cmd_post_atomic()).  The slot_lock spinlock guards the
- * tail, the sequence and the slots themselves.  The slot is
- * written, the doorbell rung, and a waiting caller sleeps until the device
- * sets NPU_CMD_F_DONE in the slot; the command vector (vector 0) wakes it.  The wait is sliced so
- * that a lost interrupt costs a few milliseconds, not the command, and it is
- * bounded: a device that never answers gives -ETIMEDOUT, never a hang.
+ * tail, the sequence and the slots themselves.  The slot is written, the
+ * doorbell rung, and a waiting caller sleeps until the device sets
+ * NPU_CMD_F_DONE in the slot; the command vector (vector 0) wakes it.  The
+ * wait is sliced so that a lost interrupt costs a few milliseconds, not the
+ * command, and it is bounded: a device that never answers gives
+ * -ETIMEDOUT, never a hang.
  */
 #include <linux/dma-mapping.h>
 #include <linux/interrupt.h>
@@ -26,11 +28,41 @@ static irqreturn_t npuep_cmd_irq(int irq, void *data)
 
 	events = npuep_rd32(ndev, NPU_REG_EVENTS);
 	if (events & NPU_EVT_CMD_DONE)
-		wake_up_all(&ndev->dlx.cmd_wq);
+		wake_up_all(&ndev->cmd.wq);
 	if ((events & NPU_EVT_LINK) && !READ_ONCE(ndev->removing))
 		schedule_work(&ndev->link_work);
 	npuep_wr32(ndev, NPU_REG_CMD_IRQ_UNMASK, 1);
 	return IRQ_HANDLED;
+}
+
+/**
+ * npuep_cmd_observe() - register the one observer of the channel's faults
+ * @ndev: the coprocessor
+ * @observer: its callbacks (they outlive the channel), or NULL for none
+ *
+ * Faults seen before an observer is registered, or after it is removed,
+ * are counted and logged only.
+ */
+void npuep_cmd_observe(struct npuep_dev *ndev,
+		       const struct npuep_cmd_observer *observer)
+{
+	WRITE_ONCE(ndev->cmd.observer, observer);
+}
+
+/**
+ * npuep_cmd_fault() - tell the observer that the rings want a reset
+ * @ndev: the coprocessor
+ * @ring: the ring
+ * @opcode: the command, or NPU_CMD_NOP for the ring itself
+ *
+ * Any context.
+ */
+void npuep_cmd_fault(struct npuep_dev *ndev, u32 ring, u16 opcode)
+{
+	const struct npuep_cmd_observer *obs = READ_ONCE(ndev->cmd.observer);
+
+	if (obs)
+		obs->fault(ndev, ring, opcode);
 }
 
 static int npuep_cmd_status_to_errno(u16 status)
@@ -119,13 +151,13 @@ static void npuep_cmd_fill(struct npuep_cmdq *q, struct npu_cmd *slot,
 static int npuep_cmdq_try_slot(struct npuep_dev *ndev, u32 ring,
 			       struct npu_cmd **slotp)
 {
-	struct npuep_cmdq *q = &ndev->dlx.cmdq[ring];
+	struct npuep_cmdq *q = &ndev->cmd.q[ring];
 	struct npu_cmd *slot;
 	u32 head, next;
 	bool done;
 
 	lockdep_assert_held(&q->slot_lock);
-	if (ndev->cmd_dead)
+	if (ndev->cmd.dead)
 		return -ENODEV;
 	next = (q->tail + 1) % NPU_CMD_RING_SIZE;
 	if (npuep_cmdq_head_read(ndev, ring, &head))
@@ -145,7 +177,7 @@ static int npuep_cmdq_try_slot(struct npuep_dev *ndev, u32 ring,
 	return 0;
 }
 
-/* A posted command waiting in a ring's backlog (npuep_cmd_post_queued()). */
+/* A posted command waiting in a ring's backlog (NPUEP_CMD_POST_BACKLOG). */
 struct npuep_cmd_pending {
 	struct list_head node;
 	u16 opcode;
@@ -164,8 +196,8 @@ struct npuep_cmd_pending {
 static int npuep_cmdq_try_slot_ordered(struct npuep_dev *ndev, u32 ring,
 				       struct npu_cmd **slotp)
 {
-	if (!list_empty(&ndev->dlx.cmdq[ring].backlog))
-		return ndev->cmd_dead ? -ENODEV : -EAGAIN;
+	if (!list_empty(&ndev->cmd.q[ring].backlog))
+		return ndev->cmd.dead ? -ENODEV : -EAGAIN;
 	return npuep_cmdq_try_slot(ndev, ring, slotp);
 }
 
@@ -178,7 +210,7 @@ static int npuep_cmdq_try_slot_ordered(struct npuep_dev *ndev, u32 ring,
 static int npuep_cmdq_slot(struct npuep_dev *ndev, u32 ring,
 			   struct npu_cmd **slotp)
 {
-	struct npuep_cmdq *q = &ndev->dlx.cmdq[ring];
+	struct npuep_cmdq *q = &ndev->cmd.q[ring];
 	u32 head, last = NPU_CMD_RING_SIZE;
 	unsigned long deadline = 0;
 	int err;
@@ -211,7 +243,7 @@ static int npuep_cmdq_slot(struct npuep_dev *ndev, u32 ring,
 
 static void npuep_cmdq_ring_doorbell(struct npuep_dev *ndev, u32 ring)
 {
-	struct npuep_cmdq *q = &ndev->dlx.cmdq[ring];
+	struct npuep_cmdq *q = &ndev->cmd.q[ring];
 
 	/* Slot contents before the doorbell. */
 	dma_wmb();
@@ -224,7 +256,7 @@ static void npuep_cmdq_put_posted(struct npuep_dev *ndev, u32 ring,
 				  struct npu_cmd *slot, u16 opcode,
 				  const void *req, u16 req_len)
 {
-	struct npuep_cmdq *q = &ndev->dlx.cmdq[ring];
+	struct npuep_cmdq *q = &ndev->cmd.q[ring];
 
 	lockdep_assert_held(&q->slot_lock);
 	npuep_cmd_fill(q, slot, opcode, NPU_CMD_F_POSTED, req, req_len);
@@ -249,17 +281,16 @@ static bool npuep_cmd_slot_done(struct npu_cmd *slot)
  * @resp_len: size of @resp; a shorter response is zero padded
  *
  * Sleeps; must not be called in atomic context.  A timeout of a command
- * that changes the device (npuep_cmd_reads_only() false) is reported to the
- * "cmd" health reporter (from a work item: the caller may hold the devlink
- * instance lock), whose recovery resets the rings; a read's is only counted
- * (cmdq read_timeouts): the caller asks again later, and a device that is
- * slow, not stopped, costs no reset.
+ * that changes the device (npuep_cmd_reads_only() false) is a fault for the
+ * observer (npuep_cmd_observe()), whose recovery resets the rings; a read's
+ * is only counted (read_timeouts): the caller asks again later, and a
+ * device that is slow, not stopped, costs no reset.
  *
  * Return: 0, a negative errno from the device's status, -ETIMEDOUT when the
  * device did not complete the command in NPUEP_CMD_TIMEOUT_MS, or -EIO when
  * it completed it inconsistently (another sequence number or opcode, a
  * head past the tail, a malformed response: each counted in ndev->cmd_chk
- * and, where the ring must be reset, reported like a timeout).
+ * and, where the ring must be reset, a fault like a timeout).
  */
 int npuep_cmd_exec_ring(struct npuep_dev *ndev, u32 ring, u16 opcode,
 			const void *req, u16 req_len, void *resp, u16 resp_len)
@@ -272,7 +303,7 @@ int npuep_cmd_exec_ring(struct npuep_dev *ndev, u32 ring, u16 opcode,
 
 	if (req_len > NPU_CMD_DATA_LEN || ring >= NPU_CMD_RINGS)
 		return -EINVAL;
-	q = &ndev->dlx.cmdq[ring];
+	q = &ndev->cmd.q[ring];
 
 	mutex_lock(&q->lock);
 	err = npuep_cmdq_slot(ndev, ring, &slot);
@@ -298,11 +329,11 @@ int npuep_cmd_exec_ring(struct npuep_dev *ndev, u32 ring, u16 opcode,
 			if (npuep_cmd_reads_only(opcode))
 				q->read_timeouts++;
 			else
-				npuep_health_cmd_timeout(ndev, ring, opcode);
+				npuep_cmd_fault(ndev, ring, opcode);
 			err = -ETIMEDOUT;
 			goto out;
 		}
-		wait_event_timeout(ndev->dlx.cmd_wq, npuep_cmd_slot_done(slot),
+		wait_event_timeout(ndev->cmd.wq, npuep_cmd_slot_done(slot),
 				   msecs_to_jiffies(NPUEP_CMD_SLICE_MS));
 	}
 	/* DONE is written last: read the rest after it. */
@@ -321,113 +352,6 @@ out:
 out_unlocked:
 	mutex_unlock(&q->lock);
 	return err;
-}
-
-/**
- * npuep_cmd_exec() - run one command and wait, on the ring its kind takes
- * @ndev: the coprocessor
- * @opcode: enum npu_cmd_opcode
- * @req: request payload
- * @req_len: request length
- * @resp: buffer for the response payload or NULL
- * @resp_len: size of @resp
- *
- * A command that changes the device's tables goes on the normal ring, in
- * order with the table writes posted there; any other (statistics, port
- * configuration, moderation, firmware information) on the high ring, which
- * the device serves first, so that it never waits behind posted writes.
- *
- * Return: see npuep_cmd_exec_ring().
- */
-int npuep_cmd_exec(struct npuep_dev *ndev, u16 opcode, const void *req,
-		   u16 req_len, void *resp, u16 resp_len)
-{
-	u32 ring = npuep_cmd_changes_tables(opcode) ? NPUEP_CMD_RING_NORMAL :
-						      NPUEP_CMD_RING_HIGH;
-
-	return npuep_cmd_exec_ring(ndev, ring, opcode, req, req_len, resp,
-				   resp_len);
-}
-
-/*
- * Put a posted command in @ring's next slot behind its backlog, with
- * slot_lock held.  Return: 0, -EAGAIN if there is no such slot now.
- */
-static int npuep_cmdq_try_post(struct npuep_dev *ndev, u32 ring, u16 opcode,
-			       const void *req, u16 req_len)
-{
-	struct npu_cmd *slot;
-	int err;
-
-	err = npuep_cmdq_try_slot_ordered(ndev, ring, &slot);
-	if (!err)
-		npuep_cmdq_put_posted(ndev, ring, slot, opcode, req, req_len);
-	return err;
-}
-
-/* Post one command; @wait: sleep while the ring is full, else -EBUSY. */
-static int npuep_cmd_post_ring(struct npuep_dev *ndev, u32 ring, u16 opcode,
-			       const void *req, u16 req_len, bool wait)
-{
-	struct npuep_cmdq *q;
-	struct npu_cmd *slot;
-	int err;
-
-	if (req_len > NPU_CMD_DATA_LEN || ring >= NPU_CMD_RINGS)
-		return -EINVAL;
-	q = &ndev->dlx.cmdq[ring];
-	if (!wait) {
-		spin_lock_bh(&q->slot_lock);
-		err = npuep_cmdq_try_post(ndev, ring, opcode, req, req_len);
-		spin_unlock_bh(&q->slot_lock);
-		return err == -EAGAIN ? -EBUSY : err;
-	}
-	err = npuep_cmdq_slot(ndev, ring, &slot);	/* locks on success */
-	if (err)
-		return err;
-	npuep_cmdq_put_posted(ndev, ring, slot, opcode, req, req_len);
-	spin_unlock_bh(&q->slot_lock);
-	return 0;
-}
-
-/**
- * npuep_cmd_post() - post one command without waiting for it
- * @ndev: the coprocessor
- * @ring: enum npuep_cmd_ring
- * @opcode: enum npu_cmd_opcode
- * @req: request payload
- * @req_len: request length
- *
- * The device executes it in ring order and raises no completion event;
- * its status is checked when its slot is reused (cmdq posted_failed).
- * Sleeps while the ring is full.
- *
- * Return: 0 once the command is in the ring, or a negative errno.
- */
-int npuep_cmd_post(struct npuep_dev *ndev, u32 ring, u16 opcode,
-		   const void *req, u16 req_len)
-{
-	return npuep_cmd_post_ring(ndev, ring, opcode, req, req_len, true);
-}
-
-/**
- * npuep_cmd_post_atomic() - post one command from atomic context
- * @ndev: the coprocessor
- * @ring: enum npuep_cmd_ring
- * @opcode: enum npu_cmd_opcode
- * @req: request payload
- * @req_len: request length
- *
- * As npuep_cmd_post() but never sleeps: callable from NAPI.  A full ring
- * is reported, not waited for; the caller falls back to process context.
- *
- * Return: 0 once the command is in the ring, -EBUSY when the ring is full,
- * or another negative errno.
- */
-int npuep_cmd_post_atomic(struct npuep_dev *ndev, u32 ring, u16 opcode,
-			  const void *req, u16 req_len)
-{
-	return npuep_cmd_post_ring(ndev, ring, opcode, req, req_len, false);
 }
 
 /* Free the backlog; true when a command in it would have changed tables. */
@@ -504,7 +428,7 @@ static void npuep_cmdq_drain_work(struct work_struct *work)
 			 * sees the full ring; nothing else would ring it.
 			 */
 			spin_lock_bh(&q->slot_lock);
-			if (!ndev->cmd_dead)
+			if (!ndev->cmd.dead)
 				npuep_wr32(ndev, NPU_REG_CMDQ(q->idx) + NPU_CMDQ_TAIL,
 					   q->tail);
 			spin_unlock_bh(&q->slot_lock);
@@ -519,86 +443,133 @@ static void npuep_cmdq_drain_work(struct work_struct *work)
 	}
 }
 
+/*
+ * Queue a posted command behind @q's full ring, slot_lock held (GFP_ATOMIC).
+ * Return: NPUEP_CMD_BACKLOGGED, -ENOBUFS with NPUEP_CMD_BACKLOG_MAX
+ * commands queued, or -ENOMEM.
+ */
+static int npuep_cmdq_backlog_add(struct npuep_cmdq *q, u16 opcode,
+				  const void *req, u16 req_len)
+{
+	struct npuep_cmd_pending *p;
+
+	lockdep_assert_held(&q->slot_lock);
+	if (q->backlog_len >= NPUEP_CMD_BACKLOG_MAX)
+		return -ENOBUFS;
+	p = kmalloc(sizeof(*p), GFP_ATOMIC);
+	if (!p)
+		return -ENOMEM;
+	p->opcode = opcode;
+	p->len = req_len;
+	memcpy(p->data, req, req_len);
+	list_add_tail(&p->node, &q->backlog);
+	q->backlog_len++;
+	q->backlog_max = max(q->backlog_max, q->backlog_len);
+	q->backlogged++;
+	queue_work(system_unbound_wq, &q->drain_work);
+	return NPUEP_CMD_BACKLOGGED;
+}
+
 /**
- * npuep_cmd_post_queued() - post one command, never waiting for the ring
+ * npuep_cmd_post() - post one command without waiting for it
  * @ndev: the coprocessor
  * @ring: enum npuep_cmd_ring
  * @opcode: enum npu_cmd_opcode
  * @req: request payload
- * @req_len: request length
- * @queued: set when the ring was full (or had a backlog already) and the
- *	command was queued in the driver behind it
+ * @req_len: request length (at most NPU_CMD_DATA_LEN)
+ * @mode: what a full ring (or one with a backlog: commands keep ring
+ *	order) does: NPUEP_CMD_POST_WAIT sleeps until the device frees a slot;
+ *	NPUEP_CMD_POST_ATOMIC never sleeps and fails; NPUEP_CMD_POST_BACKLOG
+ *	never sleeps and queues the command in the ring's backlog, which a
+ *	work item moves into the ring in order as the device frees slots
+ *	(for callers that hold a lock the device must not extend: the flow
+ *	table's, seed 004)
  *
- * As npuep_cmd_post() but never sleeps, and a full ring does not make the
- * caller wait: the command goes into the ring's backlog (GFP_ATOMIC),
- * which a work item moves into the ring in order as the device frees
- * slots; every later command on the ring, waited or posted, goes behind
- * it.  For callers that hold a lock the device must not extend (the flow
- * table's, seed 004: the lock is the bottleneck).
+ * The device executes the command in ring order and raises no completion
+ * event; its status is checked when its slot is reused (posted_failed).
  *
- * Return: 0 once the command is in the ring or its backlog; -ENOMEM,
- * -ENOBUFS with NPUEP_CMD_BACKLOG_MAX commands queued, or another negative
- * errno.
+ * Return: 0 once the command is in the ring, NPUEP_CMD_BACKLOGGED once it
+ * is in the backlog; -EBUSY (NPUEP_CMD_POST_ATOMIC) while the ring is
+ * full; -ENOBUFS with NPUEP_CMD_BACKLOG_MAX commands queued, -ENOMEM, or
+ * another negative errno.
  */
-int npuep_cmd_post_queued(struct npuep_dev *ndev, u32 ring, u16 opcode,
-			  const void *req, u16 req_len, bool *queued)
+int npuep_cmd_post(struct npuep_dev *ndev, u32 ring, u16 opcode,
+		   const void *req, u16 req_len, enum npuep_cmd_post_mode mode)
 {
-	struct npuep_cmd_pending *p;
 	struct npuep_cmdq *q;
+	struct npu_cmd *slot;
 	int err;
 
-	*queued = false;
 	if (req_len > NPU_CMD_DATA_LEN || ring >= NPU_CMD_RINGS)
 		return -EINVAL;
-	q = &ndev->dlx.cmdq[ring];
-	spin_lock_bh(&q->slot_lock);
-	err = npuep_cmdq_try_post(ndev, ring, opcode, req, req_len);
-	if (err == -EAGAIN) {
-		err = 0;
-		p = NULL;
-		if (q->backlog_len >= NPUEP_CMD_BACKLOG_MAX)
-			err = -ENOBUFS;
-		else
-			p = kmalloc(sizeof(*p), GFP_ATOMIC);
-		if (p) {
-			p->opcode = opcode;
-			p->len = req_len;
-			memcpy(p->data, req, req_len);
-			list_add_tail(&p->node, &q->backlog);
-			q->backlog_len++;
-			q->backlog_max = max(q->backlog_max, q->backlog_len);
-			q->backlogged++;
-			*queued = true;
-			queue_work(system_unbound_wq, &q->drain_work);
-		} else if (!err) {
-			err = -ENOMEM;
-		}
+	q = &ndev->cmd.q[ring];
+	if (mode == NPUEP_CMD_POST_WAIT) {
+		err = npuep_cmdq_slot(ndev, ring, &slot);	/* locks on success */
+		if (err)
+			return err;
+	} else {
+		spin_lock_bh(&q->slot_lock);
+		err = npuep_cmdq_try_slot_ordered(ndev, ring, &slot);
 	}
+	if (!err)
+		npuep_cmdq_put_posted(ndev, ring, slot, opcode, req, req_len);
+	else if (err == -EAGAIN && mode == NPUEP_CMD_POST_BACKLOG)
+		err = npuep_cmdq_backlog_add(q, opcode, req, req_len);
+	else if (err == -EAGAIN)
+		err = -EBUSY;
 	spin_unlock_bh(&q->slot_lock);
 	return err;
 }
 
 /**
- * npuep_cmd_ring_state() - a command ring's state, for diagnose and dump
+ * npuep_cmd_state() - a command ring's state and counters
  * @ndev: the coprocessor
  * @ring: enum npuep_cmd_ring
- * @head: device's head
- * @tail: host's tail
- * @seq: last sequence number
+ * @st: filled in; the counters are read without the ring's locks
  */
-void npuep_cmd_ring_state(struct npuep_dev *ndev, u32 ring, u32 *head,
-			  u32 *tail, u16 *seq)
+void npuep_cmd_state(struct npuep_dev *ndev, u32 ring,
+		     struct npuep_cmd_ring_state *st)
 {
-	struct npuep_cmdq *q = &ndev->dlx.cmdq[ring];
+	struct npuep_cmdq *q = &ndev->cmd.q[ring];
 
-	*head = npuep_rd32(ndev, NPU_REG_CMDQ(ring) + NPU_CMDQ_HEAD);
-	*tail = READ_ONCE(q->tail);
-	*seq = READ_ONCE(q->seq);
+	st->head = npuep_rd32(ndev, NPU_REG_CMDQ(ring) + NPU_CMDQ_HEAD);
+	st->tail = READ_ONCE(q->tail);
+	st->seq = READ_ONCE(q->seq);
+	st->posted = READ_ONCE(q->posted);
+	st->posted_failed = READ_ONCE(q->posted_failed);
+	st->timeouts = READ_ONCE(q->timeouts);
+	st->read_timeouts = READ_ONCE(q->read_timeouts);
+	st->backlog = READ_ONCE(q->backlog_len);
+	st->backlogged = READ_ONCE(q->backlogged);
+}
+
+/**
+ * npuep_cmd_slot_state() - one slot of a command ring, for a dump
+ * @ndev: the coprocessor
+ * @ring: enum npuep_cmd_ring
+ * @slot: its index, below NPU_CMD_RING_SIZE
+ * @st: filled in when the slot was used
+ *
+ * Return: true if the slot ever held a command (a sequence number).
+ */
+bool npuep_cmd_slot_state(struct npuep_dev *ndev, u32 ring, u32 slot,
+			  struct npuep_cmd_slot_state *st)
+{
+	const struct npu_cmd *c = ndev->cmd.q[ring].ring;
+
+	if (!c || slot >= NPU_CMD_RING_SIZE || !READ_ONCE(c[slot].seq))
+		return false;
+	c += slot;
+	st->opcode = le16_to_cpu(READ_ONCE(c->opcode));
+	st->seq = le16_to_cpu(READ_ONCE(c->seq));
+	st->flags = le16_to_cpu(READ_ONCE(c->flags));
+	st->status = le16_to_cpu(READ_ONCE(c->status));
+	return true;
 }
 
 static void npuep_cmdq_program(struct npuep_dev *ndev, u32 ring)
 {
-	struct npuep_cmdq *q = &ndev->dlx.cmdq[ring];
+	struct npuep_cmdq *q = &ndev->cmd.q[ring];
 	u32 base = NPU_REG_CMDQ(ring);
 
 	npuep_wr32(ndev, base + NPU_CMDQ_SIZE, 0);
@@ -611,30 +582,20 @@ static void npuep_cmdq_program(struct npuep_dev *ndev, u32 ring)
 	q->posted_slots = 0;
 }
 
-/**
- * npuep_cmd_ring_reset() - reset a command ring (health recovery)
- * @ndev: the coprocessor
- * @ring: enum npuep_cmd_ring
- * @lost: set when a command that changes the device's tables (fast path,
- *	ntuple) was in the ring and not executed: the caller must bring the
- *	device's tables back in step with the host's (npuep_flow_replay())
- *
- * Disables and re-programs the ring: the device restarts at slot 0 and
- * forgets what it had not executed; the driver's backlog behind the ring
- * goes too (counted in @lost like the ring's own).
- *
+/*
+ * Disable and re-program one ring; *@lost as npuep_cmd_reset() says.
  * Return: 0, or -ENODEV when the device is gone.
  */
-int npuep_cmd_ring_reset(struct npuep_dev *ndev, u32 ring, bool *lost)
+static int npuep_cmdq_reset(struct npuep_dev *ndev, u32 ring, bool *lost)
 {
-	struct npuep_cmdq *q = &ndev->dlx.cmdq[ring];
+	struct npuep_cmdq *q = &ndev->cmd.q[ring];
 	u32 head, i;
 	int err = 0;
 
 	*lost = false;
 	mutex_lock(&q->lock);
 	spin_lock_bh(&q->slot_lock);
-	if (ndev->cmd_dead) {
+	if (ndev->cmd.dead) {
 		err = -ENODEV;
 	} else {
 		head = npuep_rd32(ndev, NPU_REG_CMDQ(ring) + NPU_CMDQ_HEAD);
@@ -661,9 +622,41 @@ int npuep_cmd_ring_reset(struct npuep_dev *ndev, u32 ring, bool *lost)
 }
 
 /**
+ * npuep_cmd_reset() - reset both command rings (health recovery)
+ * @ndev: the coprocessor
+ * @lost: set when a command that changes the device's tables (fast path,
+ *	ntuple) was in a ring and not executed, or completed inconsistently:
+ *	the caller must bring the device's tables back in step with the
+ *	host's (npuep_flow_replay())
+ *
+ * Disables and re-programs each ring: the device restarts at slot 0 and
+ * forgets what it had not executed; the driver's backlog behind the ring
+ * goes too (counted in @lost like the ring's own).
+ *
+ * Return: 0, or -ENODEV when the device is gone.
+ */
+int npuep_cmd_reset(struct npuep_dev *ndev, bool *lost)
+{
+	bool l;
+	int err;
+	u32 r;
+
+	*lost = false;
+	for (r = 0; r < NPU_CMD_RINGS; r++) {
+		err = npuep_cmdq_reset(ndev, r, &l);
+		if (err)
+			return err;
+		*lost |= l;
+	}
+	return 0;
+}
+
+/**
  * npuep_cmd_port_cfg() - push a port's MTU and host-side state
  * @port: the port
  * @up: host side administratively up
+ *
+ * On the high ring (npuep_cmd_exec()).
  *
  * Return: 0 or a negative errno from npuep_cmd_exec().
  */
@@ -708,7 +701,7 @@ static void npuep_cmdq_free(struct npuep_dev *ndev)
 	u32 r;
 
 	for (r = 0; r < NPU_CMD_RINGS; r++) {
-		struct npuep_cmdq *q = &ndev->dlx.cmdq[r];
+		struct npuep_cmdq *q = &ndev->cmd.q[r];
 
 		npuep_wr32(ndev, NPU_REG_CMDQ(r) + NPU_CMDQ_SIZE, 0);
 		if (q->ring)
@@ -734,9 +727,11 @@ int npuep_cmd_init(struct npuep_dev *ndev)
 	int irq, err;
 	u32 r;
 
-	init_waitqueue_head(&ndev->dlx.cmd_wq);
+	init_waitqueue_head(&ndev->cmd.wq);
+	/* for the flow code's counters (dlx.h) */
+	ndev->dlx.cmdq = ndev->cmd.q;
 	for (r = 0; r < NPU_CMD_RINGS; r++) {
-		struct npuep_cmdq *q = &ndev->dlx.cmdq[r];
+		struct npuep_cmdq *q = &ndev->cmd.q[r];
 
 		mutex_init(&q->lock);
 		spin_lock_init(&q->slot_lock);
@@ -766,7 +761,7 @@ int npuep_cmd_init(struct npuep_dev *ndev)
 			irq, err);
 		goto err_free;
 	}
-	ndev->cmd_irq = irq;
+	ndev->cmd.irq = irq;
 	npuep_wr32(ndev, NPU_REG_CMD_IRQ_UNMASK, 1);
 	return 0;
 
@@ -782,7 +777,7 @@ err_free:
 void npuep_link_events_stop(struct npuep_dev *ndev)
 {
 	WRITE_ONCE(ndev->removing, true);
-	synchronize_irq(ndev->cmd_irq);
+	synchronize_irq(ndev->cmd.irq);
 	cancel_work_sync(&ndev->link_work);
 }
 
@@ -795,11 +790,11 @@ void npuep_cmd_fini(struct npuep_dev *ndev)
 	u32 r;
 
 	for (r = 0; r < NPU_CMD_RINGS; r++) {
-		struct npuep_cmdq *q = &ndev->dlx.cmdq[r];
+		struct npuep_cmdq *q = &ndev->cmd.q[r];
 
 		mutex_lock(&q->lock);
 		spin_lock_bh(&q->slot_lock);
-		WRITE_ONCE(ndev->cmd_dead, true);
+		WRITE_ONCE(ndev->cmd.dead, true);
 		spin_unlock_bh(&q->slot_lock);
 		mutex_unlock(&q->lock);
 		cancel_work_sync(&q->drain_work);
@@ -808,7 +803,7 @@ void npuep_cmd_fini(struct npuep_dev *ndev)
 		spin_unlock_bh(&q->slot_lock);
 	}
 
-	free_irq(ndev->cmd_irq, ndev);
+	free_irq(ndev->cmd.irq, ndev);
 	cancel_work_sync(&ndev->link_work);
 	npuep_cmdq_free(ndev);
 }

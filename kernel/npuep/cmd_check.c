@@ -5,8 +5,8 @@
  * tail; a waited completion carries its own sequence number and opcode; a
  * connection-stats answer holds only the entries asked for.  Each refusal
  * is counted (ethtool -S cmd_bad_*); where the ring itself can no longer
- * be trusted it is reported to the "cmd" health reporter, whose recovery
- * resets the rings.
+ * be trusted it is a fault for the channel's observer (npuep_cmd_fault():
+ * the "cmd" health reporter, whose recovery resets the rings).
  */
 #include <linux/log2.h>
 
@@ -30,7 +30,7 @@ bool npuep_cmdq_head_ok(struct npuep_dev *ndev, u32 ring, u32 head)
 
 	BUILD_BUG_ON(!is_power_of_2(NPU_CMD_RING_SIZE));
 	return head < NPU_CMD_RING_SIZE &&
-	       ((head - seen) & mask) <= ((ndev->dlx.cmdq[ring].tail - seen) & mask);
+	       ((head - seen) & mask) <= ((ndev->cmd.q[ring].tail - seen) & mask);
 }
 
 /**
@@ -40,15 +40,15 @@ bool npuep_cmdq_head_ok(struct npuep_dev *ndev, u32 ring, u32 head)
  * @headp: the head, if it passed
  *
  * A head outside the window of npuep_cmdq_head_ok() (one that runs ahead
- * of the tail) is counted and reported to the "cmd" health reporter, whose
- * recovery resets the rings: the host no longer knows which slots the
- * device has read.  The ring's slot_lock held; never sleeps.
+ * of the tail) is counted and is a fault (npuep_cmd_fault()): the rings
+ * want a reset, for the host no longer knows which slots the device has
+ * read.  The ring's slot_lock held; never sleeps.
  *
  * Return: 0, or -EIO.
  */
 int npuep_cmdq_head_read(struct npuep_dev *ndev, u32 ring, u32 *headp)
 {
-	struct npuep_cmdq *q = &ndev->dlx.cmdq[ring];
+	struct npuep_cmdq *q = &ndev->cmd.q[ring];
 	u32 head;
 
 	lockdep_assert_held(&q->slot_lock);
@@ -59,7 +59,7 @@ int npuep_cmdq_head_read(struct npuep_dev *ndev, u32 ring, u32 *headp)
 				    "command ring %u: head %u outside %u..%u (last head..tail)\n",
 				    ring, head, ndev->cmd_chk.head_seen[ring],
 				    q->tail);
-		npuep_health_cmd_timeout(ndev, ring, NPU_CMD_NOP);
+		npuep_cmd_fault(ndev, ring, NPU_CMD_NOP);
 		return -EIO;
 	}
 	ndev->cmd_chk.head_seen[ring] = head;
@@ -76,9 +76,9 @@ int npuep_cmdq_head_read(struct npuep_dev *ndev, u32 ring, u32 *headp)
  * @seq: the command's sequence number
  *
  * A completion carries its command's sequence number and opcode.  One that
- * does not is counted and reported to the "cmd" health reporter: the ring
- * is not in the state the host thinks, and the recovery resets it, bringing
- * the tables back in step when the command could have changed them.
+ * does not is counted and is a fault (npuep_cmd_fault()): the ring is not
+ * in the state the host thinks, and the recovery resets it, bringing the
+ * tables back in step when the command could have changed them.
  *
  * Return: true if the completion is refused.
  */
@@ -99,7 +99,7 @@ bool npuep_cmd_completion_bad(struct npuep_dev *ndev, u32 ring,
 			    opcode, seq, ring, got_op, got_seq);
 	if (npuep_cmd_changes_tables(opcode))
 		WRITE_ONCE(ndev->cmd_chk.resync, true);
-	npuep_health_cmd_timeout(ndev, ring, opcode);
+	npuep_cmd_fault(ndev, ring, opcode);
 	return true;
 }
 

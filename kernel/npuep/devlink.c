@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * npuep devlink: instance, ports, info, parameters, resources and reload.
+ * npuep devlink: instance, ports, info, parameters, resources and reload,
+ * and the registration of the objects of trap.c and health.c.
  */
 #include <linux/rtnetlink.h>
 
@@ -367,16 +368,13 @@ static u64 npuep_dl_mflows_occ(void *priv)
 	return ndev->ft ? READ_ONCE(ndev->ft->nflows) : 0;
 }
 
-/**
- * npuep_devlink_resources_register() - the flow-table size resources
- * @ndev: the coprocessor; instance lock held; ndev->ft set up
- *
+/*
+ * The flow-table size resources, instance lock held, ndev->ft set up:
  * /fastpath/connections and /fastpath/microflows, sizes applied by
- * "devlink dev reload", occupancy from the shadow table.
- *
- * Return: 0 or a negative errno.
+ * "devlink dev reload", occupancy from the shadow table.  Return: 0 or a
+ * negative errno.
  */
-int npuep_devlink_resources_register(struct npuep_dev *ndev)
+static int npuep_devlink_resources_register(struct npuep_dev *ndev)
 {
 	struct devlink *devlink = ndev->devlink;
 	struct devlink_resource_size_params p;
@@ -411,6 +409,54 @@ int npuep_devlink_resources_register(struct npuep_dev *ndev)
 err:
 	devl_resources_unregister(devlink);
 	return err;
+}
+
+/**
+ * npuep_dlx_register() - resources, traps, health reporters and region
+ * @ndev: the coprocessor; instance lock held, params registered
+ *
+ * Return: 0 or a negative errno.
+ */
+int npuep_dlx_register(struct npuep_dev *ndev)
+{
+	int err;
+
+	err = npuep_devlink_resources_register(ndev);
+	if (err)
+		return err;
+	err = npuep_traps_register(ndev);
+	if (err)
+		goto err_res;
+	err = npuep_health_create(ndev);
+	if (err)
+		goto err_traps;
+	err = npuep_region_create(ndev);
+	if (err)
+		goto err_health;
+	return 0;
+
+err_health:
+	devl_unlock(ndev->devlink);
+	npuep_health_stop(ndev);
+	devl_lock(ndev->devlink);
+	npuep_health_destroy(ndev);
+err_traps:
+	npuep_traps_unregister(ndev);
+err_res:
+	devl_resources_unregister(ndev->devlink);
+	return err;
+}
+
+/**
+ * npuep_dlx_unregister() - the reverse of npuep_dlx_register()
+ * @ndev: the coprocessor; instance lock held, npuep_health_stop() done
+ */
+void npuep_dlx_unregister(struct npuep_dev *ndev)
+{
+	npuep_region_destroy(ndev);
+	npuep_health_destroy(ndev);
+	npuep_traps_unregister(ndev);
+	devl_resources_unregister(ndev->devlink);
 }
 
 /**

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * npuep: state of the command rings and of the devlink objects beyond the
- * basics (params of the fast path, resources, traps, health, region).
+ * npuep: state of the devlink objects beyond the basics (params of the fast
+ * path, resources, traps, health, region).  The command channel is cmd.h's.
  */
 #ifndef _NPUEP_DLX_H
 #define _NPUEP_DLX_H
@@ -16,71 +16,13 @@
 
 struct devlink_health_reporter;
 struct devlink_region;
+struct npuep_cmdq;
 struct npuep_dev;
 
-enum npuep_cmd_ring {
-	NPUEP_CMD_RING_NORMAL = 0,
-	NPUEP_CMD_RING_HIGH = 1,
-};
-
 /**
- * struct npuep_cmdq - one command ring
- * @lock: one waited command at a time
- * @slot_lock: the tail, sequence, posted_slots and slot writes (taken in
- *	NAPI by npuep_cmd_post_atomic())
- * @held: slot whose response a waited command has yet to read, or
- *	NPU_CMD_RING_SIZE
- * @ring: the slots (coherent DMA)
- * @dma: their bus address
- * @tail: next slot the host fills
- * @seq: last sequence number used
- * @posted_slots: slots holding a posted command not yet checked
- * @posted: posted commands
- * @posted_failed: posted commands the device answered with an error
- * @timeouts: waited commands that timed out
- * @read_timeouts: of those, commands that change nothing (not reported)
- * @ndev: the coprocessor (for @drain_work)
- * @idx: this ring's number
- * @backlog: posted commands that found the ring full, in order, each a
- *	struct npuep_cmd_pending; under @slot_lock.  While it is not empty
- *	every command on this ring goes behind it
- * @backlog_len: entries in @backlog
- * @backlogged: commands that went through @backlog
- * @backlog_max: most commands in @backlog at once (debugfs ft_teardown)
- * @drained_ns: when the drain last emptied @backlog (ktime_get_ns)
- * @drain_sleeps: the drain's waits for ring space
- * @drain_sleep_ns: time in them
- * @drain_work: moves @backlog into the ring as the device frees slots
- */
-struct npuep_cmdq {
-	struct mutex lock;	/* see above */
-	spinlock_t slot_lock;	/* see above */
-	u32 held;
-	struct npu_cmd *ring;
-	dma_addr_t dma;
-	u32 tail;
-	u16 seq;
-	u32 posted_slots;
-	u64 posted;
-	u64 posted_failed;
-	u64 timeouts;
-	u64 read_timeouts;
-	struct npuep_dev *ndev;
-	u32 idx;
-	struct list_head backlog;
-	u32 backlog_len;
-	u64 backlogged;
-	u32 backlog_max;
-	u64 drained_ns;
-	u64 drain_sleeps;
-	u64 drain_sleep_ns;
-	struct work_struct drain_work;
-};
-
-/**
- * struct npuep_dlx - command rings and devlink objects of one coprocessor
- * @cmdq: the normal and the high-priority command ring
- * @cmd_wq: woken by the command vector
+ * struct npuep_dlx - devlink objects of one coprocessor
+ * @cmdq: ndev->cmd.q, for the flow code's debugfs and ethtool counters,
+ *	which read the rings' counters there (npuep_cmd_state() is the API)
  * @fastpath: devlink param "fastpath"
  * @revive: devlink param "revive"
  * @flow_cmd_ring: devlink param "flow_cmd_ring" (enum npuep_cmd_ring)
@@ -90,11 +32,12 @@ struct npuep_cmdq {
  * @fw_reporter: health reporter "fw"
  * @region: region "flow-table"
  * @region_entries: its size in struct npu_conn_stat
- * @health_work: polls NPU_REG_FW_STATUS, reports command timeouts
+ * @health_work: polls NPU_REG_FW_STATUS, reports the command channel's
+ *	faults
  * @stopping: no more health reports
- * @cmd_timeout_pending: a command timeout to report
+ * @cmd_timeout_pending: a command channel fault to report
  * @fw_faulted: a firmware fault was reported and not yet cleared
- * @last_timeout: ring << 16 | opcode of the last command timeout
+ * @last_timeout: ring << 16 | opcode of the last command channel fault
  * @fw_recoveries: firmware recoveries done (connections replayed)
  * @fw_replayed: connections re-sent by the last firmware recovery
  * @cmd_resyncs: "cmd" recoveries that found table commands unexecuted and
@@ -102,8 +45,7 @@ struct npuep_cmdq {
  * @cmd_replayed: connections re-sent by the last of those
  */
 struct npuep_dlx {
-	struct npuep_cmdq cmdq[NPU_CMD_RINGS];
-	wait_queue_head_t cmd_wq;
+	struct npuep_cmdq *cmdq;
 	bool fastpath;
 	bool revive;
 	u8 flow_cmd_ring;
@@ -124,26 +66,10 @@ struct npuep_dlx {
 	u32 cmd_replayed;
 };
 
-/* cmd.c */
-int npuep_cmd_exec_ring(struct npuep_dev *ndev, u32 ring, u16 opcode,
-			const void *req, u16 req_len, void *resp, u16 resp_len);
-int npuep_cmd_post(struct npuep_dev *ndev, u32 ring, u16 opcode,
-		   const void *req, u16 req_len);
-int npuep_cmd_post_atomic(struct npuep_dev *ndev, u32 ring, u16 opcode,
-			  const void *req, u16 req_len);
-int npuep_cmd_post_queued(struct npuep_dev *ndev, u32 ring, u16 opcode,
-			  const void *req, u16 req_len, bool *queued);
-void npuep_cmd_ring_state(struct npuep_dev *ndev, u32 ring, u32 *head,
-			  u32 *tail, u16 *seq);
-int npuep_cmd_ring_reset(struct npuep_dev *ndev, u32 ring, bool *lost);
-
 /* health.c */
-int npuep_dlx_register(struct npuep_dev *ndev);
-void npuep_dlx_unregister(struct npuep_dev *ndev);
 int npuep_health_create(struct npuep_dev *ndev);
 void npuep_health_stop(struct npuep_dev *ndev);
 void npuep_health_destroy(struct npuep_dev *ndev);
-void npuep_health_cmd_timeout(struct npuep_dev *ndev, u32 ring, u16 opcode);
 int npuep_region_create(struct npuep_dev *ndev);
 void npuep_region_destroy(struct npuep_dev *ndev);
 
@@ -162,7 +88,8 @@ int npuep_trap_action_set(struct devlink *devlink,
 void npuep_trap_report(struct npuep_port *port, struct sk_buff *skb, u8 reason);
 
 /* devlink.c */
-int npuep_devlink_resources_register(struct npuep_dev *ndev);
+int npuep_dlx_register(struct npuep_dev *ndev);
+void npuep_dlx_unregister(struct npuep_dev *ndev);
 void npuep_devlink_fastpath_apply(struct npuep_dev *ndev);
 
 /* flow.c */

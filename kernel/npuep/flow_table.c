@@ -45,7 +45,7 @@ void npuep_ft_lock(struct npuep_ft *ft)
  * under the model) do not run inside the hold (docs/measurements.md,
  * "Flow-table lock").  Under it nothing sleeps or waits for the device:
  * allocations are GFP_ATOMIC (npuep_ft_gfp()) and a full command ring
- * queues the command in the driver behind it (npuep_cmd_post_queued()).
+ * queues the command in the driver behind it (NPUEP_CMD_POST_BACKLOG).
  */
 void npuep_ft_lock_bh(struct npuep_ft *ft)
 {
@@ -93,26 +93,27 @@ void npuep_ft_unlock(struct npuep_ft *ft)
  * Every flow command goes through here: on @ring, posted (not waited for)
  * when @posted and no response is wanted.  Under ft->lock.
  */
-int npuep_ft_cmd_ring(struct npuep_ft *ft, u32 ring, bool posted,
-			     u16 op, const void *req, u16 len, void *resp,
-			     u16 resp_len)
+int npuep_ft_cmd_ring(struct npuep_ft *ft, u32 ring, bool posted, u16 op,
+		      const void *req, u16 len, void *resp, u16 resp_len)
 {
 	int err;
 
 	if (WARN_ON_ONCE(ft->bh_off && resp))
 		return -EINVAL;		/* an answer cannot be waited for here */
 	if (ft->bh_off) {
-		bool queued;
-
 		/* Softirqs are off: never sleep, never wait for the device;
 		 * a full ring queues the command in the driver behind it.
 		 */
-		err = npuep_cmd_post_queued(ft->ndev, ring, op, req, len, &queued);
-		if (queued)
+		err = npuep_cmd_post(ft->ndev, ring, op, req, len,
+				     NPUEP_CMD_POST_BACKLOG);
+		if (err == NPUEP_CMD_BACKLOGGED) {
 			ft->st.cmd_ring_full++;
+			err = 0;
+		}
 		ft->st.cmd_posted++;
 	} else if (posted && !resp) {
-		err = npuep_cmd_post(ft->ndev, ring, op, req, len);
+		err = npuep_cmd_post(ft->ndev, ring, op, req, len,
+				     NPUEP_CMD_POST_WAIT);
 		ft->st.cmd_posted++;
 	} else {
 		err = npuep_cmd_exec_ring(ft->ndev, ring, op, req, len, resp,

@@ -2,11 +2,13 @@
 /*
  * npuep devlink health reporters and the flow-table region.
  *
- * "cmd": the command channel.  A waited command that changes the device
- * and times out is reported (from health_work: the command's caller may
- * hold the devlink instance lock, which devlink_health_report() takes to
- * recover); a read that times out is only counted.  Recovery resets both
- * command rings.
+ * "cmd": the command channel, observed through npuep_cmd_observe().  A
+ * fault the channel tells of (a command that changes the device timed out,
+ * the device wrote what the rings cannot be trusted after; a read that
+ * times out is only counted there) is reported from health_work: the
+ * command's caller may hold the devlink instance lock, which
+ * devlink_health_report() takes to recover.  Recovery resets both command
+ * rings (npuep_cmd_reset()).
  *
  * "fw": the coprocessor's fast-path firmware.  health_work reads
  * NPU_REG_FW_STATUS; a fault is reported once.  Recovery resets the fast
@@ -27,34 +29,29 @@
 static void npuep_health_cmd_fmsg(struct npuep_dev *ndev,
 				  struct devlink_fmsg *fmsg)
 {
-	u32 r, head, tail;
-	u16 seq;
+	struct npuep_cmd_ring_state st;
+	u32 r;
 
 	devlink_fmsg_arr_pair_nest_start(fmsg, "rings");
 	for (r = 0; r < NPU_CMD_RINGS; r++) {
-		struct npuep_cmdq *q = &ndev->dlx.cmdq[r];
-
-		npuep_cmd_ring_state(ndev, r, &head, &tail, &seq);
+		npuep_cmd_state(ndev, r, &st);
 		devlink_fmsg_obj_nest_start(fmsg);
 		devlink_fmsg_string_pair_put(fmsg, "ring",
 					     r == NPUEP_CMD_RING_HIGH ?
 					     "high" : "normal");
-		devlink_fmsg_u32_pair_put(fmsg, "head", head);
-		devlink_fmsg_u32_pair_put(fmsg, "tail", tail);
-		devlink_fmsg_u32_pair_put(fmsg, "seq", seq);
-		devlink_fmsg_u64_pair_put(fmsg, "posted", READ_ONCE(q->posted));
+		devlink_fmsg_u32_pair_put(fmsg, "head", st.head);
+		devlink_fmsg_u32_pair_put(fmsg, "tail", st.tail);
+		devlink_fmsg_u32_pair_put(fmsg, "seq", st.seq);
+		devlink_fmsg_u64_pair_put(fmsg, "posted", st.posted);
 		devlink_fmsg_u64_pair_put(fmsg, "posted_failed",
-					  READ_ONCE(q->posted_failed));
-		devlink_fmsg_u64_pair_put(fmsg, "timeouts",
-					  READ_ONCE(q->timeouts));
+					  st.posted_failed);
+		devlink_fmsg_u64_pair_put(fmsg, "timeouts", st.timeouts);
 		/* of those, reads: counted, not reported, asked again */
 		devlink_fmsg_u64_pair_put(fmsg, "read_timeouts",
-					  READ_ONCE(q->read_timeouts));
+					  st.read_timeouts);
 		/* posted commands queued in the driver behind a full ring */
-		devlink_fmsg_u32_pair_put(fmsg, "backlog",
-					  READ_ONCE(q->backlog_len));
-		devlink_fmsg_u64_pair_put(fmsg, "backlogged",
-					  READ_ONCE(q->backlogged));
+		devlink_fmsg_u32_pair_put(fmsg, "backlog", st.backlog);
+		devlink_fmsg_u64_pair_put(fmsg, "backlogged", st.backlogged);
 		devlink_fmsg_obj_nest_end(fmsg);
 	}
 	devlink_fmsg_arr_pair_nest_end(fmsg);
@@ -76,6 +73,7 @@ static int npuep_health_cmd_dump(struct devlink_health_reporter *reporter,
 {
 	struct npuep_dev *ndev = devlink_health_reporter_priv(reporter);
 	u32 last = READ_ONCE(ndev->dlx.last_timeout);
+	struct npuep_cmd_slot_state st;
 	u32 r, i;
 
 	npuep_health_cmd_fmsg(ndev, fmsg);
@@ -83,22 +81,16 @@ static int npuep_health_cmd_dump(struct devlink_health_reporter *reporter,
 	devlink_fmsg_u32_pair_put(fmsg, "last_timeout_opcode", last & 0xffff);
 	devlink_fmsg_arr_pair_nest_start(fmsg, "slots");
 	for (r = 0; r < NPU_CMD_RINGS; r++) {
-		struct npu_cmd *ring = ndev->dlx.cmdq[r].ring;
-
-		for (i = 0; ring && i < NPU_CMD_RING_SIZE; i++) {
-			if (!ring[i].seq)
+		for (i = 0; i < NPU_CMD_RING_SIZE; i++) {
+			if (!npuep_cmd_slot_state(ndev, r, i, &st))
 				continue;
 			devlink_fmsg_obj_nest_start(fmsg);
 			devlink_fmsg_u32_pair_put(fmsg, "ring", r);
 			devlink_fmsg_u32_pair_put(fmsg, "slot", i);
-			devlink_fmsg_u32_pair_put(fmsg, "opcode",
-						  le16_to_cpu(ring[i].opcode));
-			devlink_fmsg_u32_pair_put(fmsg, "seq",
-						  le16_to_cpu(ring[i].seq));
-			devlink_fmsg_u32_pair_put(fmsg, "flags",
-						  le16_to_cpu(READ_ONCE(ring[i].flags)));
-			devlink_fmsg_u32_pair_put(fmsg, "status",
-						  le16_to_cpu(ring[i].status));
+			devlink_fmsg_u32_pair_put(fmsg, "opcode", st.opcode);
+			devlink_fmsg_u32_pair_put(fmsg, "seq", st.seq);
+			devlink_fmsg_u32_pair_put(fmsg, "flags", st.flags);
+			devlink_fmsg_u32_pair_put(fmsg, "status", st.status);
 			devlink_fmsg_obj_nest_end(fmsg);
 		}
 	}
@@ -136,17 +128,13 @@ static int npuep_health_cmd_recover(struct devlink_health_reporter *reporter,
 				    struct netlink_ext_ack *extack)
 {
 	struct npuep_dev *ndev = devlink_health_reporter_priv(reporter);
-	bool lost = false, l;
+	bool lost;
 	int n, err;
-	u32 r;
 
-	for (r = 0; r < NPU_CMD_RINGS; r++) {
-		err = npuep_cmd_ring_reset(ndev, r, &l);
-		if (err) {
-			NL_SET_ERR_MSG_MOD(extack, "command ring reset failed");
-			return err;
-		}
-		lost |= l;
+	err = npuep_cmd_reset(ndev, &lost);
+	if (err) {
+		NL_SET_ERR_MSG_MOD(extack, "command ring reset failed");
+		return err;
 	}
 	if (!lost)
 		return 0;
@@ -265,15 +253,13 @@ static void npuep_health_work(struct work_struct *work)
 				   msecs_to_jiffies(NPUEP_HEALTH_POLL_MS));
 }
 
-/**
- * npuep_health_cmd_timeout() - a waited command timed out
- * @ndev: the coprocessor
- * @ring: its ring
- * @opcode: its opcode
- *
- * Any sleeping context, possibly under the devlink instance lock.
+/*
+ * The command channel's fault (struct npuep_cmd_observer): reported from
+ * health_work.  Any context, possibly under the devlink instance lock or a
+ * ring's slot_lock.
  */
-void npuep_health_cmd_timeout(struct npuep_dev *ndev, u32 ring, u16 opcode)
+static void npuep_health_cmd_fault(struct npuep_dev *ndev, u32 ring,
+				   u16 opcode)
 {
 	struct npuep_dlx *dlx = &ndev->dlx;
 
@@ -283,9 +269,16 @@ void npuep_health_cmd_timeout(struct npuep_dev *ndev, u32 ring, u16 opcode)
 		mod_delayed_work(system_wq, &dlx->health_work, 0);
 }
 
+static const struct npuep_cmd_observer npuep_health_cmd_observer = {
+	.fault = npuep_health_cmd_fault,
+};
+
 /**
  * npuep_health_create() - create the reporters and start the status poll
  * @ndev: the coprocessor; instance lock held
+ *
+ * The "cmd" reporter observes the command channel from here on
+ * (npuep_cmd_observe()).
  *
  * Return: 0 or a negative errno.
  */
@@ -308,6 +301,7 @@ int npuep_health_create(struct npuep_dev *ndev)
 		return PTR_ERR(rep);
 	}
 	dlx->fw_reporter = rep;
+	npuep_cmd_observe(ndev, &npuep_health_cmd_observer);
 	queue_delayed_work(system_wq, &dlx->health_work,
 			   msecs_to_jiffies(NPUEP_HEALTH_POLL_MS));
 	return 0;
@@ -332,6 +326,7 @@ void npuep_health_destroy(struct npuep_dev *ndev)
 {
 	struct npuep_dlx *dlx = &ndev->dlx;
 
+	npuep_cmd_observe(ndev, NULL);
 	if (dlx->fw_reporter)
 		devl_health_reporter_destroy(dlx->fw_reporter);
 	if (dlx->cmd_reporter)
@@ -401,52 +396,4 @@ void npuep_region_destroy(struct npuep_dev *ndev)
 		devl_region_destroy(ndev->dlx.region);
 	ndev->dlx.region = NULL;
 	ndev->dlx.region_entries = 0;
-}
-
-/**
- * npuep_dlx_register() - resources, traps, health reporters and region
- * @ndev: the coprocessor; instance lock held, params registered
- *
- * Return: 0 or a negative errno.
- */
-int npuep_dlx_register(struct npuep_dev *ndev)
-{
-	int err;
-
-	err = npuep_devlink_resources_register(ndev);
-	if (err)
-		return err;
-	err = npuep_traps_register(ndev);
-	if (err)
-		goto err_res;
-	err = npuep_health_create(ndev);
-	if (err)
-		goto err_traps;
-	err = npuep_region_create(ndev);
-	if (err)
-		goto err_health;
-	return 0;
-
-err_health:
-	devl_unlock(ndev->devlink);
-	npuep_health_stop(ndev);
-	devl_lock(ndev->devlink);
-	npuep_health_destroy(ndev);
-err_traps:
-	npuep_traps_unregister(ndev);
-err_res:
-	devl_resources_unregister(ndev->devlink);
-	return err;
-}
-
-/**
- * npuep_dlx_unregister() - the reverse of npuep_dlx_register()
- * @ndev: the coprocessor; instance lock held, npuep_health_stop() done
- */
-void npuep_dlx_unregister(struct npuep_dev *ndev)
-{
-	npuep_region_destroy(ndev);
-	npuep_health_destroy(ndev);
-	npuep_traps_unregister(ndev);
-	devl_resources_unregister(ndev->devlink);
 }

@@ -21,13 +21,11 @@
 #include <net/xdp.h>
 
 #include "npu_hw.h"
+#include "cmd.h"
 #include "flow.h"
 #include "dlx.h"
 
 #define NPUEP_DRV_NAME		"npuep"
-
-/* A command waits this long for its completion before -ETIMEDOUT. */
-#define NPUEP_CMD_TIMEOUT_MS	2000
 
 /*
  * Receive buffers: one page_pool page of 2^order pages each,
@@ -235,31 +233,6 @@ struct npuep_port {
 	atomic_t fail_rx_alloc;		/* fault: receive allocations to fail */
 };
 
-/**
- * struct npuep_cmd_checks - what the command channel refused from the device
- * @bad_seq: waited completions carrying another sequence number
- * @bad_opcode: waited completions carrying another opcode
- * @bad_head: HEAD reads outside the window from the last head read to the
- *	host's tail (a head that runs ahead of the tail)
- * @bad_stats_count: NPU_CMD_CONN_STATS answers with more entries than
- *	asked for, or than their length holds
- * @bad_stats_conn: NPU_CMD_CONN_STATS answers with an entry outside the
- *	indices asked for, or out of order
- * @head_seen: per ring, the last HEAD read that passed (under the ring's
- *	slot_lock)
- * @resync: a command that changes the device's tables completed
- *	inconsistently: the next ring reset reports the tables lost
- */
-struct npuep_cmd_checks {
-	atomic64_t bad_seq;
-	atomic64_t bad_opcode;
-	atomic64_t bad_head;
-	atomic64_t bad_stats_count;
-	atomic64_t bad_stats_conn;
-	u32 head_seen[NPU_CMD_RINGS];
-	bool resync;
-};
-
 /*
  * struct npuep_dev - one coprocessor; the devlink instance's private data
  */
@@ -272,8 +245,10 @@ struct npuep_dev {
 	 */
 	struct rw_semaphore ft_sem;
 	unsigned long ft_bound;		/* ports an nftables flowtable is bound to */
-	struct npuep_dlx dlx;		/* command rings, devlink objects */
-	struct npuep_cmd_checks cmd_chk;	/* cmd.c, cmd_check.c */
+	struct npuep_cmd cmd;		/* command channel (cmd.h) */
+	/* what the command channel refused (cmd_check.c); ethtool -S reads it */
+	struct npuep_cmd_checks cmd_chk;
+	struct npuep_dlx dlx;		/* devlink objects, health */
 	struct auxiliary_device *adev;
 	struct npu_hw *hw;
 	struct device *dev;
@@ -288,15 +263,6 @@ struct npuep_dev {
 	char fw_ver[32];
 	struct netdev_phys_item_id switch_id;
 
-	/* command channel, ring 0 */
-	struct mutex cmd_lock;		/* one command in flight */
-	struct npu_cmd *cmd_ring;
-	dma_addr_t cmd_ring_dma;
-	u32 cmd_tail;
-	u16 cmd_seq;
-	struct completion cmd_done;
-	int cmd_irq;
-	bool cmd_dead;			/* backend gone: fail fast */
 	bool removing;			/* no more link events */
 
 	struct work_struct link_work;
@@ -325,27 +291,6 @@ static inline void npuep_wr32(struct npuep_dev *ndev, u32 reg, u32 val)
 {
 	npu_wr32(ndev->hw, reg, val);
 }
-
-/* cmd.c */
-int npuep_cmd_init(struct npuep_dev *ndev);
-void npuep_cmd_fini(struct npuep_dev *ndev);
-void npuep_link_events_stop(struct npuep_dev *ndev);
-int npuep_cmd_exec(struct npuep_dev *ndev, u16 opcode, const void *req,
-		   u16 req_len, void *resp, u16 resp_len);
-int npuep_cmd_port_cfg(struct npuep_port *port, bool up);
-int npuep_cmd_coalesce(struct npuep_port *port, u16 queue, u32 usecs,
-		       u32 frames);
-bool npuep_cmd_changes_tables(u16 opcode);
-bool npuep_cmd_reads_only(u16 opcode);
-
-/* cmd_check.c */
-bool npuep_cmdq_head_ok(struct npuep_dev *ndev, u32 ring, u32 head);
-int npuep_cmdq_head_read(struct npuep_dev *ndev, u32 ring, u32 *headp);
-bool npuep_cmd_completion_bad(struct npuep_dev *ndev, u32 ring,
-			      const struct npu_cmd *slot, u16 opcode, u16 seq);
-int npuep_cmd_resp_copy(struct npuep_dev *ndev, const struct npu_cmd *slot,
-			u16 opcode, const void *req, u16 req_len, void *resp,
-			u16 resp_len);
 
 /* datapath.c */
 int npuep_dp_open(struct npuep_port *port);
