@@ -27,7 +27,7 @@ ip netns exec far sysctl -qw net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.fb.rp_f
 ip route add 10.99.0.0/24 via $FAR4 &&
 ip route add 10.99.0.0/24 via 203.0.113.3 table 100 && ip rule add fwmark 1 table 100 &&
 nft -f - <<'NFT'
-table inet mark {
+table inet pbr {
 	chain pre {
 		type filter hook prerouting priority mangle; policy accept;
 		tcp dport 5203 ct mark set 1
@@ -53,7 +53,7 @@ dmac_of() {
 	local h
 	h=$(fm_flows | jq -r --argjson p "$1" '[.[] | select(.dirs[0].dport == $p)][0].dirs[0].handle')
 	tc filter show dev "$P3" ingress protocol ip prio $((0xc4f0)) handle "$h" flower |
-		awk '/at eth\+0:/ { a = $5 } /at eth\+4:/ { b = substr($5, 1, 4) } END { print a b }' |
+		awk '/at eth\+0:/ { a = $6 } /at eth\+4:/ { b = substr($6, 1, 4) } END { print a b }' |
 		sed 's/../&:/g; s/:$//'
 }
 FARMAC=$(ip -n far link show npuw0p8 | awk '/ether/ { print $2 }')
@@ -67,5 +67,8 @@ b=$(ip netns exec far nstat -asz TcpInSegs | awk '$1 == "TcpInSegs" { print $2 }
 diag "far's TCP took $((b - a)) segments in 8 s"
 ktap_result $ok "the host sees < 0.1 % of the streams"
 ktap_result $([ $((b - a)) -gt 3000 ]; echo $?) "far's TCP takes all three"
-[ "$KTAP_FAIL" = 0 ] || tail -30 $FM_LOG | grep -v libxdp | sed 's/^/# /'
+[ "$KTAP_FAIL" = 0 ] || {
+	tc filter show dev "$P3" ingress | grep -E "handle|eth\+" | sed 's/^/# /'
+	tail -30 $FM_LOG | grep -v libxdp | sed 's/^/# /'
+}
 ktap_finish
