@@ -158,7 +158,8 @@ int npuep_flow_resize_begin(struct npuep_dev *ndev, u32 conns, u32 mflows,
 	if (ft && (ft->conn_max != conns || ft->mflow_max != mflows)) {
 		npuep_ft_lock(ft);
 		if (ft->nflows) {
-			NL_SET_ERR_MSG_FMT_MOD(extack, "resize refused while %u connections are offloaded",
+			NL_SET_ERR_MSG_FMT_MOD(extack,
+					       "resize refused while %u connections are offloaded",
 					       ft->nconns);
 			err = -EBUSY;
 		} else {

@@ -8,7 +8,6 @@
 #include "npuep.h"
 #include "flow_priv.h"
 
-
 static int npuep_ft_td_show(struct seq_file *m, void *v)
 {
 	struct npuep_ft *ft = m->private;

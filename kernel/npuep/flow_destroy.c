@@ -16,7 +16,6 @@
 /* The destroy work waits this long (jiffies) for more to batch and pair. */
 #define NPUEP_FLOW_DESTROY_DELAY	1
 
-
 /* Timing of one DESTROY call or one batch of them, for debugfs ft_teardown. */
 static void npuep_ft_td_note(struct npuep_ft *ft, u64 t0, u64 t1, u64 t2,
 			     u32 calls, u32 inflight)
@@ -124,7 +123,7 @@ void npuep_ft_destroy_work(struct work_struct *work)
  * removes the flow itself.  Waited writes remove in the call.
  */
 int npuep_flow_destroy_cb(struct npuep_port *port,
-				 struct flow_cls_offload *cls)
+			  struct flow_cls_offload *cls)
 {
 	struct npuep_ft *ft = port->ndev->ft;
 	struct npuep_flow *f;

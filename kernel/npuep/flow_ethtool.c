@@ -7,7 +7,6 @@
 #include "npuep.h"
 #include "flow_priv.h"
 
-
 static const char * const npuep_flow_stat_names[] = {
 	"fp_conns", "fp_flows", "fp_flows_added", "fp_flows_deleted",
 	"fp_paired", "fp_enospc", "fp_unsupported", "fp_revived",

@@ -10,9 +10,8 @@
 #include "npuep.h"
 #include "flow_priv.h"
 
-
 static int npuep_flow_cls_locked(struct npuep_port *port, struct flow_cls_offload *cls,
-			  u8 owner)
+				 u8 owner)
 {
 	struct npuep_ft *ft = port->ndev->ft;
 	int err;

@@ -106,7 +106,7 @@ int npuep_flow_replace(struct npuep_ft *ft, struct npuep_port *port,
 		       struct flow_cls_offload *cls, u8 owner);
 void npuep_flow_remove(struct npuep_ft *ft, struct npuep_flow *f);
 struct npuep_flow *npuep_flow_by_cookie(struct npuep_ft *ft, unsigned long cookie,
-					 u32 port);
+					u32 port);
 int npuep_flow_destroy(struct npuep_ft *ft, struct npuep_port *port,
 		       struct flow_cls_offload *cls);
 int npuep_flow_stats(struct npuep_ft *ft, struct npuep_port *port,

@@ -23,7 +23,6 @@
 /* A purge drops the flow-table lock after this many removals. */
 #define NPUEP_FLOW_PURGE_BATCH	16
 
-
 struct npuep_conn *npuep_conn_at(struct npuep_ft *ft, u32 idx)
 {
 	return rcu_dereference_protected(ft->by_idx[idx],
@@ -137,7 +136,7 @@ static int npuep_ft_cmd(struct npuep_ft *ft, u16 op, const void *req, u16 len,
 }
 
 void npuep_conn_fill(struct npuep_conn *c,
-			    struct npu_cmd_conn_create *cmd, bool mflows)
+		     struct npu_cmd_conn_create *cmd, bool mflows)
 {
 	u16 flags = 0;
 	int d;
