@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Each direction's next hop as the host would route it (issue 15): far's
 # wire on port 8 carries a second host ("fb", a macvlan of far's with its
-# own MAC, 203.0.113.3) and far routes 10.99.0.0/24 (its own 10.99.0.1).
+# own MAC, 203.0.113.3; far answers ARP only for its interfaces' own
+# addresses, arp_ignore 1) and far routes 10.99.0.0/24 (its own 10.99.0.1).
 #   A  pc -> 203.0.113.3:5201, an on-link peer that is not far: its MAC;
 #   B  pc -> 10.99.0.1:5202, behind the router far: far's MAC;
 #   C  pc -> 10.99.0.1:5203, marked 1 by the ruleset (kept in conntrack,
@@ -23,7 +24,9 @@ ip -n far link add link npuw0p8 name fb address $FBMAC type macvlan mode bridge 
 ip -n far addr add 203.0.113.3/24 dev fb && ip -n far link set fb up &&
 ip -n far addr add 10.99.0.1/32 dev lo &&
 ip netns exec far sysctl -qw net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.fb.rp_filter=0 \
-	net.ipv4.conf.npuw0p8.rp_filter=0 &&
+	net.ipv4.conf.npuw0p8.rp_filter=0 net.ipv4.conf.all.arp_ignore=1 \
+	net.ipv4.conf.all.arp_announce=2 &&
+ip neigh flush dev "$P8" &&
 ip route add 10.99.0.0/24 via $FAR4 &&
 ip route add 10.99.0.0/24 via 203.0.113.3 table 100 && ip rule add fwmark 1 table 100 &&
 nft -f - <<'NFT'
@@ -48,13 +51,16 @@ ip netns exec pc "$LOAD" client -a 10.99.0.1 -p 5203 -c 1 -t 200 -r 1000000 >/de
 ktap_result $(fm_wait_jq 40 '[.[] | select(.family == 4 and .state == "made")] | length == 3'; echo $?) \
 	"the three connections are made"
 
-# dmac_of DPORT: the MAC direction 0's rule of the connection to DPORT writes
+# dmac_of DPORT: the MAC direction 0's rule of the connection to DPORT
+# writes (its pedit keys at eth+0 and the first half of eth+4)
 dmac_of() {
 	local h
 	h=$(fm_flows | jq -r --argjson p "$1" '[.[] | select(.dirs[0].dport == $p)][0].dirs[0].handle')
-	tc filter show dev "$P3" ingress protocol ip prio $((0xc4f0)) handle "$h" flower |
-		awk '/at eth\+0:/ { a = $6 } /at eth\+4:/ { b = substr($6, 1, 4) } END { print a b }' |
-		sed 's/../&:/g; s/:$//'
+	tc filter show dev "$P3" ingress | awk -v h="$(printf 'handle 0x%x' "$h")" '
+		/^filter/ { on = index($0, h " ") > 0 || substr($0, length($0) - length(h)) == h }
+		on && /at eth\+0:/ { a = $6 }
+		on && /at eth\+4:/ { b = substr($6, 1, 4) }
+		END { print a b }' | sed 's/../&:/g; s/:$//'
 }
 FARMAC=$(ip -n far link show npuw0p8 | awk '/ether/ { print $2 }')
 A=$(dmac_of 5201) B=$(dmac_of 5202) C=$(dmac_of 5203)
