@@ -270,6 +270,25 @@ static bool npuep_cmd_slot_done(struct npu_cmd *slot)
 	return le16_to_cpu(READ_ONCE(slot->flags)) & NPU_CMD_F_DONE;
 }
 
+/*
+ * A waited command on @q timed out.  One that changes the device is a fault
+ * for the observer.  A read is counted only, unless it is the
+ * NPUEP_CMD_READ_MISSES-th in a row on this ring with nothing completed in
+ * between: a device that is slow answers some, one that stopped answers
+ * none, and must be reported even where nothing but reads is waited for
+ * (the flow writes are posted).
+ */
+static void npuep_cmd_timed_out(struct npuep_dev *ndev, struct npuep_cmdq *q, u16 opcode)
+{
+	if (npuep_cmd_reads_only(opcode)) {
+		q->read_timeouts++;
+		if (++q->read_misses < NPUEP_CMD_READ_MISSES)
+			return;
+	}
+	q->read_misses = 0;
+	npuep_cmd_fault(ndev, q->idx, opcode);
+}
+
 /**
  * npuep_cmd_exec_ring() - run one command on a command ring and wait
  * @ndev: the coprocessor
@@ -284,7 +303,8 @@ static bool npuep_cmd_slot_done(struct npu_cmd *slot)
  * that changes the device (npuep_cmd_reads_only() false) is a fault for the
  * observer (npuep_cmd_observe()), whose recovery resets the rings; a read's
  * is only counted (read_timeouts): the caller asks again later, and a
- * device that is slow, not stopped, costs no reset.
+ * device that is slow, not stopped, costs no reset - unless it is the
+ * NPUEP_CMD_READ_MISSES-th read in a row to time out on the ring.
  *
  * Return: 0, a negative errno from the device's status, -ETIMEDOUT when the
  * device did not complete the command in NPUEP_CMD_TIMEOUT_MS, or -EIO when
@@ -326,16 +346,14 @@ int npuep_cmd_exec_ring(struct npuep_dev *ndev, u32 ring, u16 opcode,
 					    le16_to_cpu(READ_ONCE(slot->flags)),
 					    npuep_rd32(ndev, NPU_REG_CMDQ(ring) + NPU_CMDQ_HEAD));
 			q->timeouts++;
-			if (npuep_cmd_reads_only(opcode))
-				q->read_timeouts++;
-			else
-				npuep_cmd_fault(ndev, ring, opcode);
+			npuep_cmd_timed_out(ndev, q, opcode);
 			err = -ETIMEDOUT;
 			goto out;
 		}
 		wait_event_timeout(ndev->cmd.wq, npuep_cmd_slot_done(slot),
 				   msecs_to_jiffies(NPUEP_CMD_SLICE_MS));
 	}
+	q->read_misses = 0;
 	/* DONE is written last: read the rest after it. */
 	dma_rmb();
 

@@ -33,6 +33,12 @@ struct npuep_port;
 
 /* A waited command waits this long for its completion before -ETIMEDOUT. */
 #define NPUEP_CMD_TIMEOUT_MS	2000
+/*
+ * Reads in a row that time out on a ring before it is reported as stopped:
+ * the statistics read comes once a second, so a stopped engine is reported
+ * within about 3 x (NPUEP_CMD_TIMEOUT_MS + 1 s).
+ */
+#define NPUEP_CMD_READ_MISSES	3
 
 enum npuep_cmd_ring {
 	NPUEP_CMD_RING_NORMAL = 0,
@@ -54,7 +60,9 @@ enum npuep_cmd_ring {
  * @posted: posted commands
  * @posted_failed: posted commands the device answered with an error
  * @timeouts: waited commands that timed out
- * @read_timeouts: of those, commands that change nothing (not reported)
+ * @read_timeouts: of those, commands that change nothing (reported only as
+ *	the NPUEP_CMD_READ_MISSES-th in a row)
+ * @read_misses: reads in a row that timed out, nothing completed between
  * @ndev: the coprocessor (for @drain_work)
  * @idx: this ring's number
  * @backlog: posted commands that found the ring full, in order, each a
@@ -81,6 +89,7 @@ struct npuep_cmdq {
 	u64 posted_failed;
 	u64 timeouts;
 	u64 read_timeouts;
+	u32 read_misses;
 	struct npuep_dev *ndev;
 	u32 idx;
 	struct list_head backlog;

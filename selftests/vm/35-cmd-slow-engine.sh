@@ -4,13 +4,14 @@
 # cmd_delay_us: 80 ms a command, 48 posted creates queued behind a stalled
 # ring): the once-a-second statistics read neither waits behind the writes
 # nor costs a ring reset and a replay; a read that times out (cmd_stall) is
-# counted and taken again the next second, not reported to devlink health.
+# counted and taken again the next second, not reported to devlink health;
+# a stopped engine (reads timing out one after another) is, after three.
 # Counts only: the cmd reporter's error/recover, resyncs and replayed (and
 # the fw reporter's replayed), connections in the driver and the
 # coprocessor, fp_stats_reads, fp_cmd_failed.
 # timeout: 300
 . "$(dirname "$0")/lib.sh"
-ktap_plan 7
+ktap_plan 9
 DL=auxiliary/npusim.npu.0
 DBG=/sys/kernel/debug/npusim/0
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
@@ -98,6 +99,23 @@ diag "engine moving again: stats reads $st2 -> $(fp fp_stats_reads)"
 ktap_result $ok "statistics are read again once the engine moves"
 ktap_result $(in_hw 56 && [ "$(fp fp_cmd_failed)" = "$f0" ]; echo $?) \
 	"56 connections still in the driver and the coprocessor, no command failed"
+
+# The engine stops for good: one read after another times out, and the
+# third in a row is reported as a stopped engine must be, though nothing
+# but reads is waited for.  Once the engine moves again (and the operator's
+# devlink health recover, if the automatic one ran while it was stopped)
+# the connections are in hardware again.
+h3=$(health)
+errors_past() { [ "$(devlink -j health show $DL reporter cmd |
+	jq -r '[.. | objects | select(.reporter? != null)][0].error')" -gt "$1" ]; }
+echo 1 > $DBG/cmd_stall
+ok=1; wait_until 25 errors_past "${h3%% *}" && ok=0
+echo 0 > $DBG/cmd_stall
+wait_until 10 in_hw 56 || { devlink health recover $DL reporter cmd; wait_until 20 in_hw 56; }
+h4=$(health)
+diag "stopped: read timeouts $(read_timeouts); cmd error recover resyncs replayed: $h3 -> $h4"
+ktap_result $ok "a stopped engine is reported after three reads in a row time out (cmd error ${h3%% *} -> ${h4%% *})"
+ktap_result $(in_hw 56; echo $?) "once it moves again, 56 connections in hardware"
 tc filter del dev "$P3" ingress
 wait_until 5 in_hw 0
 ktap_finish
