@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
 /*
- * npuflow.h - the records shared by the XDP classifier (bpf/classify.bpf.c),
- * the npuep driver (it writes struct npuflow_meta in front of every punted
- * frame) and userspace (npuflowd, npuctl, the selftests).
+ * npuflow.h - the records shared by the XDP classifier (bpf/classify.bpf.c)
+ * and userspace (npuflowd, npuctl, the selftests); what the npuep driver
+ * shares with them is in kernel/include/npuflow_meta.h, included here.
  *
  * Every type here is fixed size, naturally aligned and has no implicit
  * padding (explicit pad fields, always written as zero), so a key hashes
@@ -18,59 +18,15 @@
 
 #include <linux/types.h>
 
-/* ------------------------------------------------------------------ */
-/* XDP metadata, written by the driver into the data_meta area.       */
-
 /*
- * The driver reserves exactly sizeof(struct npuflow_meta) bytes of metadata
- * in the headroom (xdp->data_meta = xdp->data - sizeof(struct npuflow_meta):
- * the struct starts at data_meta and ends where the frame starts) and fills
- * it from the receive descriptor.  The classifier reads it at data_meta.  A program tells it is present by the size
- * of the metadata area (data - data_meta >= sizeof) and by @magic and
- * @version; otherwise (veth, generic XDP, another driver) it uses reason
- * NPU_PUNT_NONE, no port and no connection.
- *
- * 16 bytes: a multiple of 8, within the kernel's 32-byte metadata limit.
+ * The metadata the driver writes in front of every punted frame, and the
+ * device's values it carries (NPUFLOW_R_*, NPUFLOW_MAX_PORTS,
+ * NPUFLOW_CONN_NONE): the one header the driver and the programs share.
  */
-#define NPUFLOW_META_MAGIC	0x4e46		/* "NF" */
-#define NPUFLOW_META_VERSION	1
+#include "../kernel/include/npuflow_meta.h"
 
-struct npuflow_meta {
-	__u16 magic;		/* NPUFLOW_META_MAGIC */
-	__u8 version;		/* NPUFLOW_META_VERSION */
-	__u8 reason;		/* enum npu_punt_reason (kernel/include/npu_hw.h) */
-	__u8 port;		/* ingress front port, 0-based (< NPUFLOW_MAX_PORTS) */
-	__u8 flags;		/* NPUFLOW_META_F_* */
-	__u16 vlan_tci;		/* outer VLAN TCI if NPUFLOW_META_F_VLAN (tag stays in frame) */
-	__u32 hash;		/* hardware RSS hash (Toeplitz), if NPUFLOW_META_F_HASH_* */
-	__u32 conn;		/* hardware connection index, or NPUFLOW_CONN_NONE */
-};
-
-#define NPUFLOW_META_F_HASH_L4	0x01	/* hash covers addresses and ports */
-#define NPUFLOW_META_F_HASH_L3	0x02	/* hash covers addresses only */
-#define NPUFLOW_META_F_VLAN	0x04	/* vlan_tci valid */
-#define NPUFLOW_META_F_CSUM_OK	0x08	/* L4 checksum verified by the device */
-
-/* Mirrors of kernel/include/npu_hw.h (that header is kernel-only); the
- * selftests check the values are the same.
- */
-#define NPUFLOW_MAX_PORTS	16		/* NPU_MAX_PORTS */
-#define NPUFLOW_CONN_NONE	0xffffffffu	/* NPU_CONN_NONE */
-
-/* enum npu_punt_reason, values are ABI. */
-#define NPUFLOW_R_NONE		0	/* not a punt / no metadata (veth) */
-#define NPUFLOW_R_FLOW_MISS	1
-#define NPUFLOW_R_NOT_ACTIVE	2	/* a given-back connection: the revive signal */
-#define NPUFLOW_R_TCP_FLAGS	3
-#define NPUFLOW_R_EXCEPTION	4
-#define NPUFLOW_R_MTU		5
-#define NPUFLOW_R_NON_IP	6
-#define NPUFLOW_R_MCAST		7
-#define NPUFLOW_R_FASTPATH_OFF	8
-#define NPUFLOW_R_NTUPLE	9
-#define NPUFLOW_R_MALFORMED	10
-#define NPUFLOW_R_MAX		11	/* NPU_PUNT_MAX */
-#define NPUFLOW_R_SLOTS		12	/* counters: 0..10, and 11 = out of range */
+/* Per-reason counter slots: 0..10, and 11 for a reason out of range. */
+#define NPUFLOW_R_SLOTS		12
 #define NPUFLOW_R_UNKNOWN	11	/* slot for a reason >= NPUFLOW_R_MAX */
 
 /* ------------------------------------------------------------------ */

@@ -1,17 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * npu_hw.h - the hardware interface of the npuflow network coprocessor.
+ * npu_hw.h - the hardware interface of the npuflow network coprocessor: the
+ * register ABI a backend (the npusim model, or a real-silicon PCI function)
+ * implements and the host driver (npuep) programs.
  *
- * This header is the only thing the host driver (npuep) and a coprocessor
- * backend (the npusim model, or a real-silicon PCI function) share:
- *
- *  - the backend operations carried by an auxiliary-bus device: 32/64-bit
- *    register reads, 32-bit register writes (a write to a doorbell register
- *    wakes the coprocessor) and the Linux IRQ number of each vector;
  *  - the register map (global, command channel, per port, per queue pair);
  *  - descriptor layouts for the receive (punt) and transmit rings;
  *  - the command and completion format of the command channel;
  *  - punt reasons.
+ *
+ * The binding, how a backend hands the host its registers (an auxiliary
+ * device and its operations), is in npu_aux.h; the driver's policy
+ * defaults are the driver's own (kernel/npuep/npuep_config.h).  Nothing
+ * here depends on the kernel beyond its integer types, so the pure files
+ * build natively with npu_compat.h.
  *
  * Everything in host memory (rings, buffers) is little endian and is reached
  * by the coprocessor only through the DMA address written into a register or
@@ -26,11 +28,12 @@
 #ifndef _NPU_HW_H
 #define _NPU_HW_H
 
+#ifdef __KERNEL__
+#include <linux/bits.h>
 #include <linux/types.h>
-#include <linux/auxiliary_bus.h>
-
-/* Auxiliary device name: a backend module "npusim" registers "npusim.npu.<id>". */
-#define NPU_HW_AUXDEV_NAME	"npu"
+#else
+#include "npu_compat.h"
+#endif
 
 #define NPU_HW_MAGIC		0x4e505531	/* "NPU1" */
 
@@ -38,15 +41,9 @@
 #define NPU_MAX_PORTS		16
 #define NPU_MAX_QUEUES		16	/* queue pairs per port */
 #define NPU_MAX_VECTORS		(1 + NPU_MAX_PORTS * NPU_MAX_QUEUES)
-/*
- * Ring depth bounds, in descriptors, power of two.  The default of 1,024 is
- * seed 003's: 256 overflowed (the queue-full counter accumulated), 1,024
- * stopped it moving with the host 96 % idle; 4,096 is the vendor's value and
- * our maximum.
- */
+/* Ring depth bounds, in descriptors; a ring's size is a power of two. */
 #define NPU_RING_MIN		64
 #define NPU_RING_MAX		4096
-#define NPU_RING_DEFAULT	1024
 #define NPU_RSS_KEY_LEN		40	/* bytes, Toeplitz (Microsoft RSS) */
 #define NPU_RSS_RETA_SIZE	128	/* indirection entries per port */
 #define NPU_MAX_FRAME		9216	/* largest frame the ports carry */
@@ -365,8 +362,6 @@ struct npu_cmd_coalesce {
  * microflow revives it in place.  After a give-back the microflows expire
  * after a time (then frames miss: NPU_PUNT_FLOW_MISS).
  */
-#define NPU_FT_CONNS_DEFAULT	16384
-#define NPU_FT_MFLOWS_DEFAULT	32768
 #define NPU_FT_CONNS_MAX	65536
 #define NPU_FT_MFLOWS_MAX	131072
 
@@ -511,9 +506,8 @@ struct npu_cmd_ft_config {
  * empties every table, and only that and NPU_CMD_NTUPLE_DEL do: the host
  * keeps its own copy and writes it again when it recovers.
  *
- * Capacity: 128 rules per port is the figure issue 4 asked for ("a small
- * fixed table, e.g. 128"), not a measurement: 2,048 entries for 16 ports
- * and 10 KiB of 80-byte rules per port in the model.  It is ABI.
+ * Capacity: 128 rules per port, a small fixed table (2,048 entries for 16
+ * ports, 10 KiB of 80-byte rules per port in the model).  It is ABI.
  */
 #define NPU_NTUPLE_RULES	128
 #define NPU_NTUPLE_LOC_ALL	0xffff	/* NPU_CMD_NTUPLE_DEL: the whole table */
@@ -553,63 +547,5 @@ struct npu_cmd_ntuple {
 	__le32 rsvd;		/* 0 */
 	struct npu_ntuple_rule rule;
 };
-
-/* ------------------------------------------------------------------ */
-/* The backend: what an auxiliary device of this interface carries.   */
-
-struct npu_hw;
-
-/**
- * struct npu_hw_ops - backend operations
- * @read32: read a 32-bit register at byte offset @reg
- * @read64: read a 64-bit register (counters, NPU_REG_SERIAL)
- * @write32: write a 32-bit register; a write to a doorbell (TAIL) register
- *	or an UNMASK register wakes the device.  May be called from any
- *	context, including hard IRQ and with spinlocks held.
- * @irq: Linux IRQ number of vector @vec (0..NPU_MAX_VECTORS-1, bounded by
- *	1 + nports * nqueues), or a negative errno.
- *
- * Unknown register offsets read as 0 and ignore writes.
- */
-struct npu_hw_ops {
-	u32 (*read32)(struct npu_hw *hw, u32 reg);
-	u64 (*read64)(struct npu_hw *hw, u32 reg);
-	void (*write32)(struct npu_hw *hw, u32 reg, u32 val);
-	int (*irq)(struct npu_hw *hw, unsigned int vec);
-};
-
-/**
- * struct npu_hw - one coprocessor as the host sees it
- * @adev: the auxiliary device the host driver binds to
- * @ops: backend operations
- * @dma_dev: device to map DMA memory for (page_pool, coherent rings)
- * @id: coprocessor id (the model's ID; for PCI the function's index)
- */
-struct npu_hw {
-	struct auxiliary_device adev;
-	const struct npu_hw_ops *ops;
-	struct device *dma_dev;
-	u32 id;
-};
-
-static inline struct npu_hw *npu_hw_from_adev(struct auxiliary_device *adev)
-{
-	return container_of(adev, struct npu_hw, adev);
-}
-
-static inline u32 npu_rd32(struct npu_hw *hw, u32 reg)
-{
-	return hw->ops->read32(hw, reg);
-}
-
-static inline u64 npu_rd64(struct npu_hw *hw, u32 reg)
-{
-	return hw->ops->read64(hw, reg);
-}
-
-static inline void npu_wr32(struct npu_hw *hw, u32 reg, u32 val)
-{
-	hw->ops->write32(hw, reg, val);
-}
 
 #endif /* _NPU_HW_H */

@@ -204,8 +204,10 @@ int npuep_flow_resize(struct npuep_dev *ndev, u32 conns, u32 mflows,
 	*replaced = true;
 	npuep_flow_fini(ndev);
 	err = npuep_flow_init(ndev, conns, mflows);
-	if (err && (conns != NPU_FT_CONNS_DEFAULT || mflows != NPU_FT_MFLOWS_DEFAULT))
-		npuep_flow_init(ndev, NPU_FT_CONNS_DEFAULT, NPU_FT_MFLOWS_DEFAULT);
+	if (err && (conns != NPUEP_FT_CONNS_DEFAULT ||
+		    mflows != NPUEP_FT_MFLOWS_DEFAULT))
+		npuep_flow_init(ndev, NPUEP_FT_CONNS_DEFAULT,
+				NPUEP_FT_MFLOWS_DEFAULT);
 out:
 	up_write(&ndev->ft_sem);
 	rtnl_unlock();

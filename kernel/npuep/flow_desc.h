@@ -16,7 +16,7 @@
 #ifndef _NPUEP_FLOW_DESC_H
 #define _NPUEP_FLOW_DESC_H
 
-#include "flow_parse_compat.h"
+#include "npu_compat.h"
 #include "npu_hw.h"
 
 /* struct npuep_flow_desc.keys: the dissector keys the rule uses */

@@ -5,7 +5,7 @@
  * addresses, ports, protocol: an exact match) and its rewrite (MACs, NAT of
  * addresses and ports, VLAN push/pop, egress port, TTL).
  *
- * Pure C (flow_parse_compat.h): compiled into npuep.ko and, unchanged, into
+ * Pure C (npu_compat.h): compiled into npuep.ko and, unchanged, into
  * the cmocka unit tests.  Every refusal returns -EOPNOTSUPP with the message
  * the glue gives the kernel's extack.
  *

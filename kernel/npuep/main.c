@@ -218,9 +218,8 @@ int npuep_port_open_all(struct npuep_dev *ndev)
 /* A new port's ring, budget and moderation defaults. */
 static void npuep_port_defaults(struct npuep_port *port)
 {
-	/* Seed 003: 256 overflowed the ring, 1,024 stopped the qfull count. */
-	port->rx_ring_size = NPU_RING_DEFAULT;
-	port->tx_ring_size = NPU_RING_DEFAULT;
+	port->rx_ring_size = NPUEP_RING_DEFAULT;
+	port->tx_ring_size = NPUEP_RING_DEFAULT;
 	port->rx_budget = NPUEP_RX_BUDGET_MAX;
 	/*
 	 * A doorbell per frame: the device masks the vector until NAPI has
@@ -458,7 +457,8 @@ static int npuep_probe(struct auxiliary_device *adev,
 	err = npuep_fw_info(ndev);
 	if (err)
 		goto err_cmd;
-	err = npuep_flow_init(ndev, NPU_FT_CONNS_DEFAULT, NPU_FT_MFLOWS_DEFAULT);
+	err = npuep_flow_init(ndev, NPUEP_FT_CONNS_DEFAULT,
+			      NPUEP_FT_MFLOWS_DEFAULT);
 	if (err)
 		goto err_cmd;
 

@@ -20,7 +20,8 @@
 #include <net/devlink.h>
 #include <net/xdp.h>
 
-#include "npu_hw.h"
+#include "npu_aux.h"
+#include "npuep_config.h"
 #include "cmd.h"
 #include "flow.h"
 #include "dlx.h"
@@ -71,7 +72,6 @@ static inline unsigned int npuep_rx_order(unsigned int mtu)
 
 /* Per-queue NAPI budget (ethtool rx-frames-irq). */
 #define NPUEP_RX_BUDGET_MAX	NAPI_POLL_WEIGHT
-#define NPUEP_POLL_INTERVAL_US	1000	/* devlink poll_interval_us default */
 
 /* Stop a tx queue when a worst-case skb might not fit. */
 #define NPUEP_TX_STOP_THRS	NPU_TX_MAX_DESCS

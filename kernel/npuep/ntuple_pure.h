@@ -12,7 +12,7 @@
 #ifndef _NPUEP_NTUPLE_PURE_H
 #define _NPUEP_NTUPLE_PURE_H
 
-#include "flow_parse_compat.h"
+#include "npu_compat.h"
 
 #ifdef __KERNEL__
 #include <linux/bitops.h>

@@ -19,7 +19,24 @@
 #include <net/xdp.h>
 
 #include "npuep.h"
-#include "npuflow.h"
+#include "npuflow_meta.h"
+
+/* The metadata carries the device's values: npuflow_meta.h's are npu_hw.h's. */
+static_assert(sizeof(struct npuflow_meta) == 16);
+static_assert(NPUFLOW_MAX_PORTS == NPU_MAX_PORTS);
+static_assert(NPUFLOW_CONN_NONE == NPU_CONN_NONE);
+static_assert(NPUFLOW_R_NONE == NPU_PUNT_NONE);
+static_assert(NPUFLOW_R_FLOW_MISS == NPU_PUNT_FLOW_MISS);
+static_assert(NPUFLOW_R_NOT_ACTIVE == NPU_PUNT_NOT_ACTIVE);
+static_assert(NPUFLOW_R_TCP_FLAGS == NPU_PUNT_TCP_FLAGS);
+static_assert(NPUFLOW_R_EXCEPTION == NPU_PUNT_EXCEPTION);
+static_assert(NPUFLOW_R_MTU == NPU_PUNT_MTU);
+static_assert(NPUFLOW_R_NON_IP == NPU_PUNT_NON_IP);
+static_assert(NPUFLOW_R_MCAST == NPU_PUNT_MCAST);
+static_assert(NPUFLOW_R_FASTPATH_OFF == NPU_PUNT_FASTPATH_OFF);
+static_assert(NPUFLOW_R_NTUPLE == NPU_PUNT_NTUPLE);
+static_assert(NPUFLOW_R_MALFORMED == NPU_PUNT_MALFORMED);
+static_assert(NPUFLOW_R_MAX == NPU_PUNT_MAX);
 
 /* What the kfuncs see: the xdp_buff and the descriptor fields they report. */
 struct npuep_xdp_buff {

@@ -229,13 +229,13 @@ int npusim_fp_init(struct npusim_dev *nd)
 	if (!fp)
 		return -ENOMEM;
 	spin_lock_init(&fp->lock);
-	if (npusim_fp_tables_alloc(&fp->mem, NPU_FT_CONNS_DEFAULT,
-				   NPU_FT_MFLOWS_DEFAULT, &nb)) {
+	if (npusim_fp_tables_alloc(&fp->mem, NPUSIM_FT_CONNS_RESET,
+				   NPUSIM_FT_MFLOWS_RESET, &nb)) {
 		kfree(fp);
 		return -ENOMEM;
 	}
-	npusim_ft_init(&fp->ft, nd->nports, fp->mem.conns, NPU_FT_CONNS_DEFAULT,
-		       fp->mem.mflows, NPU_FT_MFLOWS_DEFAULT, fp->mem.buckets, nb);
+	npusim_ft_init(&fp->ft, nd->nports, fp->mem.conns, NPUSIM_FT_CONNS_RESET,
+		       fp->mem.mflows, NPUSIM_FT_MFLOWS_RESET, fp->mem.buckets, nb);
 	for (i = 0; i < NPU_MAX_PORTS; i++) {
 		for (r = 0; r < NPU_PUNT_MAX; r++)
 			atomic64_set(&fp->port[i].punt[r], 0);

@@ -16,7 +16,7 @@
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 
-#include "npu_hw.h"
+#include "npu_aux.h"
 #include "npusim_coal.h"
 #include "npusim_parse.h"
 
@@ -30,6 +30,10 @@
 #define NPUSIM_CAPS		(NPU_CAP_CSUM_RX | NPU_CAP_CSUM_TX | \
 				 NPU_CAP_TSO | NPU_CAP_RSS | NPU_CAP_NTUPLE)
 #define NPUSIM_LINK_SPEED	10000	/* Mb/s */
+
+/* Fast-path table sizes at reset, until the host's NPU_CMD_FT_CONFIG. */
+#define NPUSIM_FT_CONNS_RESET	16384
+#define NPUSIM_FT_MFLOWS_RESET	32768
 
 /* IDs fit "npuw<ID>p<N>" in IFNAMSIZ and two MAC bytes. */
 #define NPUSIM_MAX_ID		65535

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Interrupt moderation decisions of the coprocessor model.
- * Pure C (see npusim_compat.h); the caller holds the vector's lock and
+ * Pure C (see npu_compat.h); the caller holds the vector's lock and
  * carries out the returned actions (raise the vector, start/stop a timer).
  */
 #ifndef _NPUSIM_COAL_H
 #define _NPUSIM_COAL_H
 
-#include "npusim_compat.h"
+#include "npu_compat.h"
 
 /*
  * Default receive moderation of a queue pair, seed 003's values: an

@@ -20,17 +20,6 @@
  */
 #include "npusim_ft.h"
 
-#ifndef __KERNEL__
-#include <endian.h>
-#define le16_to_cpu(x)	le16toh(x)
-#define le32_to_cpu(x)	le32toh(x)
-#define cpu_to_le16(x)	htole16(x)
-#define cpu_to_le32(x)	htole32(x)
-#define cpu_to_le64(x)	htole64(x)
-#define be16_to_cpu(x)	be16toh(x)
-#define cpu_to_be16(x)	htobe16(x)
-#endif
-
 #define NPUSIM_IPPROTO_TCP	6
 #define NPUSIM_IPPROTO_UDP	17
 

@@ -4,14 +4,14 @@
  * microflow hash table, the per-frame decision (forward or punt, and why)
  * and the L3/L4 rewrite with incremental checksums.
  *
- * Pure C (npusim_compat.h): compiled into npusim.ko and, unchanged, into the
+ * Pure C (npu_compat.h): compiled into npusim.ko and, unchanged, into the
  * cmocka unit tests.  The caller owns the memory and the locking; nothing
  * here sleeps or allocates.
  */
 #ifndef _NPUSIM_FT_H
 #define _NPUSIM_FT_H
 
-#include "npusim_compat.h"
+#include "npu_compat.h"
 #include "npu_hw.h"
 #include "npusim_parse.h"
 

@@ -8,19 +8,6 @@
  */
 #include "npusim_ntuple.h"
 
-#ifndef __KERNEL__
-#include <endian.h>
-#ifndef le16_to_cpu
-#define le16_to_cpu(x)	le16toh(x)
-#endif
-#ifndef be16_to_cpu
-#define be16_to_cpu(x)	be16toh(x)
-#endif
-#ifndef be32_to_cpu
-#define be32_to_cpu(x)	be32toh(x)
-#endif
-#endif
-
 #define NPUSIM_NT_TCP	6
 #define NPUSIM_NT_UDP	17
 

@@ -4,13 +4,13 @@
  * table of ntuple rules (ethtool -N), the checks of the host's commands and
  * the per-frame match (see the rules in npu_hw.h).
  *
- * Pure C (npusim_compat.h): compiled into npusim.ko and, unchanged, into
+ * Pure C (npu_compat.h): compiled into npusim.ko and, unchanged, into
  * the cmocka unit tests.  The caller owns the memory and the locking.
  */
 #ifndef _NPUSIM_NTUPLE_H
 #define _NPUSIM_NTUPLE_H
 
-#include "npusim_compat.h"
+#include "npu_compat.h"
 #include "npu_hw.h"
 #include "npusim_parse.h"
 

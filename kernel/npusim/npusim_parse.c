@@ -2,7 +2,7 @@
 /*
  * Frame parser and Toeplitz hash of the coprocessor model.
  *
- * Pure C (see npusim_compat.h): compiled into npusim.ko and, unchanged, into
+ * Pure C (see npu_compat.h): compiled into npusim.ko and, unchanged, into
  * the cmocka unit tests under selftests/unit/.  The parser never reads at or
  * past @caplen bytes of the buffer it is given.
  *

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Frame parser and RSS (Toeplitz) hash of the coprocessor
- * model.  Pure C: no kernel dependency beyond npusim_compat.h, so the same
+ * model.  Pure C: no kernel dependency beyond npu_compat.h, so the same
  * file is compiled into npusim.ko and into the cmocka unit tests.
  */
 #ifndef _NPUSIM_PARSE_H
 #define _NPUSIM_PARSE_H
 
-#include "npusim_compat.h"
+#include "npu_compat.h"
 #include "npu_hw.h"
 
 /* How many bytes of a frame the parser needs at most for its headers. */

@@ -1493,8 +1493,8 @@ static int t_revive(void)
 	return 0;
 }
 
-/* The ABI mirror: values in npuflow.h equal npu_hw.h's (checked by
- * check-abi.sh too); here the record sizes and offsets userspace relies on.
+/* The record sizes and offsets userspace relies on (the values the driver
+ * shares, npuflow_meta.h, are checked against npu_hw.h by the driver's build).
  */
 static int t_layout(void)
 {

@@ -8,7 +8,7 @@
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 
-#include "npuflow.h"
+#include "npuflow_meta.h"
 #include "xdp_hash.h"
 
 /* Only the name matters for the kfunc's prototype. */

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * npuep_config.h - the driver's policy defaults: what it asks of the
+ * coprocessor until an operator says otherwise (ethtool, devlink).  The
+ * device's limits are in npu_hw.h.
+ */
+#ifndef _NPUEP_CONFIG_H
+#define _NPUEP_CONFIG_H
+
+/*
+ * Receive and transmit ring depth, in descriptors (NPU_RING_MIN..
+ * NPU_RING_MAX, ethtool -G).  Seed 003: 256 overflowed (the queue-full
+ * counter accumulated), 1,024 stopped it moving with the host 96 % idle.
+ */
+#define NPUEP_RING_DEFAULT	1024
+
+/*
+ * Fast-path table sizes sent with NPU_CMD_FT_CONFIG at probe, and after a
+ * resize the device refused (devlink resources /fastpath/connections and
+ * /fastpath/microflows): two microflows per connection.
+ */
+#define NPUEP_FT_CONNS_DEFAULT	16384
+#define NPUEP_FT_MFLOWS_DEFAULT	32768
+
+/* The safety-net poll's period (devlink param poll_interval_us). */
+#define NPUEP_POLL_INTERVAL_US	1000
+
+#endif /* _NPUEP_CONFIG_H */
