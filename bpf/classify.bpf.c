@@ -78,11 +78,6 @@ const volatile __u8 npuflow_coarse_clock = 1;
  */
 __u32 npuflow_cache_gen;
 
-#ifdef NPUFLOW_BENCH_NEW
-/* Benchmark build only: every run sees a new source port (a new candidate). */
-__u32 bench_seq;
-#endif
-
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, NPUFLOW_CANDIDATES_DEFAULT);
@@ -634,8 +629,12 @@ static __always_inline int revive_due(struct npuflow_cand *v, __u64 now)
 	return __sync_val_compare_and_swap(&v->revive_ns, last, now) == last;
 }
 
-SEC("xdp")
-int npuflow_classify(struct xdp_md *ctx)
+/*
+ * One punted frame: counted, parsed, its candidate updated, events raised.
+ * The program's body (npuflow_classify()); the benchmark's variants
+ * (selftests/bpf/classify_*.bpf.c) build on it.
+ */
+static __always_inline int classify(struct xdp_md *ctx)
 {
 	void *data = (void *)(long)ctx->data;
 	void *end = (void *)(long)ctx->data_end;
@@ -655,12 +654,6 @@ int npuflow_classify(struct xdp_md *ctx)
 	__u8 pflags;
 
 	parse(data, end, ifindex, &kw, &p);
-#ifdef NPUFLOW_BENCH_NEW
-	if (p.stat == NPUFLOW_S_CANDIDATE) {
-		kw.w[1] ^= KW(bench_seq, 4, 4);		/* the ports */
-		bench_seq++;
-	}
-#endif
 	pflags = p.cflags | (p.other_l4 ? NPUFLOW_CACHE_OTHER_L4 : 0);
 
 	/*
@@ -732,32 +725,6 @@ int npuflow_classify(struct xdp_md *ctx)
 	if (p.other_l4)
 		c->stat[NPUFLOW_S_OTHER_L4]++;
 	c->stat[NPUFLOW_S_CANDIDATE]++;
-
-#ifdef NPUFLOW_BENCH_NAIVE
-	/*
-	 * Benchmark reference only: the straightforward update (copy the
-	 * value, change it, bpf_map_update_elem every frame), to compare with.
-	 */
-	{
-		struct npuflow_cand nv = {}, *ov = bpf_map_lookup_elem(&candidates, key);
-
-		now = bpf_ktime_get_ns();
-		if (ov)
-			nv = *ov;
-		else
-			nv.first_ns = now;
-		nv.frames++;
-		nv.bytes += len;
-		nv.last_ns = now;
-		nv.tcp_flags |= p.tcp_flags;
-		nv.flags |= p.cflags;
-		nv.reason = reason;
-		nv.conn = conn;
-		nv.port = port;
-		bpf_map_update_elem(&candidates, key, &nv, BPF_ANY);
-		return XDP_PASS;
-	}
-#endif
 
 	revive = reason == NPUFLOW_R_NOT_ACTIVE && conn != NPUFLOW_CONN_NONE;
 	if (!hashed)
@@ -854,6 +821,12 @@ int npuflow_classify(struct xdp_md *ctx)
 	if (e && (!npuflow_threshold || (v->flags & NPUFLOW_CF_THRESHOLD)))
 		cache_fill(e, own, key, v, tick, m, pflags);
 	return XDP_PASS;
+}
+
+SEC("xdp")
+int npuflow_classify(struct xdp_md *ctx)
+{
+	return classify(ctx);
 }
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

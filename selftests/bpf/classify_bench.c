@@ -5,9 +5,9 @@
  * IPv4 TCP, IPv6 TCP, VLAN-tagged (802.1ad + 802.1Q) IPv4 TCP, each for a
  * known candidate (the same frame again: counted in its per-CPU cache slot
  * only, written to the candidate and the counters once a tick) and a new one
- * (bpf/classify_new.bpf.o: the same program built with NPUFLOW_BENCH_NEW,
- * which changes the ports every run, so every run inserts, and the LRU
- * evicts once full).  Frames carry driver metadata (reason flow_miss, a
+ * (classify_new.bpf.c: the same program behind an entry that changes the
+ * frame's ports every run, so every run inserts, and the LRU evicts once
+ * full).  Frames carry driver metadata (reason flow_miss, a
  * hardware hash) as npuep would write it; "no hash" is the known candidate
  * without the hash (as on veth: lookup + in-place update every frame).
  * Each round runs every program once, one after the other on one CPU, so
@@ -225,9 +225,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "classify_bench: cannot load: %s\n", strerror(errno));
 		return 1;
 	}
-	fds[2][0] = bpf_program__fd(fresh->progs.npuflow_classify);
+	fds[2][0] = bpf_program__fd(fresh->progs.npuflow_classify_new);
 	fds[3][0] = bpf_program__fd(precise->progs.npuflow_classify);
-	fds[4][0] = bpf_program__fd(naive->progs.npuflow_classify);
+	fds[4][0] = bpf_program__fd(naive->progs.npuflow_classify_naive);
 	fds[5][0] = fds[1][0];
 	pin_cpu();
 	for (i = 0; i < 3; i++) {
