@@ -18,6 +18,7 @@
 #include <linux/jiffies.h>
 
 #include "npuep.h"
+#include "trace.h"
 
 #define NPUEP_CMD_SLICE_MS	20
 
@@ -403,8 +404,10 @@ static void npuep_cmdq_drain_work(struct work_struct *work)
 	unsigned long deadline = jiffies + msecs_to_jiffies(NPUEP_CMD_TIMEOUT_MS);
 	struct npuep_dev *ndev = q->ndev;
 	struct npuep_cmd_pending *p;
+	u32 nmoved = 0, sleeps = 0;
 	struct npu_cmd *slot;
 	bool moved, empty;
+	u64 sleep_ns = 0;
 	int err = 0;
 
 	for (;;) {
@@ -421,6 +424,7 @@ static void npuep_cmdq_drain_work(struct work_struct *work)
 			q->backlog_len--;
 			kfree(p);
 			moved = true;
+			nmoved++;
 		}
 		/*
 		 * Device gone or broken: the backlog goes, and a table command
@@ -429,11 +433,12 @@ static void npuep_cmdq_drain_work(struct work_struct *work)
 		if (err && err != -EAGAIN && npuep_cmdq_backlog_drop(q))
 			WRITE_ONCE(ndev->cmd_chk.resync, true);
 		empty = list_empty(&q->backlog);
-		if (empty && moved)
-			q->drained_ns = ktime_get_ns();
 		spin_unlock_bh(&q->slot_lock);
-		if (empty)
+		if (empty) {
+			trace_npuep_cmd_drained(ndev->dev, q->idx, nmoved,
+						sleeps, sleep_ns);
 			return;
+		}
 		if (moved)
 			deadline = jiffies + msecs_to_jiffies(NPUEP_CMD_TIMEOUT_MS);
 		if (time_after(jiffies, deadline)) {
@@ -455,8 +460,8 @@ static void npuep_cmdq_drain_work(struct work_struct *work)
 			u64 t0 = ktime_get_ns();
 
 			usleep_range(20, 100);
-			q->drain_sleeps++;
-			q->drain_sleep_ns += ktime_get_ns() - t0;
+			sleeps++;
+			sleep_ns += ktime_get_ns() - t0;
 		}
 	}
 }
@@ -482,8 +487,8 @@ static int npuep_cmdq_backlog_add(struct npuep_cmdq *q, u16 opcode,
 	memcpy(p->data, req, req_len);
 	list_add_tail(&p->node, &q->backlog);
 	q->backlog_len++;
-	q->backlog_max = max(q->backlog_max, q->backlog_len);
 	q->backlogged++;
+	trace_npuep_cmd_backlog(q->ndev->dev, q->idx, opcode, q->backlog_len);
 	queue_work(system_unbound_wq, &q->drain_work);
 	return NPUEP_CMD_BACKLOGGED;
 }

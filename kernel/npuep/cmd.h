@@ -70,10 +70,6 @@ enum npuep_cmd_ring {
  *	every command on this ring goes behind it
  * @backlog_len: entries in @backlog
  * @backlogged: commands that went through @backlog
- * @backlog_max: most commands in @backlog at once (debugfs ft_teardown)
- * @drained_ns: when the drain last emptied @backlog (ktime_get_ns)
- * @drain_sleeps: the drain's waits for ring space
- * @drain_sleep_ns: time in them
  * @drain_work: moves @backlog into the ring as the device frees slots
  */
 struct npuep_cmdq {
@@ -95,10 +91,6 @@ struct npuep_cmdq {
 	struct list_head backlog;
 	u32 backlog_len;
 	u64 backlogged;
-	u32 backlog_max;
-	u64 drained_ns;
-	u64 drain_sleeps;
-	u64 drain_sleep_ns;
 	struct work_struct drain_work;
 };
 

@@ -21,8 +21,8 @@ struct npuep_dev;
 
 /**
  * struct npuep_dlx - devlink objects of one coprocessor
- * @cmdq: ndev->cmd.q, for the flow code's debugfs and ethtool counters,
- *	which read the rings' counters there (npuep_cmd_state() is the API)
+ * @cmdq: ndev->cmd.q, for the flow code's ethtool counters, which read
+ *	the rings' counters there (npuep_cmd_state() is the API)
  * @fastpath: devlink param "fastpath"
  * @revive: devlink param "revive"
  * @flow_cmd_ring: devlink param "flow_cmd_ring" (enum npuep_cmd_ring)

@@ -8,9 +8,8 @@
  * flow_offload.c binds flowtables and tc blocks (ndo_setup_tc),
  * flow_destroy.c queues posted DESTROYs, flow_stats.c reads statistics
  * back, flow_revive.c revives given-back connections from the receive
- * path, flow_ethtool.c and flow_debugfs.c show them.
+ * path, flow_ethtool.c shows them; trace.h traces them.
  */
-#include <linux/debugfs.h>
 #include <linux/rtnetlink.h>
 #include <linux/rhashtable.h>
 #include <linux/workqueue.h>
@@ -55,7 +54,6 @@ int npuep_flow_init(struct npuep_dev *ndev, u32 conns, u32 mflows)
 	for (i = 0; i < NPU_MAX_PORTS; i++)
 		INIT_LIST_HEAD(&ft->port_flows[i]);
 	mutex_init(&ft->lock);
-	spin_lock_init(&ft->td.lock);
 	spin_lock_init(&ft->dq_lock);
 	INIT_DELAYED_WORK(&ft->destroy_work, npuep_ft_destroy_work);
 	ida_init(&ft->conn_ida);
@@ -83,7 +81,6 @@ int npuep_flow_init(struct npuep_dev *ndev, u32 conns, u32 mflows)
 	if (err)
 		goto err_cookie;
 	ndev->ft = ft;
-	npuep_ft_debugfs_init(ft);
 	queue_delayed_work(system_unbound_wq, &ft->stats_work,
 			   msecs_to_jiffies(NPUEP_FLOW_STATS_MS));
 	return 0;
@@ -111,7 +108,6 @@ void npuep_flow_fini(struct npuep_dev *ndev)
 
 	if (!ft)
 		return;
-	debugfs_remove_recursive(ft->dbg);
 	ft->stopping = true;
 	cancel_delayed_work_sync(&ft->stats_work);
 	npuep_flow_flush(ndev);

@@ -62,9 +62,9 @@ enum npuep_flow_owner {
  *	entries than asked for, an index outside the asked range, no state)
  * @lock_held_max_ns: longest hold of the flow-table lock (seed 004)
  * @lock_held_over_1ms: holds of the flow-table lock longer than 1 ms
- * @lock_held_over_5ms: holds longer than 5 ms (issue 4's goal for the
- *	longest hold): a delta over an operation says whether any hold in it
- *	missed the goal, which the since-load maximum cannot
+ * @lock_held_over_5ms: holds longer than 5 ms, the goal for the longest
+ *	hold: a delta over an operation says whether any hold in it missed
+ *	the goal, which the since-load maximum cannot
  */
 struct npuep_ft_stats {
 	u64 flows_added;
@@ -86,45 +86,14 @@ struct npuep_ft_stats {
 };
 
 /**
- * struct npuep_ft_td - where a mass removal's time goes (debugfs
- *	ft_teardown, make bench); reset by writing the file
- * @lock: guards the rest (DESTROY callers run concurrently)
- * @n: FLOW_CLS_DESTROY calls
- * @first_ns: the first one's entry (ktime_get_ns)
- * @last_entry_ns: the last one's entry
- * @last_ns: the last one's return
- * @wait_ns: time callers waited for the flow-table lock, summed
- * @wait_max_ns: the longest of those waits
- * @held_ns: time DESTROYs held the lock, summed
- * @held_max_ns: the longest of those holds
- * @inflight: DESTROY callers inside the driver now
- * @inflight_max: most of them at once
- * @noop: bench knob: DESTROY returns at once, touching nothing (the
- *	kernel's own pace with a callback that costs nothing); the
- *	connections stay until the flowtable's unbind purges them
- */
-struct npuep_ft_td {
-	spinlock_t lock;	/* see above */
-	u64 n;
-	u64 first_ns;
-	u64 last_entry_ns;
-	u64 last_ns;
-	u64 wait_ns;
-	u64 wait_max_ns;
-	u64 held_ns;
-	u64 held_max_ns;
-	atomic_t inflight;
-	u32 inflight_max;
-	bool noop;
-};
-
-/**
  * struct npuep_ft - one coprocessor's flow-offload state
  * @ndev: the coprocessor
  * @lock: serialises the shadow table and flow commands
  * @bh_off: @lock is held with softirqs off (npuep_ft_lock_bh()): nothing
  *	under it may sleep
  * @lock_t0: when @lock was taken (ns), for @st.lock_held_max_ns
+ * @lock_wait_ns: how long its taker waited for it, while the
+ *	npuep_ft_lock_hold tracepoint is on (else 0)
  * @conn_max: connection table size (devlink resource)
  * @mflow_max: microflow table size (devlink resource)
  * @nconns: connections in use
@@ -147,24 +116,20 @@ struct npuep_ft_td {
  * @revive_work: sends the revives the receive path could not post
  * @revived_rx: revives posted straight from the receive path
  * @revive_deferred: revives left to @revive_work (high ring full)
- * @destroy_missed: DESTROYs of a cookie not here, answered without the lock
  * @dq_lock: guards @dq, @dq_head, @dq_len
  * @dq: posted DESTROYs' keys waiting for @destroy_work (a ring of
  *	NPUEP_FLOW_DESTROY_QLEN)
  * @dq_head: the oldest in @dq
  * @dq_len: cookies in @dq
  * @destroy_work: applies @dq in batches
- * @destroy_queued: DESTROYs queued in @dq
- * @destroy_sync: posted DESTROYs done in the caller (@dq full)
  * @st: counters
- * @td: teardown timing (debugfs)
- * @dbg: debugfs directory
  */
 struct npuep_ft {
 	struct npuep_dev *ndev;
 	struct mutex lock;		/* the shadow table, flow commands */
 	bool bh_off;
 	u64 lock_t0;
+	u64 lock_wait_ns;
 	u32 conn_max;
 	u32 mflow_max;
 	u32 nconns;
@@ -185,17 +150,12 @@ struct npuep_ft {
 	struct work_struct revive_work;
 	atomic64_t revived_rx;
 	atomic64_t revive_deferred;
-	atomic64_t destroy_missed;
 	spinlock_t dq_lock;		/* see above */
 	struct npuep_flow_ck *dq;
 	u32 dq_head;
 	u32 dq_len;
 	struct delayed_work destroy_work;
-	u64 destroy_queued;
-	u64 destroy_sync;
 	struct npuep_ft_stats st;
-	struct npuep_ft_td td;
-	struct dentry *dbg;
 };
 
 int npuep_setup_tc(struct net_device *netdev, enum tc_setup_type type,

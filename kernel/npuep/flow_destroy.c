@@ -7,6 +7,7 @@
 
 #include "npuep.h"
 #include "flow_priv.h"
+#include "trace.h"
 
 /*
  * Posted DESTROYs wait in a queue of NPUEP_FLOW_DESTROY_QLEN for the
@@ -15,28 +16,6 @@
 #define NPUEP_FLOW_DESTROY_BATCH	8
 /* The destroy work waits this long (jiffies) for more to batch and pair. */
 #define NPUEP_FLOW_DESTROY_DELAY	1
-
-/* Timing of one DESTROY call or one batch of them, for debugfs ft_teardown. */
-static void npuep_ft_td_note(struct npuep_ft *ft, u64 t0, u64 t1, u64 t2,
-			     u32 calls, u32 inflight)
-{
-	struct npuep_ft_td *td = &ft->td;
-
-	spin_lock(&td->lock);
-	if (calls) {
-		if (!td->n || t0 < td->first_ns)
-			td->first_ns = t0;
-		td->n += calls;
-		td->last_entry_ns = max(td->last_entry_ns, t0);
-	}
-	td->wait_ns += t1 - t0;
-	td->wait_max_ns = max(td->wait_max_ns, t1 - t0);
-	td->held_ns += t2 - t1;
-	td->held_max_ns = max(td->held_max_ns, t2 - t1);
-	td->inflight_max = max(td->inflight_max, inflight);
-	td->last_ns = max(td->last_ns, t2);
-	spin_unlock(&td->lock);
-}
 
 /*
  * Apply up to @max queued DESTROYs (npuep_flow_destroy_cb()), oldest
@@ -89,16 +68,12 @@ static u32 npuep_ft_dq_apply(struct npuep_ft *ft, u32 max)
  */
 void npuep_ft_dq_flush(struct npuep_ft *ft)
 {
-	u64 t0, t1;
 	u32 n;
 
 	/* a hint: a DESTROY queued before our caller was called is seen */
 	while (data_race(ft->dq_len)) {
-		t0 = ktime_get_ns();
 		npuep_ft_lock_writes(ft);
-		t1 = ft->lock_t0;
 		n = npuep_ft_dq_apply(ft, NPUEP_FLOW_DESTROY_BATCH);
-		npuep_ft_td_note(ft, t0, t1, ktime_get_ns(), 0, 0);
 		npuep_ft_unlock(ft);
 		if (!n)
 			break;
@@ -128,14 +103,7 @@ int npuep_flow_destroy_cb(struct npuep_port *port,
 	struct npuep_ft *ft = port->ndev->ft;
 	struct npuep_flow *f;
 	bool queued = false;
-	u64 t0, t1;
-	u32 in;
 
-	t0 = ktime_get_ns();
-	if (READ_ONCE(ft->td.noop)) {
-		npuep_ft_td_note(ft, t0, t0, t0, 1, 0);
-		return 0;
-	}
 	/*
 	 * Each direction of a flowtable's connection reaches the callback
 	 * of every port of the flowtable's block; the callback of the port
@@ -150,10 +118,10 @@ int npuep_flow_destroy_cb(struct npuep_port *port,
 	f = npuep_flow_by_cookie(ft, cls->cookie, port->idx);
 	if (!f) {
 		rcu_read_unlock();
-		atomic64_inc(&ft->destroy_missed);
+		trace_npuep_flow_destroy(port->ndev->dev, port->idx, cls->cookie,
+					 NPUEP_TRACE_DESTROY_MISS);
 		return 0;
 	}
-	in = atomic_inc_return(&ft->td.inflight);
 	if (READ_ONCE(ft->ndev->dlx.flow_cmd_posted)) {
 		spin_lock(&ft->dq_lock);
 		if (ft->dq_len < NPUEP_FLOW_DESTROY_QLEN) {
@@ -161,15 +129,15 @@ int npuep_flow_destroy_cb(struct npuep_port *port,
 				(struct npuep_flow_ck){ .cookie = cls->cookie,
 							.port = port->idx };
 			ft->dq_len++;
-			ft->destroy_queued++;
 			WRITE_ONCE(f->dying, true);
 			queued = true;
-		} else {
-			ft->destroy_sync++;
 		}
 		spin_unlock(&ft->dq_lock);
 	}
 	rcu_read_unlock();
+	trace_npuep_flow_destroy(port->ndev->dev, port->idx, cls->cookie,
+				 queued ? NPUEP_TRACE_DESTROY_QUEUED :
+					  NPUEP_TRACE_DESTROY_SYNC);
 	if (queued) {
 		/*
 		 * A tick's wait gathers what follows (the other direction,
@@ -177,15 +145,10 @@ int npuep_flow_destroy_cb(struct npuep_port *port,
 		 */
 		queue_delayed_work(system_highpri_wq, &ft->destroy_work,
 				   NPUEP_FLOW_DESTROY_DELAY);
-		t1 = ktime_get_ns();
-		npuep_ft_td_note(ft, t0, t1, t1, 1, in);
 	} else {
 		npuep_ft_lock_writes(ft);
-		t1 = ft->lock_t0;
 		npuep_flow_destroy(ft, port, cls);
-		npuep_ft_td_note(ft, t0, t1, ktime_get_ns(), 1, in);
 		npuep_ft_unlock(ft);
 	}
-	atomic_dec(&ft->td.inflight);
 	return 0;
 }

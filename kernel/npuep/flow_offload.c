@@ -9,6 +9,7 @@
 
 #include "npuep.h"
 #include "flow_priv.h"
+#include "trace.h"
 
 static int npuep_flow_cls_locked(struct npuep_port *port, struct flow_cls_offload *cls,
 				 u8 owner)
@@ -41,16 +42,22 @@ static int npuep_flow_cls_locked(struct npuep_port *port, struct flow_cls_offloa
 	return err;
 }
 
-/* Under ft_sem: a devlink reload does not replace the table meanwhile. */
+/*
+ * Under ft_sem: a devlink reload does not replace the table meanwhile.
+ * The tracepoints frame the whole call, the wait for ft_sem included.
+ */
 static int npuep_flow_cls(struct npuep_port *port, struct flow_cls_offload *cls,
 			  u8 owner)
 {
 	struct npuep_dev *ndev = port->ndev;
 	int err;
 
+	trace_npuep_flow_cls(ndev->dev, port->idx, cls->command, cls->cookie, 0);
 	down_read(&ndev->ft_sem);
 	err = npuep_flow_cls_locked(port, cls, owner);
 	up_read(&ndev->ft_sem);
+	trace_npuep_flow_cls_done(ndev->dev, port->idx, cls->command,
+				  cls->cookie, err);
 	return err;
 }
 

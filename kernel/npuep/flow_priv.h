@@ -119,9 +119,8 @@ void npuep_ft_dq_flush(struct npuep_ft *ft);
 void npuep_ft_destroy_work(struct work_struct *work);
 int npuep_flow_destroy_cb(struct npuep_port *port, struct flow_cls_offload *cls);
 
-/* flow_stats.c, flow_revive.c, flow_debugfs.c */
+/* flow_stats.c, flow_revive.c */
 void npuep_ft_stats_work(struct work_struct *work);
 void npuep_ft_revive_work(struct work_struct *work);
-void npuep_ft_debugfs_init(struct npuep_ft *ft);
 
 #endif /* _NPUEP_FLOW_PRIV_H */

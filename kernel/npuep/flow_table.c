@@ -10,8 +10,9 @@
  * one connection block: the reply of a direction, with its rewrite applied,
  * is the other direction's match.  An unpaired direction works alone.
  *
- * Every flow command goes through the flow-table lock (npuep_ft_lock()),
- * whose longest hold is measured and exported (seed 004).
+ * Every flow command goes through the flow-table lock (npuep_ft_lock()):
+ * its longest hold and the holds over 1 and 5 ms are counters (ethtool -S,
+ * seed 004), and each hold is a tracepoint (npuep_ft_lock_hold).
  */
 #include <linux/etherdevice.h>
 #include <linux/rhashtable.h>
@@ -19,6 +20,7 @@
 
 #include "npuep.h"
 #include "flow_priv.h"
+#include "trace.h"
 
 /* A purge drops the flow-table lock after this many removals. */
 #define NPUEP_FLOW_PURGE_BATCH	16
@@ -31,8 +33,12 @@ struct npuep_conn *npuep_conn_at(struct npuep_ft *ft, u32 idx)
 
 void npuep_ft_lock(struct npuep_ft *ft)
 {
+	/* the wait is measured only for the tracepoint */
+	u64 t0 = trace_npuep_ft_lock_hold_enabled() ? ktime_get_ns() : 0;
+
 	mutex_lock(&ft->lock);
 	ft->lock_t0 = ktime_get_ns();
+	ft->lock_wait_ns = t0 ? ft->lock_t0 - t0 : 0;
 	ft->bh_off = false;
 }
 
@@ -67,11 +73,16 @@ static gfp_t npuep_ft_gfp(struct npuep_ft *ft)
 	return ft->bh_off ? GFP_ATOMIC : GFP_KERNEL;
 }
 
-/* Release the lock; the hold counts in the longest-hold and over-1/5-ms counters. */
+/*
+ * Release the lock; the hold counts in the longest-hold and over-1/5-ms
+ * counters, and is traced with the function that releases it.
+ */
 void npuep_ft_unlock(struct npuep_ft *ft)
 {
 	u64 held = ktime_get_ns() - ft->lock_t0;
 
+	trace_npuep_ft_lock_hold(ft->ndev->dev, ft->lock_wait_ns, held,
+				 ft->bh_off, _RET_IP_);
 	if (ft->bh_off) {
 		ft->bh_off = false;
 		local_bh_enable();
