@@ -64,15 +64,17 @@ dkms-check: all
 
 # The whole suite (no TESTS) first checks, on the host, that the bench report
 # never shows a figure of a command that failed in the guest
-# (tools/bench/test-report, a second), and boots a clone of this checkout
-# under /tmp once: the runner must work wherever a checkout lives
-# (tools/vm/test-anywhere).
+# (tools/bench/test-report, a second), that tools/vm/check retries only
+# the emulator's int3 fault, and only once (tools/vm/test-check, a second),
+# and boots a clone of this checkout under /tmp once: the runner must work
+# wherever a checkout lives (tools/vm/test-anywhere).
 vm-check: all
 	$(MAKE) -C selftests/bpf all
 	tools/vm/ksft-prep >/dev/null
 	$(if $(TESTS),,tools/bench/test-report)
+	$(if $(TESTS),,tools/vm/test-check)
 	$(if $(TESTS),,tools/vm/test-anywhere)
-	NPUVM_TIMEOUT=$(VM_TIMEOUT) tools/vm/run -- tools/vm/run-tests $(TESTS)
+	NPUVM_TIMEOUT=$(VM_TIMEOUT) tools/vm/check $(TESTS)
 
 test: deps
 	$(MAKE) all
