@@ -268,9 +268,12 @@ static int mount_bpffs(const char *dir)
 
 /*
  * Open @parent, the pin directory's parent; with @mount, mount a BPF file
- * system there when it is not on one.  The fd, or -1 (logged); with
+ * system there when it is not on one and it is /sys/fs/bpf (elsewhere the
+ * operator mounts it).  The fd, or -1 (logged); with
  * !@mount, -2 when it is not on bpffs or not there (nothing is pinned).
  */
+#define NPUFLOWD_BPFFS	"/sys/fs/bpf"
+
 static int open_parent(const char *parent, int mount)
 {
 	int fd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC), e;
@@ -286,6 +289,14 @@ static int open_parent(const char *parent, int mount)
 	close(fd);
 	if (!mount)
 		return -2;
+	/* only the BPF file system's own place: a mount over another directory
+	 * (/run, /tmp) would hide everything in it from the whole system */
+	if (strcmp(parent, NPUFLOWD_BPFFS)) {
+		err("%s (the pin directory's parent) is not a BPF file system, and npuflowd mounts "
+		    "one only at %s: pin under it, or under a BPF file system of your own",
+		    parent, NPUFLOWD_BPFFS);
+		return -1;
+	}
 	e = mount_bpffs(parent);
 	if (e) {
 		err("no BPF file system at %s, and cannot mount one: %s", parent, strerror(-e));
