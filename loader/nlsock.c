@@ -613,26 +613,20 @@ struct vlans_ctx {
 
 static int vlans_cb(const struct nlmsghdr *nlh, void *data)
 {
-	const struct ifinfomsg *ifi = fixed_hdr(nlh, sizeof(*ifi));
+	const struct ifinfomsg *ifi;
 	struct vlans_ctx *c = data;
 	struct nls_link l;
-	const struct nlattr *a;
-	const void *attrs;
-	size_t len;
+	int rc;
 
-	if (nlh->nlmsg_type != RTM_NEWLINK)
-		return MNL_CB_OK;
-	if (!ifi)
-		return MNL_CB_ERROR;
 	memset(&l, 0, sizeof(l));
-	attrs = msg_attrs(nlh, sizeof(*ifi), &len);
-	for_each_attr(a, attrs, len)
-		if (link_attr(a, &l))
-			return bad_msg();
+	rc = link_cb(nlh, &l);	/* another message leaves @l empty: no "vlan" */
+	if (rc != MNL_CB_OK)
+		return rc;
 	if (strcmp(l.kind, "vlan") || l.vlan_proto != ETH_P_8021Q || !l.link)
 		return MNL_CB_OK;
 	if (c->n == c->max)
 		return MNL_CB_OK;	/* counted past max: the caller sees n == max */
+	ifi = fixed_hdr(nlh, sizeof(*ifi));
 	c->v[c->n].ifindex = ifi->ifi_index;
 	c->v[c->n].lower = l.link;
 	c->v[c->n].vid = l.vlan_id;
