@@ -10,6 +10,9 @@
 #include <sys/socket.h>
 #include <linux/netfilter/nf_conntrack_common.h>
 #include <linux/netfilter/nf_conntrack_tcp.h>
+#include <linux/netfilter/nfnetlink.h>
+#include <linux/netfilter/nfnetlink_conntrack.h>
+#include <libmnl/libmnl.h>
 #include <libnetfilter_conntrack/libnetfilter_conntrack.h>
 #include "ctclient.h"
 #include "flowmaker.h"
@@ -299,6 +302,40 @@ int ctc_be_liberal(struct ctc *c, const struct npuflow_key *orig, uint32_t zone)
 	nfct_set_attr_u8(ct, ATTR_TCP_FLAGS_REPL, IP_CT_TCP_FLAG_BE_LIBERAL);
 	nfct_set_attr_u8(ct, ATTR_TCP_MASK_REPL, IP_CT_TCP_FLAG_BE_LIBERAL);
 	return update(c, ct);
+}
+
+size_t ctc_build_be_liberal(void *buf, size_t len, const struct npuflow_key *orig,
+			    uint32_t zone, uint32_t seq)
+{
+	struct nf_conntrack *ct;
+	struct nlmsghdr *nlh;
+	struct nfgenmsg *nfg;
+	size_t n = 0;
+
+	/* the largest request nfct_nlmsg_build writes for a TCP tuple, zone
+	 * and flags is well under this; it does not take a length */
+	if (orig->proto != IPPROTO_TCP || len < 512)
+		return 0;
+	ct = to_ct(orig, 0, zone);
+	if (!ct)
+		return 0;
+	nfct_set_attr_u8(ct, ATTR_TCP_FLAGS_ORIG, IP_CT_TCP_FLAG_BE_LIBERAL);
+	nfct_set_attr_u8(ct, ATTR_TCP_MASK_ORIG, IP_CT_TCP_FLAG_BE_LIBERAL);
+	nfct_set_attr_u8(ct, ATTR_TCP_FLAGS_REPL, IP_CT_TCP_FLAG_BE_LIBERAL);
+	nfct_set_attr_u8(ct, ATTR_TCP_MASK_REPL, IP_CT_TCP_FLAG_BE_LIBERAL);
+	nlh = mnl_nlmsg_put_header(buf);
+	/* as nfct_query(NFCT_Q_UPDATE): IPCTNL_MSG_CT_NEW without NLM_F_CREATE */
+	nlh->nlmsg_type = (NFNL_SUBSYS_CTNETLINK << 8) | IPCTNL_MSG_CT_NEW;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+	nlh->nlmsg_seq = seq;
+	nfg = mnl_nlmsg_put_extra_header(nlh, sizeof(*nfg));
+	nfg->nfgen_family = orig->family == 10 ? AF_INET6 : AF_INET;
+	nfg->version = NFNETLINK_V0;
+	nfg->res_id = 0;
+	if (nfct_nlmsg_build(nlh, ct) == 0 && nlh->nlmsg_len <= len)
+		n = nlh->nlmsg_len;
+	nfct_destroy(ct);
+	return n;
 }
 
 int ctc_events(struct ctc *c)

@@ -53,6 +53,13 @@ int ctc_set_timeout(struct ctc *c, const struct npuflow_key *orig, uint32_t zone
 		    uint32_t secs);
 /* Both directions' IP_CT_TCP_FLAG_BE_LIBERAL set (TCP; others: 0, nothing done). */
 int ctc_be_liberal(struct ctc *c, const struct npuflow_key *orig, uint32_t zone);
+/*
+ * The same request built into @buf (@len bytes) as nfnetlink message @seq,
+ * to be sent with others (nls_batch on a NETLINK_NETFILTER socket): its
+ * length, or 0 if it does not fit or is not TCP.
+ */
+size_t ctc_build_be_liberal(void *buf, size_t len, const struct npuflow_key *orig,
+			    uint32_t zone, uint32_t seq);
 /* Read pending events: calls on_destroy for each; -ENOBUFS if events were
  * lost (the caller resyncs by dump), 0 otherwise. */
 int ctc_events(struct ctc *c);

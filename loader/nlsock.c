@@ -296,6 +296,56 @@ int nls_talk(struct nlsock *s, const void *msg, size_t len, mnl_cb_t cb, void *d
 	}
 }
 
+int nls_batch_acks(struct nlsock *s, const void *buf, size_t len, uint32_t seq0, int *rcs,
+		   int n)
+{
+	const struct nlmsghdr *nlh = buf;
+	char keep[sizeof(s->ext_ack)];
+	int answered = 0;
+
+	for (; nls_msg_ok(nlh, len); nlh = nls_msg_next(nlh, &len)) {
+		uint32_t i = nlh->nlmsg_seq - seq0;	/* wraps as nls_seq() does */
+
+		if (nlh->nlmsg_type != NLMSG_ERROR || nlh->nlmsg_pid != s->portid ||
+		    i >= (uint32_t)n || rcs[i] != NLS_UNANSWERED)
+			continue;
+		memcpy(keep, s->ext_ack, sizeof(keep));	/* an ack clears it */
+		errno = 0;
+		rcs[i] = err_cb(nlh, s) == MNL_CB_STOP ? 0 : (errno ? -errno : -EIO);
+		if (!rcs[i])
+			memcpy(s->ext_ack, keep, sizeof(keep));
+		answered++;
+	}
+	return answered;
+}
+
+int nls_batch(struct nlsock *s, void *msgs, size_t len, uint32_t seq0, int *rcs, int n)
+{
+	struct nlmsghdr *nlh = msgs;
+	size_t left = len;
+	int i, pending = n, rc = 0;
+	ssize_t got;
+
+	for (i = 0; i < n; i++)
+		rcs[i] = NLS_UNANSWERED;
+	for (; nls_msg_ok(nlh, left); nlh = (struct nlmsghdr *)nls_msg_next(nlh, &left))
+		nlh->nlmsg_flags |= NLM_F_ACK;
+	s->ext_ack[0] = '\0';
+	if (mnl_socket_sendto(s->nl, msgs, len) < 0)
+		rc = -errno;
+	while (!rc && pending > 0) {
+		got = mnl_socket_recvfrom(s->nl, s->buf, s->buflen);
+		if (got < 0)
+			rc = -errno;
+		else
+			pending -= nls_batch_acks(s, s->buf, got, seq0, rcs, n);
+	}
+	for (i = 0; rc && i < n; i++)
+		if (rcs[i] == NLS_UNANSWERED)
+			rcs[i] = rc;
+	return rc;
+}
+
 /* --- route ---------------------------------------------------------- */
 
 struct route_ctx {

@@ -61,6 +61,29 @@ uint32_t nls_seq(struct nlsock *s);
 int nls_dispatch(struct nlsock *s, const void *buf, size_t n, uint32_t seq, mnl_cb_t cb,
 		 void *data);
 
+/*
+ * Requests sent together, each acknowledged (rtnetlink and nfnetlink handle
+ * a sendmsg's messages one after the other in the sender's context, so each
+ * takes effect before the next is read, and each is answered by its own
+ * NLMSG_ERROR).
+ *
+ * nls_batch() - the @n requests in the @len bytes at @msgs, numbered
+ * @seq0, @seq0 + 1, ... (nls_seq() in order; NLM_F_ACK is set here), sent
+ * in one sendmsg; rcs[i] gets request i's answer: 0 or -errno.  0 once
+ * every request is answered; -errno if the send or a receive failed, the
+ * unanswered ones' rcs then that error.  s->ext_ack: the last error's.
+ */
+#define NLS_UNANSWERED	1
+int nls_batch(struct nlsock *s, void *msgs, size_t len, uint32_t seq0, int *rcs, int n);
+/*
+ * The acknowledgements in the @len received bytes at @buf for requests
+ * @seq0 ... @seq0 + @n - 1 of this socket into @rcs (still NLS_UNANSWERED
+ * before: an answer again is ignored; -EBADMSG for one too short to read,
+ * -EPROTO for a code no errno is): how many were answered.
+ */
+int nls_batch_acks(struct nlsock *s, const void *buf, size_t len, uint32_t seq0, int *rcs,
+		   int n);
+
 /* Route for a forwarded frame of @family from @src to @dst arriving on @iif. */
 struct nls_route {
 	uint32_t oif;

@@ -149,12 +149,48 @@ static void test_other_family(void **st)
 	nfct_destroy(ct);
 }
 
+/* The be-liberal request built for a batch reads back (nfct_nlmsg_parse) as
+ * an update of the original tuple, in its zone, with both directions'
+ * BE_LIBERAL flag and mask; UDP and a buffer too small build nothing. */
+static void test_build_be_liberal(void **st)
+{
+	struct npuflow_key k = { .family = 2, .proto = IPPROTO_TCP };
+	char buf[1024] __attribute__((aligned(8)));
+	struct nf_conntrack *ct = nfct_new();
+	struct nlmsghdr *nlh = (struct nlmsghdr *)buf;
+	size_t n;
+
+	(void)st;
+	assert_non_null(ct);
+	memcpy(k.saddr, "\x0a\x00\x01\x02", 4);
+	memcpy(k.daddr, "\x0a\x00\x02\x02", 4);
+	k.sport = htons(40000);
+	k.dport = htons(5201);
+	n = ctc_build_be_liberal(buf, sizeof(buf), &k, 7, 42);
+	assert_true(n > sizeof(*nlh));
+	assert_int_equal(nlh->nlmsg_len, n);
+	assert_int_equal(nlh->nlmsg_seq, 42);
+	assert_int_equal(nlh->nlmsg_type, (NFNL_SUBSYS_CTNETLINK << 8) | IPCTNL_MSG_CT_NEW);
+	assert_int_equal(nlh->nlmsg_flags & NLM_F_CREATE, 0);
+	assert_int_equal(nfct_nlmsg_parse(nlh, ct), 0);
+	assert_int_equal(nfct_get_attr_u32(ct, ATTR_ORIG_IPV4_SRC), htonl(0x0a000102));
+	assert_int_equal(nfct_get_attr_u16(ct, ATTR_ORIG_PORT_DST), htons(5201));
+	assert_int_equal(nfct_get_attr_u16(ct, ATTR_ZONE), 7);
+	assert_int_equal(nfct_get_attr_u8(ct, ATTR_TCP_FLAGS_ORIG), IP_CT_TCP_FLAG_BE_LIBERAL);
+	assert_int_equal(nfct_get_attr_u8(ct, ATTR_TCP_FLAGS_REPL), IP_CT_TCP_FLAG_BE_LIBERAL);
+	nfct_destroy(ct);
+	assert_int_equal(ctc_build_be_liberal(buf, 100, &k, 0, 1), 0);
+	k.proto = IPPROTO_UDP;
+	assert_int_equal(ctc_build_be_liberal(buf, sizeof(buf), &k, 0, 1), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_complete_entries),
 		cmocka_unit_test(test_incomplete_entries),
 		cmocka_unit_test(test_other_family),
+		cmocka_unit_test(test_build_be_liberal),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

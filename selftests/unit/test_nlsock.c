@@ -455,6 +455,51 @@ static void test_dispatch(void **st)
 	assert_int_equal(errno, EEXIST);
 }
 
+/* Put error code @err into the NLMSG_ERROR message at @start. */
+static void set_err(char *b, size_t start, int err)
+{
+	((struct nlmsgerr *)mnl_nlmsg_get_payload((struct nlmsghdr *)(b + start)))->error = err;
+}
+
+static void test_acks(void **st)
+{
+	struct nlsock s = { .portid = 77 };
+	int rcs[4] = { NLS_UNANSWERED, NLS_UNANSWERED, NLS_UNANSWERED, NLS_UNANSWERED };
+	size_t n = 0, m;
+
+	(void)st;
+	/* requests 10..13: 11's ack, 13's error, another socket's and an old
+	 * request's skipped, a data message skipped */
+	n = append(buf, n, NLMSG_ERROR, 11, 77, sizeof(struct nlmsgerr));
+	m = n;
+	n = append(buf, n, NLMSG_ERROR, 13, 77, sizeof(struct nlmsgerr));
+	set_err(buf, m, -EEXIST);
+	n = append(buf, n, NLMSG_ERROR, 12, 99, sizeof(struct nlmsgerr));
+	n = append(buf, n, NLMSG_ERROR, 9, 77, sizeof(struct nlmsgerr));
+	n = append(buf, n, RTM_NEWTFILTER, 10, 77, 12);
+	assert_int_equal(nls_batch_acks(&s, buf, n, 10, rcs, 4), 2);
+	assert_int_equal(rcs[0], NLS_UNANSWERED);
+	assert_int_equal(rcs[1], 0);
+	assert_int_equal(rcs[2], NLS_UNANSWERED);
+	assert_int_equal(rcs[3], -EEXIST);
+	/* an answer again is not counted twice; a code no errno is: -EPROTO */
+	n = append(buf, 0, NLMSG_ERROR, 11, 77, sizeof(struct nlmsgerr));
+	n = append(buf, n, NLMSG_ERROR, 10, 77, sizeof(struct nlmsgerr));
+	set_err(buf, n - NLMSG_ALIGN(MNL_NLMSG_HDRLEN + sizeof(struct nlmsgerr)), -5000);
+	assert_int_equal(nls_batch_acks(&s, buf, n, 10, rcs, 4), 1);
+	assert_int_equal(rcs[0], -EPROTO);
+	/* an error message too short for its header: -EBADMSG, counted */
+	n = append(buf, 0, NLMSG_ERROR, 12, 77, 2);
+	assert_int_equal(nls_batch_acks(&s, buf, n, 10, rcs, 4), 1);
+	assert_int_equal(rcs[2], -EBADMSG);
+	/* sequence numbers wrap: 0xffffffff, 0 are requests 0 and 1 */
+	rcs[0] = rcs[1] = NLS_UNANSWERED;
+	n = append(buf, 0, NLMSG_ERROR, 0, 77, sizeof(struct nlmsgerr));
+	assert_int_equal(nls_batch_acks(&s, buf, n, 0xffffffffu, rcs, 2), 1);
+	assert_int_equal(rcs[1], 0);
+	assert_int_equal(rcs[0], NLS_UNANSWERED);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -467,6 +512,7 @@ int main(void)
 		cmocka_unit_test(test_qdisc),
 		cmocka_unit_test(test_err),
 		cmocka_unit_test(test_dispatch),
+		cmocka_unit_test(test_acks),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
