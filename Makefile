@@ -110,6 +110,14 @@ $(error MODULES=$(MODULES): built or dkms)
 endif
 DKMS_SRC := /usr/src/npuflow-$(VERSION)
 
+# kbuild's modules_install and the systemd unit's ExecStart take paths
+# without spaces: refused here, before anything is copied
+ifneq ($(filter install%,$(MAKECMDGOALS)),)
+ifneq ($(words x$(DESTDIR)x $(PREFIX) $(MANDIR)),3)
+$(error make install: DESTDIR, PREFIX and MANDIR must not contain spaces (DESTDIR="$(DESTDIR)" PREFIX="$(PREFIX)" MANDIR="$(MANDIR)"))
+endif
+endif
+
 # The programs into $(PREFIX)/bin, their manual pages into $(MANDIR)/man8,
 # npuflowd.service into $(PREFIX)/lib/systemd/system and its settings into
 # /etc/default/npuflowd (an existing one is kept), the modules' DKMS source

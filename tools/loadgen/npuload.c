@@ -249,7 +249,8 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: npuload server [-p PORT] [-t SECONDS] [-n MAXCONN]\n"
-		"       npuload client -a ADDR [-p PORT] [-c CONNS] [-t SECONDS] [-r BYTES/S] [-s SIZE] [-b BIND]\n");
+		"       npuload client -a ADDR [-p PORT] [-c CONNS] [-t SECONDS] [-r BYTES/S] [-s SIZE] [-b BIND]\n"
+		"       npuload --version | --help\n");
 }
 
 int main(int argc, char **argv)
@@ -261,6 +262,10 @@ int main(int argc, char **argv)
 
 	if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
 		usage(stdout);
+		return 0;
+	}
+	if (argc >= 2 && !strcmp(argv[1], "--version")) {
+		printf("npuload %s\n", NPUFLOW_VERSION);
 		return 0;
 	}
 	if (argc < 2) {
