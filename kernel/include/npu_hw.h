@@ -116,7 +116,7 @@
 #define NPU_PORT_FP_PUNT(r)	((r) * 8)	/* r < NPU_PUNT_MAX */
 #define NPU_PORT_FP_FWD_FRAMES	0x80
 #define NPU_PORT_FP_FWD_BYTES	0x88
-#define NPU_PORT_FP_PUNT_DROPS	0x90	/* punts dropped by a trap policer/action */
+#define NPU_PORT_FP_PUNT_DROPS	0x90	/* punts dropped by a trap policer (below) */
 
 /* Fast-path tables in use (32 bit, RO). */
 #define NPU_REG_FT_CONNS	0x0030
@@ -133,6 +133,38 @@
 
 #define NPU_LINK_UP		BIT(0)
 #define NPU_LINK_SPEED_SHIFT	16
+
+/*
+ * Trap policers: token buckets that limit the frames punted to the host.
+ *
+ * The device has NPU_POLICERS policers, numbered 1..NPU_POLICERS (0 = no
+ * policer), each with a register block NPU_REG_POLICER(n).  Every punt
+ * reason has a map register naming the policer its punts go through.  A
+ * punted frame is counted in NPU_PORT_FP_PUNT(reason), then, if its reason
+ * maps to a policer with a non-zero rate, takes one token from that bucket
+ * before it takes a receive descriptor (after the ingress classifier, so a
+ * steered frame is policed as NPU_PUNT_NTUPLE; an ntuple drop rule's
+ * frames never reach a policer).  A frame that finds no token is dropped
+ * and counted in the policer's NPU_POLICER_DROPS and in its ingress port's
+ * NPU_PORT_FP_PUNT_DROPS.  One policer may serve several reasons and all
+ * ports: the buckets are per device.
+ *
+ * A bucket holds at most BURST tokens and gains RATE tokens per second; it
+ * starts full.  Write BURST first: a RATE write applies both and refills
+ * the bucket (writing RATE 0 turns the policer off: nothing is dropped).
+ * Out-of-range values are clamped to the bounds below.  Reset state, and
+ * the state after a firmware fault (NPU_FW_STATUS_FAULT): every map 0,
+ * every RATE 0 (nothing policed).  The drop counters survive both.
+ */
+#define NPU_POLICERS		8
+#define NPU_POLICER_RATE_MAX	16000000	/* frames/s (64-byte line rate of 10G) */
+#define NPU_POLICER_BURST_MAX	65536		/* frames */
+
+#define NPU_REG_POLICER_MAP(r)	(0x0200 + (r) * 4)	/* RW: policer of reason r, 0 = none */
+#define NPU_REG_POLICER(n)	(0x0400 + (n) * 0x20)	/* n = 1..NPU_POLICERS */
+#define NPU_POLICER_RATE	0x00	/* RW: frames per second, 0 = off */
+#define NPU_POLICER_BURST	0x04	/* RW: frames, 1..NPU_POLICER_BURST_MAX */
+#define NPU_POLICER_DROPS	0x08	/* RO 64: frames dropped */
 
 /* ------------------------------------------------------------------ */
 /* Per-queue-pair registers.                                           */

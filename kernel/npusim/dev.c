@@ -310,6 +310,8 @@ static u64 npusim_reg_read(struct npusim_dev *nd, u32 reg)
 	}
 	if (reg >= NPU_REG_PORT_FP(0) && reg < NPU_REG_PORT_FP(NPU_MAX_PORTS))
 		return npusim_fp_read64(nd, reg);
+	if (npusim_policer_is_reg(reg))
+		return npusim_policer_read(nd, reg);
 	if (reg >= NPU_REG_CMDQ(0) && reg < NPU_REG_CMDQ(NPU_CMD_RINGS))
 		return npusim_cmdq_read(nd, (reg - NPU_REG_CMDQ(0)) / 0x20,
 					(reg - NPU_REG_CMDQ(0)) % 0x20);
@@ -345,6 +347,10 @@ static void npusim_write32(struct npu_hw *hw, u32 reg, u32 val)
 	}
 	if (reg == NPU_REG_FASTPATH) {
 		npusim_fp_write32(nd, reg, val);
+		return;
+	}
+	if (npusim_policer_is_reg(reg)) {
+		npusim_policer_write(nd, reg, val);
 		return;
 	}
 	if (reg >= NPU_REG_CMDQ(0) && reg < NPU_REG_CMDQ(NPU_CMD_RINGS)) {
@@ -394,6 +400,7 @@ static void npusim_free(struct npusim_dev *nd)
 	free_percpu(nd->datapath_ns);
 	npusim_fp_fini(nd);
 	npusim_ntuple_fini(nd);
+	npusim_policer_fini(nd);
 	kfree(nd);
 }
 
@@ -543,6 +550,9 @@ struct npusim_dev *npusim_dev_create(struct device *bus_dev, u32 id,
 	if (err)
 		goto err_free;
 	err = npusim_ntuple_init(nd);
+	if (err)
+		goto err_free;
+	err = npusim_policer_init(nd);
 	if (err)
 		goto err_free;
 

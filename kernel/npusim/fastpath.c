@@ -198,8 +198,10 @@ static int npusim_fp_fault_set(void *data, u64 val)
 	nd->fp->fw_fault = val;
 	spin_unlock_bh(&nd->fp->lock);
 	/* The firmware lost what the host had programmed (npu_hw.h). */
-	if (val)
+	if (val) {
 		npusim_ntuple_flush(nd);
+		npusim_policer_fault(nd);
+	}
 	return 0;
 }
 
@@ -321,6 +323,8 @@ u64 npusim_fp_read64(struct npusim_dev *nd, u32 reg)
 		return atomic64_read(&fp->port[p].fwd_frames);
 	if (off == NPU_PORT_FP_FWD_BYTES)
 		return atomic64_read(&fp->port[p].fwd_bytes);
+	if (off == NPU_PORT_FP_PUNT_DROPS)
+		return npusim_policer_port_drops(&nd->ports[p]);
 	return 0;
 }
 

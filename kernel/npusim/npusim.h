@@ -87,6 +87,7 @@ struct npusim_dev;
 struct npusim_port;
 struct npusim_fp;
 struct npusim_nt_port;
+struct npusim_pol;
 
 /**
  * struct npusim_qp - one queue pair as the device keeps it
@@ -257,6 +258,7 @@ struct npusim_cmdq {
  * @aux_added: auxiliary device registered
  * @fp: the fast path (fastpath.c)
  * @nt: the ingress classifier, one per port (ntuple.c)
+ * @pol: the trap policers (policer.c)
  * @dbg: debugfs directory
  * @force_rx_full: knob: every receive ring reads as full (QFULL drops)
  * @tx_defer: knob: transmit passes run from the work item (default), not
@@ -294,6 +296,7 @@ struct npusim_dev {
 
 	struct npusim_fp *fp;
 	struct npusim_nt_port *nt;
+	struct npusim_pol *pol;
 
 	u64 __percpu *datapath_ns;	/* see npusim_dp_clock() */
 
@@ -443,6 +446,16 @@ u64 npusim_ntuple_drops(struct npusim_port *port);
 enum npusim_nt_verdict npusim_ntuple_ingress(struct npusim_port *port,
 					     struct npusim_pkt *pkt, u8 *queue);
 int npusim_ntuple_cmd(struct npusim_dev *nd, struct npu_cmd *c, u16 len);
+
+/* policer.c */
+int npusim_policer_init(struct npusim_dev *nd);
+void npusim_policer_fini(struct npusim_dev *nd);
+void npusim_policer_fault(struct npusim_dev *nd);
+bool npusim_policer_is_reg(u32 reg);
+u64 npusim_policer_read(struct npusim_dev *nd, u32 reg);
+void npusim_policer_write(struct npusim_dev *nd, u32 reg, u32 val);
+u64 npusim_policer_port_drops(struct npusim_port *port);
+bool npusim_policer_admit(struct npusim_port *port, u8 reason);
 
 /* debugfs.c */
 void npusim_debugfs_create(struct npusim_dev *nd);

@@ -240,6 +240,9 @@ netdev_tx_t npusim_port_ingress(struct npusim_port *port, struct sk_buff *skb)
 	if (nt == NPUSIM_NT_DROP)
 		goto drop;
 	npusim_fp_count_punt(port, pkt.reason);
+	/* The trap policer of the reason, before a receive descriptor. */
+	if (!npusim_policer_admit(port, pkt.reason))
+		goto drop;
 	if (!(pkt.flags & NPUSIM_PKT_L4))
 		dflags &= ~NPU_RXD_CSUM_OK;
 	if (pkt.flags & NPUSIM_PKT_VLAN)
