@@ -134,32 +134,35 @@ static int run_once(int fd, const struct frame *f, int hashed, unsigned int n, s
 	return 0;
 }
 
-int main(int argc, char **argv)
-{
-	const char *json = NULL, *md = NULL;
+/* The programs timed: NINST loads of bare and known, one of each other column. */
+struct progs {
 	struct xdp_pass *bares[NINST];
 	struct classify *knowns[NINST], *precise;
 	struct classify_new *fresh;
 	struct classify_naive *naive;
-	struct fspec s4 = { .family = 4, .proto = IPPROTO_TCP, .src = "10.1.0.1",
-			    .dst = "10.2.0.2", .sport = 40000, .dport = 80,
-			    .tcp_flags = 0x10, .payload = 64 };
-	struct fspec s6 = { .family = 6, .proto = IPPROTO_TCP, .src = "2001:db8:1::1",
-			    .dst = "2001:db8:2::2", .sport = 40000, .dport = 80,
-			    .tcp_flags = 0x10, .payload = 64 };
-	struct fspec sv = s4;
-	struct {
-		const char *name;
-		struct fspec *s;
-	} cases[] = { { "ipv4_tcp", &s4 }, { "ipv6_tcp", &s6 }, { "vlan_qinq_ipv4_tcp", &sv } };
-	struct timing res[3][NCOL];
 	int fds[NCOL][NINST];
-	double fix[NCOL][NINST];
-	struct timing best[NCOL][NINST];
-	int k;
-	struct utsname u;
-	FILE *out;
-	char cpu[256] = "unknown";
+};
+
+/* The frames: IPv4 TCP, IPv6 TCP, IPv4 TCP under 802.1ad + 802.1Q. */
+#define NCASE	3
+static struct fspec s4 = { .family = 4, .proto = IPPROTO_TCP, .src = "10.1.0.1",
+			   .dst = "10.2.0.2", .sport = 40000, .dport = 80,
+			   .tcp_flags = 0x10, .payload = 64 };
+static struct fspec s6 = { .family = 6, .proto = IPPROTO_TCP, .src = "2001:db8:1::1",
+			   .dst = "2001:db8:2::2", .sport = 40000, .dport = 80,
+			   .tcp_flags = 0x10, .payload = 64 };
+static struct fspec sv;
+static const struct {
+	const char *name;
+	struct fspec *s;
+} cases[NCASE] = { { "ipv4_tcp", &s4 }, { "ipv6_tcp", &s6 }, { "vlan_qinq_ipv4_tcp", &sv } };
+
+/* The machine, for the report. */
+static char cpu[256] = "unknown";
+static struct utsname u;
+
+static int parse_args(int argc, char **argv, const char **json, const char **md)
+{
 	int i;
 
 	for (i = 1; i < argc; i++) {
@@ -170,16 +173,13 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--rounds") && i + 1 < argc)
 			rounds = strtoul(argv[++i], NULL, 0);
 		else if (!strcmp(argv[i], "--json") && i + 1 < argc)
-			json = argv[++i];
+			*json = argv[++i];
 		else if (!strcmp(argv[i], "--md") && i + 1 < argc)
-			md = argv[++i];
+			*md = argv[++i];
 		else if (!strcmp(argv[i], "--wall"))
 			wall = 1;
-		else {
-			fprintf(stderr, "usage: %s [--repeat N] [--repeat-fast N] [--rounds R] [--json FILE] [--md FILE] [--wall]\n",
-				argv[0]);
-			return 2;
-		}
+		else
+			return -1;
 	}
 	if (!rounds || rounds > 31)
 		rounds = 7;
@@ -187,126 +187,187 @@ int main(int argc, char **argv)
 		repeat = 1000;
 	if (repeat_fast < 1000)
 		repeat_fast = 1000;
-	sv.nvlan = 2;
-	sv.vid[0] = 100;
-	sv.vid[1] = 200;
-	libbpf_set_print(NULL);
+	return 0;
+}
+
+/* Bare and known, NINST loads each; no events in the loop (threshold 0). */
+static int load_compared(struct progs *p)
+{
+	int i;
 
 	for (i = 0; i < NINST; i++) {
-		bares[i] = xdp_pass__open_and_load();
-		knowns[i] = classify__open();
-		if (!bares[i] || !knowns[i]) {
+		p->bares[i] = xdp_pass__open_and_load();
+		p->knowns[i] = classify__open();
+		if (!p->bares[i] || !p->knowns[i]) {
 			fprintf(stderr, "classify_bench: cannot open programs: %s\n",
 				strerror(errno));
-			return 1;
+			return -1;
 		}
-		knowns[i]->rodata->npuflow_threshold = 0;	/* no events in the loop */
-		if (classify__load(knowns[i])) {
+		p->knowns[i]->rodata->npuflow_threshold = 0;
+		if (classify__load(p->knowns[i])) {
 			fprintf(stderr, "classify_bench: cannot load: %s\n", strerror(errno));
-			return 1;
+			return -1;
 		}
-		fds[0][i] = bpf_program__fd(bares[i]->progs.xdp_pass);
-		fds[1][i] = bpf_program__fd(knowns[i]->progs.npuflow_classify);
+		p->fds[0][i] = bpf_program__fd(p->bares[i]->progs.xdp_pass);
+		p->fds[1][i] = bpf_program__fd(p->knowns[i]->progs.npuflow_classify);
 	}
-	precise = classify__open();
-	fresh = classify_new__open();
-	naive = classify_naive__open();
-	if (!precise || !fresh || !naive) {
+	return 0;
+}
+
+/* The other columns: new, precise clock, straightforward, known without hash. */
+static int load_others(struct progs *p)
+{
+	p->precise = classify__open();
+	p->fresh = classify_new__open();
+	p->naive = classify_naive__open();
+	if (!p->precise || !p->fresh || !p->naive) {
 		fprintf(stderr, "classify_bench: cannot open programs: %s\n", strerror(errno));
-		return 1;
+		return -1;
 	}
-	fresh->rodata->npuflow_threshold = 0;
-	precise->rodata->npuflow_threshold = 0;
-	precise->rodata->npuflow_coarse_clock = 0;	/* bpf_ktime_get_ns() */
-	naive->rodata->npuflow_threshold = 0;
-	naive->rodata->npuflow_coarse_clock = 0;
-	if (classify__load(precise) || classify_new__load(fresh) ||
-	    classify_naive__load(naive)) {
+	p->fresh->rodata->npuflow_threshold = 0;
+	p->precise->rodata->npuflow_threshold = 0;
+	p->precise->rodata->npuflow_coarse_clock = 0;	/* bpf_ktime_get_ns() */
+	p->naive->rodata->npuflow_threshold = 0;
+	p->naive->rodata->npuflow_coarse_clock = 0;
+	if (classify__load(p->precise) || classify_new__load(p->fresh) ||
+	    classify_naive__load(p->naive)) {
 		fprintf(stderr, "classify_bench: cannot load: %s\n", strerror(errno));
-		return 1;
+		return -1;
 	}
-	fds[2][0] = bpf_program__fd(fresh->progs.npuflow_classify_new);
-	fds[3][0] = bpf_program__fd(precise->progs.npuflow_classify);
-	fds[4][0] = bpf_program__fd(naive->progs.npuflow_classify_naive);
-	fds[5][0] = fds[1][0];
-	pin_cpu();
-	for (i = 0; i < 3; i++) {
-		struct frame f;
-		unsigned int r;
-		int j;
+	p->fds[2][0] = bpf_program__fd(p->fresh->progs.npuflow_classify_new);
+	p->fds[3][0] = bpf_program__fd(p->precise->progs.npuflow_classify);
+	p->fds[4][0] = bpf_program__fd(p->naive->progs.npuflow_classify_naive);
+	p->fds[5][0] = p->fds[1][0];
+	return 0;
+}
 
-		frame_build(cases[i].s, &f);
+static void destroy_progs(struct progs *p)
+{
+	int i;
+
+	for (i = 0; i < NINST; i++) {
+		xdp_pass__destroy(p->bares[i]);
+		classify__destroy(p->knowns[i]);
+	}
+	classify__destroy(p->precise);
+	classify_new__destroy(p->fresh);
+	classify_naive__destroy(p->naive);
+}
+
+/* Loads of column @j, and its runs per timing. */
+static int loads_of(int j)
+{
+	return j < 2 ? NINST : 1;
+}
+
+static unsigned int repeat_of(int j)
+{
+	return j < 2 ? repeat_fast : repeat;
+}
+
+/*
+ * Round by round, every program once, bare first: whatever else the
+ * machine does hits all of them alike.  Preemption and cache misses only
+ * add time: the fastest round of each is its estimate (@best at repeat,
+ * @fix at 2).  Bare and known (the ones compared) run --repeat-fast
+ * times, NINST loads of each, the slower ones --repeat times, one load.
+ */
+static int time_rounds(const struct progs *p, const struct frame *f,
+		       struct timing best[NCOL][NINST], double fix[NCOL][NINST])
+{
+	unsigned int r;
+	int j, k;
+
+	for (j = 0; j < NCOL; j++)
+		for (k = 0; k < NINST; k++)
+			best[j][k].ns = best[j][k].kns = fix[j][k] = 1e300;
+	for (r = 0; r < rounds; r++)
 		for (j = 0; j < NCOL; j++)
-			for (k = 0; k < NINST; k++)
-				best[j][k].ns = best[j][k].kns = fix[j][k] = 1e300;
-		/*
-		 * Round by round, every program once, bare first: whatever
-		 * else the machine does hits all of them alike.  Preemption
-		 * and cache misses only add time: the fastest round of each
-		 * is its estimate.  Bare and known (the ones compared) run
-		 * --repeat-fast times, NINST loads of each, the slower ones
-		 * --repeat times, one load.
-		 */
-		for (r = 0; r < rounds; r++)
-			for (j = 0; j < NCOL; j++)
-				for (k = 0; k < (j < 2 ? NINST : 1); k++) {
-					unsigned int n = j < 2 ? repeat_fast : repeat;
-					struct timing t, t2;
+			for (k = 0; k < loads_of(j); k++) {
+				struct timing t, t2;
 
-					if (run_once(fds[j][k], &f, j != 5, 2, &t2) ||
-					    run_once(fds[j][k], &f, j != 5, n, &t)) {
-						fprintf(stderr, "classify_bench: test run failed: %s\n",
-							strerror(errno));
-						return 1;
-					}
-					if (t2.ns < fix[j][k])
-						fix[j][k] = t2.ns;
-					if (t.ns < best[j][k].ns)
-						best[j][k].ns = t.ns;
-					if (t.kns < best[j][k].kns)
-						best[j][k].kns = t.kns;
+				if (run_once(p->fds[j][k], f, j != 5, 2, &t2) ||
+				    run_once(p->fds[j][k], f, j != 5, repeat_of(j), &t)) {
+					fprintf(stderr, "classify_bench: test run failed: %s\n",
+						strerror(errno));
+					return -1;
 				}
-		for (j = 0; j < NCOL; j++) {
-			int nk = j < 2 ? NINST : 1;
-			double ns[NINST], kns[NINST];
-
-			for (k = 0; k < nk; k++) {
-				ns[k] = (best[j][k].ns - fix[j][k]) /
-					((j < 2 ? repeat_fast : repeat) - 2);
-				kns[k] = best[j][k].kns;
+				if (t2.ns < fix[j][k])
+					fix[j][k] = t2.ns;
+				if (t.ns < best[j][k].ns)
+					best[j][k].ns = t.ns;
+				if (t.kns < best[j][k].kns)
+					best[j][k].kns = t.kns;
 			}
-			res[i][j].ns = median(ns, nk);
-			res[i][j].kns = median(kns, nk);
+	return 0;
+}
+
+/* Every column's figure for frame @f into @res: the median over its loads. */
+static int measure_case(const struct progs *p, const struct frame *f, struct timing res[NCOL])
+{
+	struct timing best[NCOL][NINST];
+	double fix[NCOL][NINST];
+	int j, k;
+
+	if (time_rounds(p, f, best, fix))
+		return -1;
+	for (j = 0; j < NCOL; j++) {
+		double ns[NINST], kns[NINST];
+
+		for (k = 0; k < loads_of(j); k++) {
+			ns[k] = (best[j][k].ns - fix[j][k]) / (repeat_of(j) - 2);
+			kns[k] = best[j][k].kns;
 		}
-		if (res[i][0].ns <= 0 || res[i][0].kns <= 0) {
-			fprintf(stderr, "classify_bench: bare program measured 0 ns\n");
-			return 1;
-		}
+		res[j].ns = median(ns, loads_of(j));
+		res[j].kns = median(kns, loads_of(j));
 	}
-
-	{
-		FILE *c = fopen("/proc/cpuinfo", "r");
-		char line[512];
-
-		while (c && fgets(line, sizeof(line), c)) {
-			if (!strncmp(line, "model name", 10)) {
-				char *p = strchr(line, ':');
-
-				if (p) {
-					snprintf(cpu, sizeof(cpu), "%s", p + 2);
-					cpu[strcspn(cpu, "\n")] = '\0';
-				}
-				break;
-			}
-		}
-		if (c)
-			fclose(c);
+	if (res[0].ns <= 0 || res[0].kns <= 0) {
+		fprintf(stderr, "classify_bench: bare program measured 0 ns\n");
+		return -1;
 	}
+	return 0;
+}
+
+/* The CPU's model name (/proc/cpuinfo) and the kernel (uname). */
+static void read_machine(void)
+{
+	FILE *c = fopen("/proc/cpuinfo", "r");
+	char line[512], *p;
+
+	while (c && fgets(line, sizeof(line), c)) {
+		if (strncmp(line, "model name", 10))
+			continue;
+		p = strchr(line, ':');
+		if (p) {
+			snprintf(cpu, sizeof(cpu), "%s", p + 2);
+			cpu[strcspn(cpu, "\n")] = '\0';
+		}
+		break;
+	}
+	if (c)
+		fclose(c);
 	uname(&u);
+}
 
-	out = md ? fopen(md, "w") : stdout;
-	if (!out)
-		out = stdout;
+static FILE *open_out(const char *path)
+{
+	FILE *out = path ? fopen(path, "w") : stdout;
+
+	return out ? out : stdout;
+}
+
+static void close_out(FILE *out)
+{
+	if (out != stdout)
+		fclose(out);
+}
+
+static void write_md(const char *path, struct timing res[NCASE][NCOL])
+{
+	static const int col[] = { 1, 2, 5, 3, 4 };
+	FILE *out = open_out(path);
+	int i, j;
+
 	fprintf(out, "## Classifier, ns/frame (BPF_PROG_TEST_RUN, repeat %u (bare and known %u), "
 		"fastest of %u rounds, programs interleaved; bare and known: median of %d loads)\n\n",
 		repeat, repeat_fast, rounds, NINST);
@@ -318,10 +379,7 @@ int main(int argc, char **argv)
 		"| known, no hash | ratio | known, precise clock | ratio "
 		"| known, straightforward | ratio |\n");
 	fprintf(out, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
-	for (i = 0; i < 3; i++) {
-		static const int col[] = { 1, 2, 5, 3, 4 };
-		int j;
-
+	for (i = 0; i < NCASE; i++) {
 		fprintf(out, "| %s | %.2f [%.0f] ", cases[i].name, res[i][0].ns, res[i][0].kns);
 		for (j = 0; j < 5; j++) {
 			const struct timing *t = &res[i][col[j]];
@@ -339,21 +397,21 @@ int main(int argc, char **argv)
 		"straightforward: the same parse with a value copy and bpf_map_update_elem() "
 		"every frame and the precise clock (reference only).  Ratios are to the bare "
 		"program's figure of the same kind.\n");
-	if (out != stdout)
-		fclose(out);
+	close_out(out);
+}
 
-	out = json ? fopen(json, "w") : stdout;
-	if (!out)
-		out = stdout;
+static void write_json(const char *path, struct timing res[NCASE][NCOL])
+{
+	static const char *const name[] = { "bare", "known", "new", "known_precise_clock",
+					    "known_straightforward", "known_nohash" };
+	FILE *out = open_out(path);
+	int i, j;
+
 	fprintf(out, "{\"bench\":\"classify\",\"repeat\":%u,\"repeat_fast\":%u,"
 		"\"loads\":%d,\"rounds\":%u,\"timing\":\"%s\",\"cpu\":\"%s\","
 		"\"kernel\":\"%s\",\"results\":[", repeat, repeat_fast, NINST, rounds,
 		wall ? "wall" : "thread_cputime", cpu, u.release);
-	for (i = 0; i < 3; i++) {
-		static const char *const name[] = { "bare", "known", "new", "known_precise_clock",
-						    "known_straightforward", "known_nohash" };
-		int j;
-
+	for (i = 0; i < NCASE; i++) {
 		fprintf(out, "%s{\"frame\":\"%s\"", i ? "," : "", cases[i].name);
 		for (j = 0; j < NCOL; j++) {
 			const struct timing *t = &res[i][j];
@@ -367,15 +425,40 @@ int main(int argc, char **argv)
 		fprintf(out, "}");
 	}
 	fprintf(out, "]}\n");
-	if (out != stdout)
-		fclose(out);
+	close_out(out);
+}
 
-	for (i = 0; i < NINST; i++) {
-		xdp_pass__destroy(bares[i]);
-		classify__destroy(knowns[i]);
+int main(int argc, char **argv)
+{
+	const char *json = NULL, *md = NULL;
+	struct timing res[NCASE][NCOL];
+	struct progs p = {};
+	struct frame f;
+	int i, rc = 1;
+
+	if (parse_args(argc, argv, &json, &md)) {
+		fprintf(stderr, "usage: %s [--repeat N] [--repeat-fast N] [--rounds R] [--json FILE] [--md FILE] [--wall]\n",
+			argv[0]);
+		return 2;
 	}
-	classify__destroy(precise);
-	classify_new__destroy(fresh);
-	classify_naive__destroy(naive);
-	return 0;
+	sv = s4;
+	sv.nvlan = 2;
+	sv.vid[0] = 100;
+	sv.vid[1] = 200;
+	libbpf_set_print(NULL);
+	if (load_compared(&p) || load_others(&p))
+		goto out;
+	pin_cpu();
+	for (i = 0; i < NCASE; i++) {
+		frame_build(cases[i].s, &f);
+		if (measure_case(&p, &f, res[i]))
+			goto out;
+	}
+	read_machine();
+	write_md(md, res);
+	write_json(json, res);
+	rc = 0;
+out:
+	destroy_progs(&p);
+	return rc;
 }
