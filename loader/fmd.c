@@ -216,6 +216,26 @@ static void hw_delete(struct fmd *d, struct fm_entry *e)
 	e->dirty = 1;
 }
 
+/* After rule @r of @e's direction @dir was answered @rc: counted, logged. */
+static void hw_write_done(struct fmd *d, const struct fm_entry *e, int dir,
+			  const struct tcfl_rule *r, int rc)
+{
+	if (!rc) {
+		d->fm.stat[NPUFLOW_FM_HW_WRITES]++;
+		if (d->o->log_level >= L_DBG) {
+			char line[1024], a[IF_NAMESIZE], b[IF_NAMESIZE];
+
+			tcfl_fmt(r, ifn(r->ifindex, a), ifn(r->out_ifindex, b), line, sizeof(line));
+			d->log(L_DBG, "%s", line);
+		}
+	} else {
+		d->log(rc == -ENOSPC ? L_INFO : L_WARN,
+		       "connection %u direction %d: rule refused: %s%s%s",
+		       (unsigned int)(e - d->fm.e), dir, strerror(-rc),
+		       d->tc.ext_ack[0] ? ": " : "", d->tc.ext_ack);
+	}
+}
+
 static int hw_write_dir(struct fmd *d, struct fm_entry *e, int dir)
 {
 	struct tcfl_rule r;
@@ -236,49 +256,19 @@ static int hw_write_dir(struct fmd *d, struct fm_entry *e, int dir)
 		n = tcfl_build_add(d->tc.buf, d->tc.buflen, &r, nls_seq(&d->tc));
 		rc = nls_talk(&d->tc, d->tc.buf, n, NULL, NULL);
 	}
-	if (!rc) {
-		d->fm.stat[NPUFLOW_FM_HW_WRITES]++;
-		if (d->o->log_level >= L_DBG) {
-			char line[1024], a[IF_NAMESIZE], b[IF_NAMESIZE];
-
-			tcfl_fmt(&r, ifn(r.ifindex, a), ifn(r.out_ifindex, b), line, sizeof(line));
-			d->log(L_DBG, "%s", line);
-		}
-	} else {
-		d->log(rc == -ENOSPC ? L_INFO : L_WARN,
-		       "connection %u direction %d: rule refused: %s%s%s",
-		       (unsigned int)(e - d->fm.e), dir, strerror(-rc),
-		       d->tc.ext_ack[0] ? ": " : "", d->tc.ext_ack);
-	}
+	hw_write_done(d, e, dir, &r, rc);
 	return rc;
 }
 
 /*
- * One make's stages, ns, for its "made" line: the crossing frame to the
- * handling (event delivery: classifier clock, coarse by default), the
+ * One make's lookup stages, ns, for its "made" line: the crossing frame to
+ * the handling (event delivery: classifier clock, coarse by default), the
  * conntrack query, the egress facts (route, port, neighbour) of both
- * directions, be-liberal, each direction's rule write.
+ * directions.
  */
 static struct {
-	uint64_t ev, ct, eg, lib, rule[2];
+	uint64_t ev, ct, eg;
 } mk;
-
-static int hw_write(struct fmd *d, struct fm_entry *e)
-{
-	uint64_t t0 = fmd_now(), t1;
-	int rc = hw_write_dir(d, e, 0);
-
-	t1 = fmd_now();
-	mk.rule[0] = t1 - t0;
-	mk.rule[1] = 0;
-	if (rc)
-		return rc;
-	rc = hw_write_dir(d, e, 1);
-	mk.rule[1] = fmd_now() - t1;
-	if (rc)
-		hw_del_dir(d, &e->rec, 0);	/* both or none */
-	return rc;
-}
 
 /*
  * The one-time work of the first rule, done at start: the clsact qdisc on
@@ -348,6 +338,7 @@ void fmd_warmup(struct fmd *d)
 /* --- making a connection ------------------------------------------------- */
 
 static void do_write(struct fmd *d, uint32_t id, uint64_t now, uint64_t lookup_ns);
+static void wq_flush(struct fmd *d);
 
 /* What rtnetlink announced since the last call: the egress facts looked up
  * so far are stale, and the made connections' are checked again. */
@@ -502,54 +493,196 @@ static void note_made(struct fmd *d, struct fm_entry *e, uint64_t hw_ns)
 	e->rec.punted = frames;
 }
 
-/* @lookup_ns: the lookup it follows, for the log line. */
+/* --- writing, in batches --------------------------------------------------- */
+
+/* Queue @id, looked up (mk) at @now in @lookup_ns, for the next wq_flush. */
 static void do_write(struct fmd *d, uint32_t id, uint64_t now, uint64_t lookup_ns)
 {
-	struct fm_entry *e = fm_get(&d->fm, id);
-	uint64_t hw_ns, t0 = fmd_now();
-	enum fm_action a;
-	int rc;
+	struct fmd_wq_item *it;
+	int i;
 
-	if (!e)
-		return;
-	/*
-	 * As nft_flow_offload does, before the write: conntrack stops seeing
-	 * the stream, so its TCP window tracking is relaxed first.  Relaxed
-	 * after it, an ACK the host still took in the moment the rules landed
-	 * acknowledged data conntrack never saw: invalid, so not translated
-	 * back - with masquerade it reached the host's own address and the
-	 * host's stack reset the connection (wip/68).  The host also takes
-	 * the stream back later (give-back, hold, takeout, npuflowd gone)
-	 * without invalid-state drops.
-	 */
-	mk.lib = 0;
-	if (e->rec.key[0].proto == IPPROTO_TCP) {
-		rc = ctc_be_liberal(&d->ct, &e->rec.key[0], e->rec.zone);
-		mk.lib = fmd_now() - t0;
-		if (rc)
-			d->log(L_WARN, "connection %u: be-liberal failed: %s", id,
-			       strerror(-rc));
+	for (i = 0; i < d->wq.n; i++) {
+		if (d->wq.it[i].id == id) {	/* looked up again before its write */
+			d->wq.it[i] = d->wq.it[--d->wq.n];
+			break;
+		}
 	}
-	rc = hw_write(d, e);
+	if (d->wq.n == FMD_WQ_MAX)
+		wq_flush(d);
+	it = &d->wq.it[d->wq.n++];
+	it->id = id;
+	it->ct_id = d->fm.e[id].rec.ct_id;
+	it->now = now;
+	it->lookup_ns = lookup_ns;
+	it->ev_ns = mk.ev;
+	it->ct_ns = mk.ct;
+	it->eg_ns = mk.eg;
+}
+
+/* The queued entries still waiting for their write (not forgotten, taken
+ * out or reused since): kept in place, their number. */
+static int wq_live(struct fmd *d)
+{
+	struct fmd_wq *q = &d->wq;
+	int i, n = 0;
+
+	for (i = 0; i < q->n; i++) {
+		struct fm_entry *e = fm_get(&d->fm, q->it[i].id);
+
+		if (e && e->rec.state == NPUFLOW_CS_LOOKUP && e->rec.ct_id == q->it[i].ct_id)
+			q->it[n++] = q->it[i];
+	}
+	return n;
+}
+
+/*
+ * As nft_flow_offload does, before the write: conntrack stops seeing the
+ * stream, so its TCP window tracking is relaxed first.  Relaxed after it,
+ * an ACK the host still took in the moment the rules landed acknowledged
+ * data conntrack never saw: invalid, so not translated back - with
+ * masquerade it reached the host's own address and the host's stack reset
+ * the connection.  The host also takes the stream back later (give-back,
+ * hold, takeout, npuflowd gone) without invalid-state drops.  One sendmsg
+ * for the batch's TCP connections; the kernel applies each request before
+ * it reads the next, and all before the rules are sent.
+ */
+static void wq_liberal(struct fmd *d, int n)
+{
+	struct fmd_wq *q = &d->wq;
+	int rcs[FMD_WQ_MAX], who[FMD_WQ_MAX], i, k = 0;
+	uint32_t seq0 = 0;
+	size_t off = 0, m;
+
+	for (i = 0; i < n; i++) {
+		struct fm_entry *e = &d->fm.e[q->it[i].id];
+		uint32_t seq;
+
+		if (e->rec.key[0].proto != IPPROTO_TCP)
+			continue;
+		if (!q->ctb.nl) {	/* no batch socket: one at a time */
+			int rc = ctc_be_liberal(&d->ct, &e->rec.key[0], e->rec.zone);
+
+			if (rc)
+				d->log(L_WARN, "connection %u: be-liberal failed: %s",
+				       q->it[i].id, strerror(-rc));
+			continue;
+		}
+		seq = q->ctb.seq + 1;	/* taken only if built: the run stays unbroken */
+		m = ctc_build_be_liberal(q->buf + off, q->buflen - off, &e->rec.key[0],
+					 e->rec.zone, seq);
+		if (!m)
+			continue;
+		nls_seq(&q->ctb);
+		if (!k)
+			seq0 = seq;
+		who[k++] = q->it[i].id;
+		off += MNL_ALIGN(m);
+	}
+	if (!k)
+		return;
+	nls_batch(&q->ctb, q->buf, off, seq0, rcs, k);
+	for (i = 0; i < k; i++)
+		if (rcs[i])
+			d->log(L_WARN, "connection %u: be-liberal failed: %s", (unsigned int)who[i],
+			       strerror(-rcs[i]));
+}
+
+/*
+ * Both directions' rules of the first @n queued entries, in one sendmsg:
+ * rc[i][dir] gets each one's answer.  The qdiscs first (their requests
+ * would break the batch's run of sequence numbers); a leftover rule with
+ * our handle (EEXIST) is replaced one at a time, as hw_write_dir does.
+ */
+static void wq_rules(struct fmd *d, int n, int rc[][2])
+{
+	struct fmd_wq *q = &d->wq;
+	int rcs[2 * FMD_WQ_MAX], i, dir, k = 0;
+	struct tcfl_rule r[FMD_WQ_MAX][2];
+	uint32_t seq0 = 0;
+	size_t off = 0, m;
+
+	for (i = 0; i < n; i++)
+		for (dir = 0; dir < 2; dir++) {
+			tcfl_rule_from_conn(&d->fm.e[q->it[i].id].rec, dir, d->tc_flags, &r[i][dir]);
+			rc[i][dir] = ensure_clsact(d, r[i][dir].ifindex);
+		}
+	for (i = 0; i < n; i++)
+		for (dir = 0; dir < 2; dir++) {
+			uint32_t seq;
+
+			if (rc[i][dir])
+				continue;
+			seq = d->tc.seq + 1;	/* taken only if built, as above */
+			m = tcfl_build_add(q->buf + off, q->buflen - off, &r[i][dir], seq);
+			if (!m) {
+				rc[i][dir] = -EINVAL;
+				continue;
+			}
+			nls_seq(&d->tc);
+			if (!k)
+				seq0 = seq;
+			k++;
+			off += MNL_ALIGN(m);
+			rc[i][dir] = NLS_UNANSWERED;	/* answer k - 1 */
+		}
+	if (k)
+		nls_batch(&d->tc, q->buf, off, seq0, rcs, k);
+	for (i = 0, k = 0; i < n; i++)
+		for (dir = 0; dir < 2; dir++) {
+			struct fm_entry *e = &d->fm.e[q->it[i].id];
+
+			if (rc[i][dir] != NLS_UNANSWERED)
+				continue;
+			rc[i][dir] = rcs[k++];
+			if (rc[i][dir] == -EEXIST)
+				rc[i][dir] = hw_write_dir(d, e, dir);
+			else
+				hw_write_done(d, e, dir, &r[i][dir], rc[i][dir]);
+		}
+}
+
+/* Queued entry @it written with answers @rc (both or none: a refused
+ * direction takes the other out): the policy told, its "made" line. */
+static void wq_done(struct fmd *d, const struct fmd_wq_item *it, const int rc[2],
+		    uint64_t hw_ns, double lib_ms, double rules_ms, int n)
+{
+	struct fm_entry *e = &d->fm.e[it->id];
+	int dir, err = rc[0] ? rc[0] : rc[1];
+	char kb[160];
+
+	for (dir = 0; dir < 2 && err; dir++)
+		if (!rc[dir])
+			hw_del_dir(d, &e->rec, dir);
+	if (fm_write_done(&d->fm, it->id, err, it->now) == FM_A_REARM) {
+		note_made(d, e, hw_ns);
+		rearm(d, e);
+		fmt_key(&e->rec.key[0], kb, sizeof(kb));
+		d->log(L_INFO, "connection %u made%s: %s%s (lookup %.1f ms, written in a batch of "
+		       "%d: liberal %.2f rules %.2f ms; event %.1f ct %.2f egress %.2f ms)",
+		       it->id, e->rec.remakes ? " again" : "", kb,
+		       e->rec.flags & NPUFLOW_CONN_F_NAT ? " (NAT)" : "", it->lookup_ns / 1e6, n,
+		       lib_ms, rules_ms, it->ev_ns / 1e6, it->ct_ns / 1e6, it->eg_ns / 1e6);
+	}
+	sync_id(d, it->id);
+}
+
+static void wq_flush(struct fmd *d)
+{
+	struct fmd_wq *q = &d->wq;
+	uint64_t t0 = fmd_now(), t1, hw_ns;
+	int rc[FMD_WQ_MAX][2], i, n = wq_live(d);
+
+	q->n = 0;
+	if (!n)
+		return;
+	wq_liberal(d, n);
+	t1 = fmd_now();
+	wq_rules(d, n, rc);
 	hw_ns = fmd_now();
 	d->make_ns += hw_ns - t0;
 	d->fm.stat[NPUFLOW_FM_WRITE_US] += (hw_ns - t0) / 1000;
-	a = fm_write_done(&d->fm, id, rc, now);
-	if (a == FM_A_REARM) {
-		char kb[160];
-
-		note_made(d, e, hw_ns);
-
-		rearm(d, e);
-		fmt_key(&e->rec.key[0], kb, sizeof(kb));
-		d->log(L_INFO, "connection %u made%s: %s%s (lookup %.1f ms, write %.1f ms;"
-		       " event %.1f ct %.2f egress %.2f liberal %.2f rules %.2f %.2f ms)", id,
-		       e->rec.remakes ? " again" : "", kb,
-		       e->rec.flags & NPUFLOW_CONN_F_NAT ? " (NAT)" : "", lookup_ns / 1e6,
-		       (hw_ns - t0) / 1e6, mk.ev / 1e6, mk.ct / 1e6, mk.eg / 1e6, mk.lib / 1e6,
-		       mk.rule[0] / 1e6, mk.rule[1] / 1e6);
-	}
-	sync_id(d, id);
+	for (i = 0; i < n; i++)
+		wq_done(d, &q->it[i], rc[i], hw_ns, (t1 - t0) / 1e6, (hw_ns - t1) / 1e6, n);
 }
 
 /* --- events -------------------------------------------------------------- */
@@ -1160,6 +1293,7 @@ void fmd_tick(struct fmd *d, uint64_t now)
 	uint64_t t0;
 	uint32_t i;
 
+	wq_flush(d);		/* the pass's makes */
 	if (now < d->next_tick_ns)
 		return;
 	d->next_tick_ns = now + TICK_NS;
@@ -1224,6 +1358,7 @@ void fmd_tick(struct fmd *d, uint64_t now)
 	t0 = fmd_now();
 	rescan(d, now);
 	d->rescan_ns += fmd_now() - t0;
+	wq_flush(d);		/* the timers' and the rescan's */
 	write_stats(d, now);
 }
 
@@ -1427,8 +1562,14 @@ int fmd_init(struct fmd *d, const struct npuflowd_opts *o, const int *ifindex,
 		return -errno;
 	}
 	d->rtc = malloc(sizeof(*d->rtc));
-	if (!d->rtc)
+	/* room for tcfl_build_add's 2 kB per rule of a full batch */
+	d->wq.buflen = 2 * FMD_WQ_MAX * 2048;
+	d->wq.buf = aligned_alloc(8, d->wq.buflen);
+	if (!d->rtc || !d->wq.buf)
 		return -ENOMEM;
+	if (nls_open_bus(&d->wq.ctb, NETLINK_NETFILTER))
+		log(L_WARN, "cannot open nfnetlink (%s): be-liberal one connection at a time",
+		    strerror(errno));
 	/* without the monitor nothing is kept: every make asks rtnetlink */
 	if (nls_monitor_open(&d->mon)) {
 		log(L_WARN, "cannot watch rtnetlink (%s): egress facts not cached",
@@ -1481,6 +1622,8 @@ void fmd_fini(struct fmd *d)
 	nls_close(&d->nft);
 	nls_close(&d->xfrm);
 	nls_close(&d->xmon);
+	nls_close(&d->wq.ctb);
+	free(d->wq.buf);
 	xfrmdb_free(&d->xdb);
 	free(d->rtc);
 	fm_free(&d->fm);

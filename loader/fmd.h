@@ -62,6 +62,28 @@ struct fmd_rescan {
 	struct fm_rescan seen;
 };
 
+/*
+ * The connections looked up and due to be written (FM_A_WRITE): written
+ * together (fmd.c, wq_flush) at the end of a loop pass or when FMD_WQ_MAX
+ * wait, so that a burst of makes costs a few sendmsgs, not three round
+ * trips each.
+ */
+#define FMD_WQ_MAX	32
+struct fmd_wq_item {
+	uint32_t id, ct_id;		/* the entry, and its conntrack id when queued */
+	uint64_t now;			/* the policy clock of its lookup */
+	uint64_t lookup_ns;		/* its lookup's stages, for its "made" line */
+	uint64_t ev_ns, ct_ns, eg_ns;
+};
+
+struct fmd_wq {
+	struct fmd_wq_item it[FMD_WQ_MAX];
+	int n;
+	char *buf;			/* the batch's requests */
+	size_t buflen;
+	struct nlsock ctb;		/* NETLINK_NETFILTER for the be-liberal batch */
+};
+
 struct fmd {
 	struct fm fm;
 	struct ctc ct;
@@ -71,6 +93,7 @@ struct fmd {
 	struct nlsock nft;		/* nftables' ruleset announcements */
 	struct nlsock xfrm;		/* xfrm policy dumps */
 	struct nlsock xmon;		/* xfrm policy announcements */
+	struct fmd_wq wq;
 	struct xfrmdb xdb;		/* the out and fwd policies, reloaded when stale */
 	int xfrm_stale;
 	struct rtc *rtc;		/* egress facts between connections */

@@ -6,9 +6,9 @@
  * included), with every lookup's callback on each data message; and every
  * whole message goes to each callback and the ack reader directly, whatever
  * its sequence number, and to the xfrm policy reader; the batch to the
- * nftables announcement counter.  Seeds: a route with a gateway, a neighbour, a link
- * with its kind, a shaping qdisc, an error with an extack message, a dump's
- * end.
+ * nftables announcement counter and the batch ack reader.  Seeds: a route
+ * with a gateway, a neighbour, a link with its kind, a shaping qdisc, an
+ * error with an extack message, a dump's end.
  */
 #include "../../loader/nlsock.c"
 #include "../../loader/xfrmdb.c"
@@ -63,9 +63,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct sink k;
 	size_t left;
 
+	int rcs[4] = { NLS_UNANSWERED, NLS_UNANSWERED, NLS_UNANSWERED, NLS_UNANSWERED };
+
 	sink_init(&k);
 	nls_dispatch(&k.s, data, size, 0, all_cbs, &k);
 	count_gens(data, size);
+	nls_batch_acks(&k.s, data, size, 0, rcs, 4);
 	fuzz_for_each_msg(nlh, data, size, left) {
 		all_cbs(nlh, &k);
 		err_cb(nlh, &k.s);
