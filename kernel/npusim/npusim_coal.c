@@ -116,12 +116,18 @@ unsigned int npusim_coal_timer(struct npusim_coal *c)
  * npusim_coal_unmask - the host re-armed the vector
  * @c: state
  *
- * Pending events raise at once, whatever the moderation: no lost wake-up.
+ * After a raise, events that came while the vector was masked raise at
+ * once, whatever the moderation: no lost wake-up.  A re-arm of a vector
+ * that is not masked (the host's pass was started by its poll, not by the
+ * vector) changes nothing: its pending events were judged as they came, and
+ * raising for them would undo the moderation.
  *
  * Return: NPUSIM_COAL_* actions.
  */
 unsigned int npusim_coal_unmask(struct npusim_coal *c)
 {
+	if (!c->masked)
+		return 0;
 	c->masked = false;
 	if (c->enabled && c->pending)
 		return npusim_coal_raise(c);

@@ -53,6 +53,26 @@ static void test_per_frame(void **state)
 	assert_int_equal(npusim_coal_event(&c, 1, 0), NPUSIM_COAL_RAISE);
 }
 
+/* A re-arm that follows no raise (a pass the poll started) keeps moderating. */
+static void test_unmask_unmasked_keeps_moderation(void **state)
+{
+	struct npusim_coal c;
+	unsigned int i;
+
+	(void)state;
+	npusim_coal_init(&c, 32, 0);
+	npusim_coal_enable(&c, true);
+	for (i = 1; i < 32; i++) {
+		assert_int_equal(npusim_coal_event(&c, 1, 0), 0);
+		assert_int_equal(npusim_coal_unmask(&c), 0);
+	}
+	assert_int_equal(c.pending, 31);
+	assert_int_equal(npusim_coal_event(&c, 1, 0), NPUSIM_COAL_RAISE);
+	/* masked now: events while masked raise at the re-arm */
+	assert_int_equal(npusim_coal_event(&c, 1, 0), 0);
+	assert_int_equal(npusim_coal_unmask(&c), NPUSIM_COAL_RAISE);
+}
+
 static void test_frames_threshold(void **state)
 {
 	struct npusim_coal c;
@@ -171,6 +191,7 @@ int main(void)
 		cmocka_unit_test(test_defaults_are_seed_003),
 		cmocka_unit_test(test_disabled_never_raises),
 		cmocka_unit_test(test_per_frame),
+		cmocka_unit_test(test_unmask_unmasked_keeps_moderation),
 		cmocka_unit_test(test_frames_threshold),
 		cmocka_unit_test(test_usecs_threshold),
 		cmocka_unit_test(test_usecs_checked_at_events),
