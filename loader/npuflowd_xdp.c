@@ -109,9 +109,39 @@ static int port_check_mode(int ifindex, const char *name, enum xdp_attach_mode m
 }
 
 /*
+ * Whether another program holds @name (@ifindex) so that attaching ours
+ * would replace it: one attached directly (not through the dispatcher), or
+ * any at all with --no-dispatcher.  Said and 1 if so.
+ */
+static int port_taken(int ifindex, const char *name)
+{
+	struct xdp_multiprog *mp = xdp_multiprog__get_from_ifindex(ifindex);
+	struct xdp_program *p;
+	int taken = 0;
+
+	if (!mp || libxdp_get_error(mp))
+		return 0;
+	p = xdp_multiprog__main_prog(mp);
+	if (p && xdp_multiprog__is_legacy(mp)) {
+		err("%s: XDP program %s (id %u) is attached directly, not through the libxdp "
+		    "dispatcher: refusing to replace it (detach it, or load it with xdp-loader, "
+		    "to run both)", name, xdp_program__name(p), xdp_program__id(p));
+		taken = 1;
+	} else if (p && opts.no_dispatcher) {
+		err("%s: %d XDP program(s) attached through the libxdp dispatcher: refusing to "
+		    "replace them with a single program (--no-dispatcher)", name,
+		    xdp_multiprog__program_count(mp));
+		taken = 1;
+	}
+	xdp_multiprog__close(mp);
+	return taken;
+}
+
+/*
  * port_attach - attach @prog to @name (@ifindex) in @mode, after detaching
- * what an earlier run left there.  1 when attached in @mode; 0 when not
- * attached, -1 when attached but refused (detach it): both logged.
+ * what an earlier run left there; never in place of another program.  1 when
+ * attached in @mode; 0 when not attached, -1 when attached but refused
+ * (detach it): both logged.
  */
 int port_attach(struct xdp_program *prog, int ifindex, const char *name,
 		enum xdp_attach_mode mode)
@@ -120,6 +150,8 @@ int port_attach(struct xdp_program *prog, int ifindex, const char *name,
 	int e;
 
 	detach_leftovers(ifindex, "from an earlier run");
+	if (port_taken(ifindex, name))
+		return 0;
 	if (opts.no_dispatcher)
 		setenv("LIBXDP_SKIP_DISPATCHER", "1", 1);
 	e = xdp_program__attach(prog, ifindex, mode, 0);
