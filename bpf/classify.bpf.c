@@ -65,8 +65,9 @@ const volatile __u64 npuflow_threshold = NPUFLOW_THRESHOLD_DEFAULT;	/* 0 = no ev
 const volatile __u64 npuflow_revive_gap_ns = NPUFLOW_REVIVE_GAP_DEFAULT;
 /*
  * 1 (default): timestamps from bpf_ktime_get_coarse_ns() - CLOCK_MONOTONIC
- * at tick resolution (1-4 ms), about 12 ns a frame cheaper than
- * bpf_ktime_get_ns() here (kvm-clock); idle times are judged in seconds.
+ * at tick resolution (1-4 ms), cheaper per frame than bpf_ktime_get_ns()
+ * (docs/measurements.md, "The classifier per frame"); idle times are judged
+ * in seconds.
  * 0: bpf_ktime_get_ns().  Both are CLOCK_MONOTONIC nanoseconds.
  */
 const volatile __u8 npuflow_coarse_clock = 1;
@@ -630,6 +631,235 @@ static __always_inline int revive_due(struct npuflow_cand *v, __u64 now)
 }
 
 /*
+ * What classify() knows of one frame, handed from step to step (all
+ * inlined: the fields live in registers or on the stack, as locals would).
+ */
+struct frame {
+	struct npuflow_cache *e;	/* this CPU's cache entry for the frame, or NULL */
+	__u64 now, tick;		/* the clock; jiffies for the cache */
+	__u64 nb;			/* bytes to count: the frame's and its entry's */
+	__u32 len, ifindex;
+	__u32 n;			/* frames to count: 1 and its entry's */
+	__u32 conn, hash;
+	__u8 reason, port, pflags, hashed, bad_meta;
+	int same;			/* e holds this frame's key */
+	int own;			/* ... and is written back with this frame */
+	int revive;			/* a not-active connection's frame: revive it */
+};
+
+/*
+ * A known candidate cached on this CPU (npuflow.h), before the metadata is
+ * even decoded: byte for byte the metadata of the frame that filled the
+ * entry (valid then, hashed, not a revive) is the same reason, port and
+ * connection.  Only the entry is written; the counters get its frames when
+ * it is written back.  The tick is jiffies (the verifier inlines
+ * bpf_jiffies64() into a load); the coarse clock moves with it.  The
+ * precise clock moves every frame: not cached.  Return: 1 when the entry
+ * took the frame.
+ */
+static __always_inline int cache_hit(struct frame *f, const union npuflow_key_w *kw,
+				     const struct parsed *p, struct npuflow_meta *m,
+				     void *data)
+{
+	struct npuflow_cache *e;
+	__u32 idx;
+
+	if (p->stat != NPUFLOW_S_CANDIDATE || (void *)(m + 1) > data || !npuflow_coarse_clock)
+		return 0;
+	idx = m->hash & (NPUFLOW_CACHE_SLOTS - 1);
+	e = bpf_map_lookup_elem(&candcache, &idx);
+	f->e = e;
+	f->tick = bpf_jiffies64();
+	f->same = e && key_eq(&e->key, kw);
+	if (f->same && e->tick == f->tick && e->gen == npuflow_cache_gen &&
+	    meta_eq(&e->meta, m) && e->pflags == f->pflags &&
+	    (e->tcp_flags | p->tcp_flags) == e->tcp_flags) {
+		e->frames++;
+		e->bytes += f->len;
+		return 1;
+	}
+	return 0;
+}
+
+/* The driver's metadata, if the frame carries a valid one (else bad_meta). */
+static __always_inline void meta_read(struct frame *f, const struct npuflow_meta *m,
+				      void *data, struct parsed *p)
+{
+	if ((void *)(m + 1) > data || m->magic != NPUFLOW_META_MAGIC)
+		return;
+	if (m->version != NPUFLOW_META_VERSION || m->port >= NPUFLOW_MAX_PORTS) {
+		f->bad_meta = 1;
+		return;
+	}
+	f->reason = m->reason;
+	f->port = m->port;
+	f->conn = m->conn;
+	f->hash = m->hash;
+	f->hashed = m->flags & (NPUFLOW_META_F_HASH_L4 | NPUFLOW_META_F_HASH_L3);
+	p->cflags |= NPUFLOW_CF_META;
+}
+
+/*
+ * The frame counted in its port's (or interface's) counters, by reason and
+ * by what the parse found.  Return: the counters when the frame is a
+ * candidate, NULL when it is done with.
+ */
+static __always_inline struct npuflow_counters *count_frame(const struct frame *f,
+							    const struct parsed *p)
+{
+	__u32 slot = f->port != NPUFLOW_PORT_NONE ? f->port :
+		NPUFLOW_MAX_PORTS + f->ifindex % NPUFLOW_IF_SLOTS;
+	struct npuflow_counters *c = bpf_map_lookup_elem(&counters, &slot);
+	__u32 rslot;
+
+	if (!c)
+		return NULL;
+	/* bound the copy the index uses (clang may check one and index with another) */
+	rslot = f->reason;
+	asm volatile("" : "+r"(rslot));
+	if (rslot >= NPUFLOW_R_MAX)
+		rslot = NPUFLOW_R_UNKNOWN;
+	c->frames[rslot]++;
+	c->bytes[rslot] += f->len;
+	if (c->ifindex != f->ifindex)
+		c->ifindex = f->ifindex;
+	if (f->bad_meta)
+		c->stat[NPUFLOW_S_BAD_META]++;
+
+	if (p->cflags & NPUFLOW_CF_IP_OPTIONS)
+		c->stat[NPUFLOW_S_IP_OPTIONS]++;
+	if (p->cflags & NPUFLOW_CF_EXTHDR)
+		c->stat[NPUFLOW_S_EXTHDR]++;
+	if (p->stat == NPUFLOW_S_NONFIRST_FRAG) {
+		c->stat[NPUFLOW_S_FRAGMENT]++;
+		c->stat[NPUFLOW_S_NONFIRST_FRAG]++;
+		return NULL;
+	}
+	if (p->stat != NPUFLOW_S_CANDIDATE) {
+		if (p->stat < NPUFLOW_S_SLOTS)
+			c->stat[p->stat]++;
+		return NULL;
+	}
+	if (p->cflags & NPUFLOW_CF_FRAGMENT)
+		c->stat[NPUFLOW_S_FRAGMENT]++;
+	if (p->other_l4)
+		c->stat[NPUFLOW_S_OTHER_L4]++;
+	c->stat[NPUFLOW_S_CANDIDATE]++;
+	return c;
+}
+
+/*
+ * A cache entry of this key is written back with this frame: what it holds
+ * goes to the candidate @v (if it is the same candidate, not one made
+ * again since) and the entry is emptied.
+ */
+static __always_inline void cache_take(struct frame *f, const struct npuflow_cand *v)
+{
+	struct npuflow_cache *e = f->e;
+
+	if (!e)
+		return;
+	if (v && v->first_ns == e->first_ns) {
+		f->n += e->frames;
+		f->nb += e->bytes;
+	}
+	e->frames = 0;
+	e->bytes = 0;
+}
+
+/*
+ * A new candidate: inserted, with its events.  Return: NULL when done
+ * with the frame, or the candidate another CPU inserted first (update it).
+ */
+static __always_inline struct npuflow_cand *cand_insert(struct frame *f,
+							const struct npuflow_key *key,
+							const struct parsed *p,
+							struct npuflow_counters *c,
+							const struct npuflow_meta *m)
+{
+	struct npuflow_cand nv = {
+		.frames = 1,
+		.bytes = f->len,
+		.first_ns = f->now,
+		.last_ns = f->now,
+		.conn = f->conn,
+		.tcp_flags = p->tcp_flags,
+		.reason = f->reason,
+		.port = f->port,
+		.flags = p->cflags,
+	};
+	int thr = npuflow_threshold == 1;
+	int rev = f->revive;
+	struct npuflow_cand *v;
+	long err;
+
+	if (thr)
+		nv.flags |= NPUFLOW_CF_THRESHOLD;
+	if (rev)
+		nv.revive_ns = f->now;
+	err = bpf_map_update_elem(&candidates, key, &nv, BPF_NOEXIST);
+	if (!err) {
+		c->stat[NPUFLOW_S_NEW]++;
+		if (thr && emit(NPUFLOW_EV_THRESHOLD, key, &nv, 1, f->now, f->reason,
+				f->conn, f->hash, c))
+			lost(bpf_map_lookup_elem(&candidates, key), c);
+		if (rev && emit(NPUFLOW_EV_REVIVE, key, &nv, 1, f->now, f->reason,
+				f->conn, f->hash, c))
+			lost(NULL, c);
+		if (f->e && !rev && (!npuflow_threshold || thr))
+			cache_fill(f->e, f->own, key, &nv, f->tick, m, f->pflags);
+		return NULL;
+	}
+	/* Another CPU inserted it first: update that one. */
+	v = err == -EEXIST ? bpf_map_lookup_elem(&candidates, key) : NULL;
+	if (!v)
+		c->stat[NPUFLOW_S_CAND_FAIL]++;
+	return v;
+}
+
+/*
+ * A known candidate: updated in place, only what changed written; f->n
+ * frames and f->nb bytes are this one and what its cache entry held.
+ */
+static __always_inline void cand_update(struct frame *f, struct npuflow_cand *v,
+					const struct npuflow_key *key,
+					const struct parsed *p,
+					struct npuflow_counters *c,
+					const struct npuflow_meta *m)
+{
+	__u64 old = __sync_fetch_and_add(&v->frames, f->n);
+
+	__sync_fetch_and_add(&v->bytes, f->nb);
+	if (v->last_ns != f->now)
+		v->last_ns = f->now;
+	if ((v->tcp_flags | p->tcp_flags) != v->tcp_flags)
+		v->tcp_flags |= p->tcp_flags;
+	if ((v->flags | p->cflags) != v->flags)
+		v->flags |= p->cflags;
+	if (v->reason != f->reason)
+		v->reason = f->reason;
+	if (v->conn != f->conn)
+		v->conn = f->conn;
+	if (v->port != f->port)
+		v->port = f->port;
+	if (old < npuflow_threshold && old + f->n >= npuflow_threshold) {
+		v->flags |= NPUFLOW_CF_THRESHOLD;
+		if (emit(NPUFLOW_EV_THRESHOLD, key, v, old + f->n, f->now, f->reason,
+			 f->conn, f->hash, c))
+			lost(v, c);
+	}
+	if (f->revive) {
+		if (revive_due(v, f->now) &&
+		    emit(NPUFLOW_EV_REVIVE, key, v, old + f->n, f->now, f->reason,
+			 f->conn, f->hash, c))
+			lost(NULL, c);
+		return;
+	}
+	if (f->e && (!npuflow_threshold || (v->flags & NPUFLOW_CF_THRESHOLD)))
+		cache_fill(f->e, f->own, key, v, f->tick, m, f->pflags);
+}
+
+/*
  * One punted frame: counted, parsed, its candidate updated, events raised.
  * The program's body (npuflow_classify()); the benchmark's variants
  * (selftests/bpf/classify_*.bpf.c) build on it.
@@ -639,187 +869,46 @@ static __always_inline int classify(struct xdp_md *ctx)
 	void *data = (void *)(long)ctx->data;
 	void *end = (void *)(long)ctx->data_end;
 	struct npuflow_meta *m = (void *)(long)ctx->data_meta;
-	__u32 ifindex = ctx->ingress_ifindex;
-	__u32 len = end - data;
-	__u32 conn = NPUFLOW_CONN_NONE, hash = 0, slot, rslot, n = 1;
-	__u8 reason = NPUFLOW_R_NONE, port = NPUFLOW_PORT_NONE, bad_meta = 0, hashed = 0;
+	struct frame f = {
+		.len = end - data, .ifindex = ctx->ingress_ifindex, .n = 1,
+		.conn = NPUFLOW_CONN_NONE, .reason = NPUFLOW_R_NONE, .port = NPUFLOW_PORT_NONE,
+	};
 	union npuflow_key_w kw;		/* written by parse() */
-	struct npuflow_key *key = &kw.k;
-	struct npuflow_cache *e = NULL;
 	struct parsed p = {};
 	struct npuflow_counters *c;
 	struct npuflow_cand *v;
-	__u64 now, old, nb = len, tick = 0;
-	int revive, own = 0, same = 0;
-	__u8 pflags;
 
-	parse(data, end, ifindex, &kw, &p);
-	pflags = p.cflags | (p.other_l4 ? NPUFLOW_CACHE_OTHER_L4 : 0);
-
-	/*
-	 * A known candidate cached on this CPU (npuflow.h), before the
-	 * metadata is even decoded: byte for byte the metadata of the frame
-	 * that filled the entry (valid then, hashed, not a revive) is the
-	 * same reason, port and connection.  Only the entry is written; the
-	 * counters get its frames when it is written back.  The tick is
-	 * jiffies (the verifier inlines bpf_jiffies64() into a load); the
-	 * coarse clock moves with it.  The precise clock moves every frame:
-	 * not cached.
-	 */
-	if (p.stat == NPUFLOW_S_CANDIDATE && (void *)(m + 1) <= data && npuflow_coarse_clock) {
-		__u32 idx = m->hash & (NPUFLOW_CACHE_SLOTS - 1);
-
-		e = bpf_map_lookup_elem(&candcache, &idx);
-		tick = bpf_jiffies64();
-		same = e && key_eq(&e->key, &kw);
-		if (same && e->tick == tick && e->gen == npuflow_cache_gen &&
-		    meta_eq(&e->meta, m) && e->pflags == pflags &&
-		    (e->tcp_flags | p.tcp_flags) == e->tcp_flags) {
-			e->frames++;
-			e->bytes += len;
-			return XDP_PASS;
-		}
-	}
-
-	if ((void *)(m + 1) <= data && m->magic == NPUFLOW_META_MAGIC) {
-		if (m->version == NPUFLOW_META_VERSION && m->port < NPUFLOW_MAX_PORTS) {
-			reason = m->reason;
-			port = m->port;
-			conn = m->conn;
-			hash = m->hash;
-			hashed = m->flags & (NPUFLOW_META_F_HASH_L4 | NPUFLOW_META_F_HASH_L3);
-			p.cflags |= NPUFLOW_CF_META;
-		} else {
-			bad_meta = 1;
-		}
-	}
-	slot = port != NPUFLOW_PORT_NONE ? port :
-		NPUFLOW_MAX_PORTS + ifindex % NPUFLOW_IF_SLOTS;
-	c = bpf_map_lookup_elem(&counters, &slot);
+	parse(data, end, f.ifindex, &kw, &p);
+	f.nb = f.len;
+	f.pflags = p.cflags | (p.other_l4 ? NPUFLOW_CACHE_OTHER_L4 : 0);
+	if (cache_hit(&f, &kw, &p, m, data))
+		return XDP_PASS;
+	meta_read(&f, m, data, &p);
+	c = count_frame(&f, &p);
 	if (!c)
 		return XDP_PASS;
-	rslot = reason < NPUFLOW_R_MAX ? reason : NPUFLOW_R_UNKNOWN;
-	c->frames[rslot]++;
-	c->bytes[rslot] += len;
-	if (c->ifindex != ifindex)
-		c->ifindex = ifindex;
-	if (bad_meta)
-		c->stat[NPUFLOW_S_BAD_META]++;
 
-	if (p.cflags & NPUFLOW_CF_IP_OPTIONS)
-		c->stat[NPUFLOW_S_IP_OPTIONS]++;
-	if (p.cflags & NPUFLOW_CF_EXTHDR)
-		c->stat[NPUFLOW_S_EXTHDR]++;
-	if (p.stat == NPUFLOW_S_NONFIRST_FRAG) {
-		c->stat[NPUFLOW_S_FRAGMENT]++;
-		c->stat[NPUFLOW_S_NONFIRST_FRAG]++;
-		return XDP_PASS;
-	}
-	if (p.stat != NPUFLOW_S_CANDIDATE) {
-		if (p.stat < NPUFLOW_S_SLOTS)
-			c->stat[p.stat]++;
-		return XDP_PASS;
-	}
-	if (p.cflags & NPUFLOW_CF_FRAGMENT)
-		c->stat[NPUFLOW_S_FRAGMENT]++;
-	if (p.other_l4)
-		c->stat[NPUFLOW_S_OTHER_L4]++;
-	c->stat[NPUFLOW_S_CANDIDATE]++;
-
-	revive = reason == NPUFLOW_R_NOT_ACTIVE && conn != NPUFLOW_CONN_NONE;
-	if (!hashed)
-		e = NULL;	/* no hardware hash: the cache is not used */
-	if (e && same) {
+	f.revive = f.reason == NPUFLOW_R_NOT_ACTIVE && f.conn != NPUFLOW_CONN_NONE;
+	if (!f.hashed)
+		f.e = NULL;	/* no hardware hash: the cache is not used */
+	if (f.e && f.same) {
 		/* what it holds is written back with this frame, below */
-		own = 1;
-		e->tick = 0;		/* written again below, or unused */
-		if (e->frames)
-			cache_count(e);
+		f.own = 1;
+		f.e->tick = 0;		/* written again below, or unused */
+		if (f.e->frames)
+			cache_count(f.e);
 	}
 
-	now = npuflow_coarse_clock ? bpf_ktime_get_coarse_ns() : bpf_ktime_get_ns();
-	v = bpf_map_lookup_elem(&candidates, key);
-	if (own) {
-		/* what it holds goes to the candidate with this frame */
-		if (v && v->first_ns == e->first_ns) {
-			n += e->frames;
-			nb += e->bytes;
-		}
-		e->frames = 0;
-		e->bytes = 0;
-	}
+	f.now = npuflow_coarse_clock ? bpf_ktime_get_coarse_ns() : bpf_ktime_get_ns();
+	v = bpf_map_lookup_elem(&candidates, &kw.k);
+	if (f.own)
+		cache_take(&f, v);
 	if (!v) {
-		struct npuflow_cand nv = {
-			.frames = 1,
-			.bytes = len,
-			.first_ns = now,
-			.last_ns = now,
-			.conn = conn,
-			.tcp_flags = p.tcp_flags,
-			.reason = reason,
-			.port = port,
-			.flags = p.cflags,
-		};
-		int thr = npuflow_threshold == 1;
-		int rev = revive;
-		long err;
-
-		if (thr)
-			nv.flags |= NPUFLOW_CF_THRESHOLD;
-		if (rev)
-			nv.revive_ns = now;
-		err = bpf_map_update_elem(&candidates, key, &nv, BPF_NOEXIST);
-		if (!err) {
-			c->stat[NPUFLOW_S_NEW]++;
-			if (thr && emit(NPUFLOW_EV_THRESHOLD, key, &nv, 1, now, reason,
-					conn, hash, c))
-				lost(bpf_map_lookup_elem(&candidates, key), c);
-			if (rev && emit(NPUFLOW_EV_REVIVE, key, &nv, 1, now, reason,
-					conn, hash, c))
-				lost(NULL, c);
-			if (e && !rev && (!npuflow_threshold || thr))
-				cache_fill(e, own, key, &nv, tick, m, pflags);
+		v = cand_insert(&f, &kw.k, &p, c, m);
+		if (!v)
 			return XDP_PASS;
-		}
-		/* Another CPU inserted it first: update that one. */
-		v = err == -EEXIST ? bpf_map_lookup_elem(&candidates, key) : NULL;
-		if (!v) {
-			c->stat[NPUFLOW_S_CAND_FAIL]++;
-			return XDP_PASS;
-		}
 	}
-
-	/*
-	 * Known candidate: update in place, write only what changed; @n
-	 * frames and @nb bytes are this one and what its cache entry held.
-	 */
-	old = __sync_fetch_and_add(&v->frames, n);
-	__sync_fetch_and_add(&v->bytes, nb);
-	if (v->last_ns != now)
-		v->last_ns = now;
-	if ((v->tcp_flags | p.tcp_flags) != v->tcp_flags)
-		v->tcp_flags |= p.tcp_flags;
-	if ((v->flags | p.cflags) != v->flags)
-		v->flags |= p.cflags;
-	if (v->reason != reason)
-		v->reason = reason;
-	if (v->conn != conn)
-		v->conn = conn;
-	if (v->port != port)
-		v->port = port;
-	if (old < npuflow_threshold && old + n >= npuflow_threshold) {
-		v->flags |= NPUFLOW_CF_THRESHOLD;
-		if (emit(NPUFLOW_EV_THRESHOLD, key, v, old + n, now, reason, conn, hash, c))
-			lost(v, c);
-	}
-	if (revive) {
-		if (revive_due(v, now) &&
-		    emit(NPUFLOW_EV_REVIVE, key, v, old + n, now, reason, conn, hash, c))
-			lost(NULL, c);
-		return XDP_PASS;
-	}
-	if (e && (!npuflow_threshold || (v->flags & NPUFLOW_CF_THRESHOLD)))
-		cache_fill(e, own, key, v, tick, m, pflags);
+	cand_update(&f, v, &kw.k, &p, c, m);
 	return XDP_PASS;
 }
 

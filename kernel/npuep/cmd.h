@@ -266,7 +266,9 @@ int npuep_cmd_port_cfg(struct npuep_port *port, bool up);
 int npuep_cmd_coalesce(struct npuep_port *port, u16 queue, u32 usecs,
 		       u32 frames);
 
-/* Inside the channel only: cmd.c and cmd_check.c. */
+/* Inside the channel only: cmd.c, cmd_check.c and cmd_reset.c. */
+void npuep_cmdq_program(struct npuep_dev *ndev, u32 ring);
+bool npuep_cmdq_backlog_drop(struct npuep_cmdq *q);
 void npuep_cmd_fault(struct npuep_dev *ndev, u32 ring, u16 opcode);
 bool npuep_cmdq_head_ok(struct npuep_dev *ndev, u32 ring, u32 head);
 int npuep_cmdq_head_read(struct npuep_dev *ndev, u32 ring, u32 *headp);

@@ -407,14 +407,10 @@ static int npuep_fw_info(struct npuep_dev *ndev)
 	return 0;
 }
 
-static int npuep_probe(struct auxiliary_device *adev,
-		       const struct auxiliary_device_id *id)
+/* The backend's ops are complete and its registers are an NPU's. */
+static int npuep_hw_check(struct auxiliary_device *adev, struct npu_hw *hw)
 {
-	struct npu_hw *hw = npu_hw_from_adev(adev);
-	struct npuep_dev *ndev;
-	struct devlink *devlink;
-	u32 magic, p;
-	int err;
+	u32 magic;
 
 	if (!hw->ops || !hw->ops->read32 || !hw->ops->read64 ||
 	    !hw->ops->write32 || !hw->ops->irq || !hw->dma_dev)
@@ -424,11 +420,16 @@ static int npuep_probe(struct auxiliary_device *adev,
 		dev_err(&adev->dev, "bad magic %#x\n", magic);
 		return -ENODEV;
 	}
+	return 0;
+}
 
-	devlink = npuep_devlink_alloc(&adev->dev);
-	if (!devlink)
-		return -ENOMEM;
-	ndev = devlink_priv(devlink);
+/*
+ * The device's identity and geometry from its registers, and the driver's
+ * defaults.  Return: 0, or -EINVAL for a geometry it cannot drive.
+ */
+static int npuep_dev_setup(struct npuep_dev *ndev, struct devlink *devlink,
+			   struct auxiliary_device *adev, struct npu_hw *hw)
+{
 	init_rwsem(&ndev->ft_sem);
 	ndev->devlink = devlink;
 	ndev->adev = adev;
@@ -443,13 +444,34 @@ static int npuep_probe(struct auxiliary_device *adev,
 	    !ndev->nqueues || ndev->nqueues > NPU_MAX_QUEUES) {
 		dev_err(ndev->dev, "unsupported geometry: %u ports x %u queues\n",
 			ndev->nports, ndev->nqueues);
-		err = -EINVAL;
-		goto err_free;
+		return -EINVAL;
 	}
 	INIT_WORK(&ndev->link_work, npuep_link_work);
 	npuep_poll_init(ndev);
 	ndev->poll_interval_us = NPUEP_POLL_INTERVAL_US;
 	ndev->rx_doorbells = true;
+	return 0;
+}
+
+static int npuep_probe(struct auxiliary_device *adev,
+		       const struct auxiliary_device_id *id)
+{
+	struct npu_hw *hw = npu_hw_from_adev(adev);
+	struct npuep_dev *ndev;
+	struct devlink *devlink;
+	u32 p;
+	int err;
+
+	err = npuep_hw_check(adev, hw);
+	if (err)
+		return err;
+	devlink = npuep_devlink_alloc(&adev->dev);
+	if (!devlink)
+		return -ENOMEM;
+	ndev = devlink_priv(devlink);
+	err = npuep_dev_setup(ndev, devlink, adev, hw);
+	if (err)
+		goto err_free;
 
 	err = npuep_cmd_init(ndev);
 	if (err)

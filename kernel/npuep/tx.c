@@ -224,6 +224,71 @@ static int npuep_tx_map(struct npuep_qp *qp, struct sk_buff *cur,
 	return 0;
 }
 
+/*
+ * The first descriptor's offloads of @skb into @m (checksum, TSO), and
+ * *@bytes and *@segs on the wire.  Return: 0, or -EPROTONOSUPPORT for a
+ * GSO type other than TCP (dropped).
+ */
+static int npuep_tx_offloads(struct sk_buff *skb, struct npuep_tx_map *m,
+			     u32 *bytes, u16 *segs)
+{
+	unsigned int gso_type;
+
+	if (skb->ip_summed == CHECKSUM_PARTIAL) {
+		m->first_flags |= NPU_TXD_CSUM;
+		m->csum_start = skb_checksum_start_offset(skb);
+		m->csum_offset = skb->csum_offset;
+	}
+	if (!skb_is_gso(skb))
+		return 0;
+	gso_type = skb_shinfo(skb)->gso_type;
+	if (gso_type & SKB_GSO_TCPV4)
+		m->first_flags |= NPU_TXD_TSO4;
+	else if (gso_type & SKB_GSO_TCPV6)
+		m->first_flags |= NPU_TXD_TSO6;
+	else
+		return -EPROTONOSUPPORT;
+	m->mss = skb_shinfo(skb)->gso_size;
+	*segs = skb_shinfo(skb)->gso_segs;
+	*bytes += (*segs - 1) * skb_tcp_all_headers(skb);
+	return 0;
+}
+
+/*
+ * The frame mapped in @m is complete: mark its end, hand the descriptors
+ * to the completion path, stop the queue if it is nearly full, and ring
+ * the doorbell unless more frames follow.
+ */
+static void npuep_tx_publish(struct npuep_qp *qp, struct netdev_queue *txq,
+			     struct sk_buff *skb, const struct npuep_tx_map *m,
+			     u32 bytes, u16 segs)
+{
+	qp->tx_ring[m->last].flags |= cpu_to_le16(NPU_TXD_EOP);
+	qp->tx_bufs[m->last].skb = skb;
+	qp->tx_bufs[m->last].bytes = bytes;
+	qp->tx_bufs[m->last].segs = segs;
+	skb_tx_timestamp(skb);
+	if (skb_has_frag_list(skb)) {
+		u64_stats_update_begin(&qp->stats.xsyncp);
+		qp->stats.tx_fraglist++;
+		u64_stats_update_end(&qp->stats.xsyncp);
+	}
+
+	/* Descriptors before the index the completion path reads. */
+	dma_wmb();
+	/* Pairs with the acquire in npuep_tx_clean(). */
+	smp_store_release(&qp->tx_ntu, m->ntu);
+
+	if (!netif_txq_maybe_stop(txq, npuep_tx_free(qp), NPUEP_TX_STOP_THRS,
+				  NPUEP_TX_START_THRS(qp))) {
+		u64_stats_update_begin(&qp->stats.xsyncp);
+		qp->stats.tx_stop++;
+		u64_stats_update_end(&qp->stats.xsyncp);
+	}
+	if (__netdev_tx_sent_queue(txq, bytes, netdev_xmit_more()))
+		npuep_wr32(qp->port->ndev, qp->reg + NPU_QP_TX_TAIL, m->ntu);
+}
+
 /**
  * npuep_start_xmit() - ndo_start_xmit: one descriptor per fragment
  * @skb: the frame; its frag list, if any, follows its own pages
@@ -266,25 +331,9 @@ netdev_tx_t npuep_start_xmit(struct sk_buff *skb, struct net_device *netdev)
 	}
 
 	bytes = skb->len;
-	if (skb->ip_summed == CHECKSUM_PARTIAL) {
-		m.first_flags |= NPU_TXD_CSUM;
-		m.csum_start = skb_checksum_start_offset(skb);
-		m.csum_offset = skb->csum_offset;
-	}
-	if (skb_is_gso(skb)) {
-		unsigned int gso_type = skb_shinfo(skb)->gso_type;
-
-		if (gso_type & SKB_GSO_TCPV4) {
-			m.first_flags |= NPU_TXD_TSO4;
-		} else if (gso_type & SKB_GSO_TCPV6) {
-			m.first_flags |= NPU_TXD_TSO6;
-		} else {
-			npuep_tx_drop(qp, skb);
-			return NETDEV_TX_OK;
-		}
-		m.mss = skb_shinfo(skb)->gso_size;
-		segs = skb_shinfo(skb)->gso_segs;
-		bytes += (segs - 1) * skb_tcp_all_headers(skb);
+	if (npuep_tx_offloads(skb, &m, &bytes, &segs)) {
+		npuep_tx_drop(qp, skb);
+		return NETDEV_TX_OK;
 	}
 
 	mask = qp->tx_size - 1;
@@ -302,30 +351,7 @@ netdev_tx_t npuep_start_xmit(struct sk_buff *skb, struct net_device *netdev)
 		return NETDEV_TX_OK;
 	}
 
-	qp->tx_ring[m.last].flags |= cpu_to_le16(NPU_TXD_EOP);
-	qp->tx_bufs[m.last].skb = skb;
-	qp->tx_bufs[m.last].bytes = bytes;
-	qp->tx_bufs[m.last].segs = segs;
-	skb_tx_timestamp(skb);
-	if (skb_has_frag_list(skb)) {
-		u64_stats_update_begin(&qp->stats.xsyncp);
-		qp->stats.tx_fraglist++;
-		u64_stats_update_end(&qp->stats.xsyncp);
-	}
-
-	/* Descriptors before the index the completion path reads. */
-	dma_wmb();
-	/* Pairs with the acquire in npuep_tx_clean(). */
-	smp_store_release(&qp->tx_ntu, m.ntu);
-
-	if (!netif_txq_maybe_stop(txq, npuep_tx_free(qp), NPUEP_TX_STOP_THRS,
-				  NPUEP_TX_START_THRS(qp))) {
-		u64_stats_update_begin(&qp->stats.xsyncp);
-		qp->stats.tx_stop++;
-		u64_stats_update_end(&qp->stats.xsyncp);
-	}
-	if (__netdev_tx_sent_queue(txq, bytes, netdev_xmit_more()))
-		npuep_wr32(port->ndev, qp->reg + NPU_QP_TX_TAIL, m.ntu);
+	npuep_tx_publish(qp, txq, skb, &m, bytes, segs);
 	return NETDEV_TX_OK;
 
 err_unmap:

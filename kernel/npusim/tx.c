@@ -207,21 +207,116 @@ static struct sk_buff *npusim_tx_alloc(struct net_device *wire, u32 len)
 }
 
 /*
+ * npusim_tx_gather - read the descriptors of one frame from @head up to its
+ * EOP, each once, into qp->tx_frag.  Return: the index after the frame's
+ * last descriptor (or @tail when no EOP comes before it); *@first is the
+ * frame's first descriptor, *@nfrag and *@total its fragments and bytes,
+ * *@bad whether it is malformed (too many descriptors, no EOP, a fragment
+ * empty or outside DMA memory, a frame too short or too long).
+ */
+static u32 npusim_tx_gather(struct npusim_qp *qp, u32 head, u32 tail,
+			    struct npu_tx_desc *first, u32 *nfrag, u32 *total,
+			    bool *bad)
+{
+	struct npusim_tx_frag *frag = qp->tx_frag;
+	u32 idx = head, mask = qp->tx_size - 1, n = 0;
+	struct npu_tx_desc d;
+	u16 f;
+
+	*total = 0;
+	*bad = false;
+	for (;;) {
+		memcpy(&d, &qp->tx_ring[idx], sizeof(d));
+		f = le16_to_cpu(d.flags);
+		if (!n)
+			*first = d;
+		if (n < NPU_TX_MAX_DESCS) {
+			frag[n].addr = le64_to_cpu(d.addr);
+			frag[n].len = le16_to_cpu(d.len);
+			if (!frag[n].len ||
+			    !npusim_dma_ok(frag[n].addr, frag[n].len))
+				*bad = true;
+			*total += frag[n].len;
+		} else {
+			*bad = true;	/* too many descriptors */
+		}
+		n++;
+		idx = (idx + 1) & mask;
+		if (f & NPU_TXD_EOP)
+			break;
+		if (idx == tail) {
+			*bad = true;	/* no EOP before the tail */
+			break;
+		}
+	}
+	if (*total > NPUSIM_TX_MAX_BYTES || *total < NPU_MIN_FRAME)
+		*bad = true;
+	*nfrag = n;
+	return idx;
+}
+
+/* The frame gathered in qp->tx_frag (@n fragments, @total bytes) as an skb, or NULL. */
+static struct sk_buff *npusim_tx_copy(struct npusim_qp *qp, u32 n, u32 total)
+{
+	struct npusim_tx_frag *frag = qp->tx_frag;
+	struct sk_buff *skb;
+	u32 i, off;
+
+	skb = npusim_tx_alloc(qp->port->wire, total);
+	for (i = 0, off = 0; skb && i < n; i++) {
+		skb_store_bits(skb, off, npusim_dma_va(frag[i].addr), frag[i].len);
+		off += frag[i].len;
+	}
+	return skb;
+}
+
+/* Set DONE on the descriptors from @head up to @end; return @end. */
+static u32 npusim_tx_done(struct npusim_qp *qp, u32 head, u32 end)
+{
+	u32 mask = qp->tx_size - 1;
+	u16 f;
+
+	for (; head != end; head = (head + 1) & mask) {
+		struct npu_tx_desc *td = &qp->tx_ring[head];
+
+		f = le16_to_cpu(READ_ONCE(td->flags));
+		WRITE_ONCE(td->flags, cpu_to_le16(f | NPU_TXD_DONE));
+	}
+	return end;
+}
+
+/* Outside the ring's lock: each frame's offloads, then onto the wire. */
+static void npusim_tx_send(struct npusim_port *port, struct sk_buff_head *q)
+{
+	struct npu_tx_desc first;
+	struct sk_buff *skb;
+
+	while ((skb = __skb_dequeue(q)) != NULL) {
+		memcpy(&first, skb->cb, sizeof(first));
+		memset(skb->cb, 0, sizeof(skb->cb));
+		if (npusim_tx_offload(skb, &first)) {
+			atomic64_inc(&port->tx_bad);
+			kfree_skb(skb);
+			continue;
+		}
+		npusim_tx_deliver(port, skb);
+	}
+}
+
+/*
  * One pass over a transmit ring.  Called with BH disabled.  Return: true if
  * frames are left for another pass.
  */
 static bool npusim_tx_pass(struct npusim_qp *qp)
 {
-	struct npusim_tx_frag *frag = qp->tx_frag;
-	u32 head, tail, idx, mask, n, i, off, total, frames = 0;
+	u32 head, tail, idx, n, total, frames = 0;
 	struct npusim_port *port = qp->port;
-	struct npu_tx_desc first, d;
+	struct npu_tx_desc first;
 	struct sk_buff_head q;
 	unsigned long flags;
 	struct sk_buff *skb;
 	u64 bytes = 0;
 	bool bad, more;
-	u16 f;
 
 	__skb_queue_head_init(&q);
 	if (!npusim_wire_tx_ok(port))
@@ -231,7 +326,6 @@ static bool npusim_tx_pass(struct npusim_qp *qp)
 		spin_unlock_irqrestore(&qp->tx_lock, flags);
 		return false;
 	}
-	mask = qp->tx_size - 1;
 	head = qp->tx_head;
 	tail = READ_ONCE(qp->tx_tail);
 	/* Descriptors were written before the tail. */
@@ -239,57 +333,11 @@ static bool npusim_tx_pass(struct npusim_qp *qp)
 
 	while (head != tail && frames < NPUSIM_TX_BATCH &&
 	       bytes < NPUSIM_TX_PASS_BYTES) {
-		/* Gather one frame: descriptors up to EOP, read once each. */
-		idx = head;
-		n = 0;
-		total = 0;
-		bad = false;
-		for (;;) {
-			memcpy(&d, &qp->tx_ring[idx], sizeof(d));
-			f = le16_to_cpu(d.flags);
-			if (!n)
-				first = d;
-			if (n < NPU_TX_MAX_DESCS) {
-				frag[n].addr = le64_to_cpu(d.addr);
-				frag[n].len = le16_to_cpu(d.len);
-				if (!frag[n].len ||
-				    !npusim_dma_ok(frag[n].addr, frag[n].len))
-					bad = true;
-				total += frag[n].len;
-			} else {
-				bad = true;	/* too many descriptors */
-			}
-			n++;
-			idx = (idx + 1) & mask;
-			if (f & NPU_TXD_EOP)
-				break;
-			if (idx == tail) {
-				bad = true;	/* no EOP before the tail */
-				break;
-			}
-		}
-		if (total > NPUSIM_TX_MAX_BYTES || total < NPU_MIN_FRAME)
-			bad = true;
-
-		skb = NULL;
-		if (!bad) {
-			skb = npusim_tx_alloc(port->wire, total);
-			for (i = 0, off = 0; skb && i < n; i++) {
-				skb_store_bits(skb, off,
-					       npusim_dma_va(frag[i].addr),
-					       frag[i].len);
-				off += frag[i].len;
-			}
-		}
-
+		idx = npusim_tx_gather(qp, head, tail, &first, &n, &total, &bad);
+		skb = bad ? NULL : npusim_tx_copy(qp, n, total);
 		/* Our reads of the buffers before the host sees DONE. */
 		smp_mb();
-		for (; head != idx; head = (head + 1) & mask) {
-			struct npu_tx_desc *td = &qp->tx_ring[head];
-
-			f = le16_to_cpu(READ_ONCE(td->flags));
-			WRITE_ONCE(td->flags, cpu_to_le16(f | NPU_TXD_DONE));
-		}
+		head = npusim_tx_done(qp, head, idx);
 		frames++;
 		if (bad) {
 			atomic64_inc(&port->tx_bad);
@@ -312,16 +360,7 @@ static bool npusim_tx_pass(struct npusim_qp *qp)
 	WRITE_ONCE(qp->tx_bytes, qp->tx_bytes + bytes);
 	spin_unlock_irqrestore(&qp->tx_lock, flags);
 
-	while ((skb = __skb_dequeue(&q)) != NULL) {
-		memcpy(&first, skb->cb, sizeof(first));
-		memset(skb->cb, 0, sizeof(skb->cb));
-		if (npusim_tx_offload(skb, &first)) {
-			atomic64_inc(&port->tx_bad);
-			kfree_skb(skb);
-			continue;
-		}
-		npusim_tx_deliver(port, skb);
-	}
+	npusim_tx_send(port, &q);
 	if (frames)
 		npusim_qp_irq_kick(qp, frames);
 	return more;
