@@ -33,7 +33,8 @@
 /* Candidates: one per direction of a connection, as punted frames     */
 /* show it.  BPF_MAP_TYPE_LRU_HASH "candidates".                       */
 
-#define NPUFLOW_CANDIDATES_DEFAULT	65536	/* seed 004 lost directions with 1,024 */
+/* room for both directions of every connection (docs/measurements.md, "Candidate table size") */
+#define NPUFLOW_CANDIDATES_DEFAULT	65536
 
 /*
  * 48 bytes, no holes.  IPv4 addresses fill saddr/daddr[0..3], the rest is zero.

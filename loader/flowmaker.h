@@ -4,7 +4,8 @@
  * connection in hardware, when, and what happens to it afterwards.  Pure C:
  * no syscalls, no libbpf, no netlink; time is an input (now_ns), so every
  * decision is deterministic and unit-tested (selftests/unit/test_flowmaker.c).
- * npuflowd (loader/npuflowd.c) feeds it events and carries out its actions.
+ * npuflowd feeds it events (loader/npuflowd.c) and fmd.c carries out its
+ * actions.
  *
  * Life of a connection (struct npuflow_conn.state):
  *

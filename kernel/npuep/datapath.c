@@ -8,8 +8,8 @@
  * pass that reaches its limit (ethtool rx-frames-irq) reports the full NAPI
  * budget so the core polls it again at once while work remains.  Without
  * doorbells (devlink rx_doorbells false) the hrtimer poll alone schedules the
- * NAPIs: its ceiling is ring depth x poll rate, 1,024 x 1,000/s x 1,448 B ~
- * 11.8 Gbit/s at the defaults, 1.2 Gbit/s at a 10 ms interval (seed 000).
+ * NAPIs: its ceiling is ring depth x poll rate (docs/measurements.md, "The
+ * poll's ceiling without doorbells").
  */
 #include <linux/debugfs.h>
 #include <linux/dma-mapping.h>

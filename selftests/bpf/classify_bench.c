@@ -16,8 +16,8 @@
  * and as the kernel's duration (whole ns, truncated); ratios are to the
  * bare program's figure of the same kind.  Bare and known, the two the goal
  * compares, are loaded NINST times and each figure is the median of the
- * loads' (one load of the same program runs up to 0.5 ns a frame apart
- * from another here).  Prints a markdown table and JSON.
+ * loads' (one load of the same program runs apart from another: where its
+ * JIT image lands).  Prints a markdown table and JSON.
  *
  * Usage: classify_bench [--repeat N] [--repeat-fast N] [--rounds R]
  *                       [--json FILE] [--md FILE] [--wall]
@@ -46,9 +46,9 @@ static int wall;
 /* bare, known, new, precise clock, straightforward, known without hash */
 #define NCOL	6
 /*
- * Loads of bare and known: the same program loaded again runs up to 0.5 ns
- * a frame faster or slower here (where its JIT image lands); their figure
- * is the median of the loads' figures.
+ * Loads of bare and known: the same program loaded again runs a little
+ * faster or slower (where its JIT image lands; docs/measurements.md, "The
+ * classifier per frame"); their figure is the median of the loads' figures.
  */
 #define NINST	3
 
@@ -101,7 +101,8 @@ static double ts_ns(const struct timespec *a, const struct timespec *b)
  * decimals and also leaves out the time other tasks ran (the loop runs in
  * the syscall, on this thread), but adds the syscall's fixed cost: with
  * repeat > 1 the kernel puts the program into the XDP dispatcher and takes
- * it out again, 0.8-1.6 ms here (1 ns a frame over 1e6 runs).  So each
+ * it out again, about a ns a frame over 1e6 runs (docs/measurements.md,
+ * "The classifier per frame").  So each
  * round also times @n = 2, and a figure is (fastest total at repeat -
  * fastest at 2) / (repeat - 2).  Wall time counts preemption as well.
  */

@@ -43,8 +43,8 @@ ktap_result $([ $gb -ge 1 ] && [ $rv -ge 1 ] && [ $tr = $na ]; echo $?) \
 	"the driver revived the given-back connections in place; the trap counted every not-active punt"
 # The driver posts the revive from NAPI at the first not-active frame; what
 # punts meanwhile is the ring's backlog plus the model's command latency.
-# Measured 2-7 under TCG; seed 004 counted a handful on hardware.  32 frames
-# at this rate is ~46 ms: room for a loaded machine, far below a sweep.
+# A handful (docs/measurements.md, "Revive latency").  32 frames at this
+# rate is ~46 ms: room for a loaded machine, far below a sweep.
 ktap_result $([ $na -ge 1 ] && [ $na -le $((rv * 32)) ]; echo $?) \
 	"at most 32 frames punted per revived connection ($na for $rv)"
 h0=$(ip_punts)
