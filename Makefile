@@ -91,7 +91,6 @@ demo: deps
 bench: deps
 	$(MAKE) all
 	$(MAKE) -C selftests/bpf bench
-	$(MAKE) -C loader bench
 	rm -f results/bench-vm.json
 	tools/vm/run --bench -t 1500 -- tools/bench/run
 	tools/bench/report
