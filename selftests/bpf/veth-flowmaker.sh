@@ -32,13 +32,15 @@ LOG=$(mktemp /tmp/npfm-npuflowd.XXXXXX)
 A=npfm-a B=npfm-b R=npfm-r
 # nsenter, not ip netns exec: that remounts /sys and hides /sys/fs/bpf
 NR="nsenter --net=/run/netns/$R"
-T=0 FAILS=0 SKIPS=0 DPID= PIDS=()
+DPID= PIDS=()
+. "$(dirname "$0")/../lib/tap.sh"
 SLOW=${NPFM_SLOW:-1}	# waits multiplied by this (the VM under TCG: 4)
 
-ok() { T=$((T + 1)); echo "ok $T - $1"; }
-nok() { T=$((T + 1)); FAILS=$((FAILS + 1)); echo "not ok $T - $1"; [ -n "${2:-}" ] && echo "# $2"; }
-check() { local d=$1; shift; if "$@"; then ok "$d"; else nok "$d"; fi; }
-skip() { T=$((T + 1)); SKIPS=$((SKIPS + 1)); echo "ok $T - $1 # SKIP ${2:-}"; }
+# the results (selftests/lib/tap.sh)
+ok() { tap_result 0 "$1"; }
+nok() { tap_fail "$@"; }
+check() { tap_check "$@"; }
+skip() { tap_skip "$@"; }
 
 stop_daemon() {
 	[ -n "$DPID" ] || return 0
@@ -500,9 +502,9 @@ check "SIGTERM: exit 0" [ "$DRC" = 0 ]
 $NR "$BIN/npuflowd" --flush --pin-dir "$PIN" --lock-file "$LOCK" >/dev/null 2>&1
 check "--flush: no rule of ours left, pins gone" \
 	[ "$(rules ra | jq '[.[] | select(.pref >= 50416)] | length')$(rules rb | jq '[.[] | select(.pref >= 50416)] | length')$(ls $PIN 2>/dev/null | wc -l)" = "000" ]
-if [ "$FAILS" != 0 ]; then
+if [ "$KTAP_FAIL" != 0 ]; then
 	echo "# npuflowd log (last 40 lines):"
 	tail -40 "$LOG" | sed 's/^/#   /'
 fi
-echo "# flow maker: $((T - FAILS - SKIPS)) passed, $SKIPS skipped, $FAILS failed"
-[ "$FAILS" = 0 ]
+echo "# flow maker: $((KTAP_N - KTAP_FAIL - KTAP_SKIP)) passed, $KTAP_SKIP skipped, $KTAP_FAIL failed"
+[ "$KTAP_FAIL" = 0 ]

@@ -25,7 +25,8 @@ BIN=$BUILD/bin
 PIN=/sys/fs/bpf/npuflow
 A=npft-a B=npft-b R=npft-r
 NR="nsenter --net=/run/netns/$R"
-T=0 FAILS=0 DPID=
+DPID=
+. "$SRC/selftests/lib/tap.sh"
 
 if [ "$(id -u)" != 0 ]; then
 	echo "TAP version 13"
@@ -55,9 +56,10 @@ while [ "$(stat -f -c %T /sys/fs/bpf)" = bpf_fs ]; do umount /sys/fs/bpf || brea
 LOG=$(mktemp /tmp/npft-npuflowd.XXXXXX)
 WORK=$(mktemp -d /tmp/npft-work.XXXXXX)
 
-ok() { T=$((T + 1)); echo "ok $T - $1"; }
-nok() { T=$((T + 1)); FAILS=$((FAILS + 1)); echo "not ok $T - $1"; [ -n "${2:-}" ] && echo "# $2"; }
-check() { local d=$1; shift; if "$@"; then ok "$d"; else nok "$d"; fi; }
+# the results (selftests/lib/tap.sh)
+ok() { tap_result 0 "$1"; }
+nok() { tap_fail "$@"; }
+check() { tap_check "$@"; }
 
 cleanup() {
 	[ -n "$DPID" ] && kill -TERM "$DPID" 2>/dev/null && wait "$DPID" 2>/dev/null
@@ -594,5 +596,5 @@ out=$("$BIN/npuctl" stats --bogus 2>&1); rc=$?
 check "npuctl stats --bogus: exit 2, the option named (rc $rc)" test $ok = 0
 n=$(grep -c ' /sys/fs/bpf ' /proc/$NPFT_OUTER/mountinfo)
 check "the machine's /sys/fs/bpf is as it was ($NPFT_OUTER_MNT mount(s), now $n)" test "$n" = "$NPFT_OUTER_MNT"
-echo "# npuflowd: $((T - FAILS)) passed, $FAILS failed"
-[ $FAILS = 0 ]
+echo "# npuflowd: $((KTAP_N - KTAP_FAIL)) passed, $KTAP_FAIL failed"
+[ $KTAP_FAIL = 0 ]

@@ -4,25 +4,16 @@
 # Source it from a selftests/vm/NN-name.sh script; the guest runs scripts as
 # root with the repository as the working directory.
 
-KTAP_N=0
-KTAP_FAIL=0
+# KTAP through selftests/lib/tap.sh: "ok N NAME", no dash
+TAP_SEP=" "
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/tap.sh"
 
 ktap_plan() { echo "1..$1"; }
-
 # ok CONDITION-EXIT-STATUS NAME
-ktap_result() {
-	local rc=$1; shift
-	KTAP_N=$((KTAP_N + 1))
-	if [ "$rc" = 0 ]; then
-		echo "ok $KTAP_N $*"
-	else
-		echo "not ok $KTAP_N $*"
-		KTAP_FAIL=$((KTAP_FAIL + 1))
-	fi
-}
-ktap_ok() { ktap_result 0 "$@"; }
-ktap_fail() { ktap_result 1 "$@"; }
-ktap_skip() { KTAP_N=$((KTAP_N + 1)); echo "ok $KTAP_N $* # SKIP"; }
+ktap_result() { tap_result "$@"; }
+ktap_ok() { tap_result 0 "$@"; }
+ktap_fail() { tap_result 1 "$@"; }
+ktap_skip() { tap_skip "$*"; }
 # check NAME COMMAND...: run COMMAND, ok if it succeeds.
 check() {
 	local name=$1; shift
@@ -39,7 +30,7 @@ check_fail() {
 	local name=$1; shift
 	if "$@" >/dev/null 2>&1; then ktap_fail "$name"; else ktap_ok "$name"; fi
 }
-diag() { echo "# $*"; }
+diag() { tap_diag "$@"; }
 ktap_finish() { [ "$KTAP_FAIL" = 0 ]; exit $?; }
 
 NPU_REPO=$(pwd)
