@@ -107,7 +107,17 @@ ktap_result $([ "$(prom_value "$OUT/status.prom" npuflow_daemon_running)" = 1 ] 
 	[ "$l1" -gt 0 ]; echo $?) \
 	"status --prometheus: running, one made, made and lookup time as status --json has them"
 
+# npuflowd's stop detaches the classifier: no frame may reach the ports
+# meanwhile.  Under TCG a detach patches kernel text (the XDP dispatcher's
+# call site), and a vCPU running that text meanwhile can die of
+# "Oops: int3" (cross-modifying code).  The wires drop everything for the
+# while (the stream's connection stays open; conntrack keeps it).
+ip netns exec pc tc qdisc add dev npuw0p3 root netem loss 100%
+ip netns exec far tc qdisc add dev npuw0p8 root netem loss 100%
+sleep 0.5
 fm_stop
+ip netns exec pc tc qdisc del dev npuw0p3 root
+ip netns exec far tc qdisc del dev npuw0p8 root
 $NPUCTL status --prometheus > "$OUT/stopped.prom"; rc=$?
 diag "stopped: rc $rc, $(grep -E '^npuflow_(daemon_running|maps_pinned|connections\{state="made"\})' "$OUT/stopped.prom" | tr '\n' ' ')"
 ktap_result $([ $rc = 0 ] && [ "$(prom_value "$OUT/stopped.prom" npuflow_daemon_running)" = 0 ] &&
