@@ -61,7 +61,10 @@ static int npuep_dl_reload_down(struct devlink *devlink, bool netns_change,
 			return err;
 	}
 	npuep_port_close_all(ndev);
-	/* A DRIVER_REINIT reload leaves no trap registered. */
+	/*
+	 * A DRIVER_REINIT reload leaves no trap, group or policer registered;
+	 * their configuration stays in ndev->dlx for reload_up.
+	 */
 	npuep_traps_unregister(ndev);
 	return 0;
 }
@@ -138,6 +141,11 @@ static const struct devlink_ops npuep_devlink_ops = {
 	.trap_init = npuep_trap_init,
 	.trap_fini = npuep_trap_fini,
 	.trap_action_set = npuep_trap_action_set,
+	.trap_group_init = npuep_trap_group_init,
+	.trap_group_set = npuep_trap_group_set,
+	.trap_policer_init = npuep_trap_policer_init,
+	.trap_policer_set = npuep_trap_policer_set,
+	.trap_policer_counter_get = npuep_trap_policer_counter_get,
 };
 
 static int npuep_dl_poll_interval_get(struct devlink *devlink, u32 id,
@@ -176,12 +184,16 @@ static int npuep_dl_poll_interval_validate(struct devlink *devlink, u32 id,
 /**
  * npuep_devlink_fastpath_apply() - push the fast-path params to the device
  * @ndev: the coprocessor (after a flow-table reset or re-creation)
+ *
+ * And the trap policers and their bindings, which a firmware fault resets
+ * (npuep_policers_apply()).
  */
 void npuep_devlink_fastpath_apply(struct npuep_dev *ndev)
 {
 	npuep_wr32(ndev, NPU_REG_FASTPATH, READ_ONCE(ndev->dlx.fastpath));
 	if (ndev->ft)
 		WRITE_ONCE(ndev->ft->revive, READ_ONCE(ndev->dlx.revive));
+	npuep_policers_apply(ndev);
 }
 
 static int npuep_dl_bool_get(struct devlink *devlink, u32 id,
@@ -412,7 +424,7 @@ err:
 }
 
 /**
- * npuep_dlx_register() - resources, traps, health reporters and region
+ * npuep_dlx_register() - resources, traps and policers, health reporters, region
  * @ndev: the coprocessor; instance lock held, params registered
  *
  * Return: 0 or a negative errno.
@@ -424,6 +436,7 @@ int npuep_dlx_register(struct npuep_dev *ndev)
 	err = npuep_devlink_resources_register(ndev);
 	if (err)
 		return err;
+	npuep_trap_cfg_init(ndev);
 	err = npuep_traps_register(ndev);
 	if (err)
 		goto err_res;

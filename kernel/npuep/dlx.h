@@ -19,6 +19,10 @@ struct devlink_region;
 struct npuep_cmdq;
 struct npuep_dev;
 
+/* Trap groups and the trap policers, one per group at first (trap.c). */
+#define NPUEP_TRAP_GROUPS	3
+#define NPUEP_POLICERS		3
+
 /**
  * struct npuep_dlx - devlink objects of one coprocessor
  * @cmdq: ndev->cmd.q, for the flow code's ethtool counters, which read
@@ -28,6 +32,11 @@ struct npuep_dev;
  * @flow_cmd_ring: devlink param "flow_cmd_ring" (enum npuep_cmd_ring)
  * @flow_cmd_posted: devlink param "flow_cmd_posted"
  * @trap_ctx: devlink's context of the trap of each punt reason
+ * @policers: the trap policers as registered; init_rate and init_burst
+ *	follow "devlink trap policer set", so that a reload registers them
+ *	again with the values in force (trap.c)
+ * @trap_groups: the trap groups as registered; init_policer_id follows
+ *	"devlink trap group set ... policer"
  * @cmd_reporter: health reporter "cmd"
  * @fw_reporter: health reporter "fw"
  * @region: region "flow-table"
@@ -51,6 +60,8 @@ struct npuep_dlx {
 	u8 flow_cmd_ring;
 	bool flow_cmd_posted;
 	void *trap_ctx[NPU_PUNT_MAX];
+	struct devlink_trap_policer policers[NPUEP_POLICERS];
+	struct devlink_trap_group trap_groups[NPUEP_TRAP_GROUPS];
 	struct devlink_health_reporter *cmd_reporter;
 	struct devlink_health_reporter *fw_reporter;
 	struct devlink_region *region;
@@ -86,6 +97,29 @@ int npuep_trap_action_set(struct devlink *devlink,
 			  enum devlink_trap_action action,
 			  struct netlink_ext_ack *extack);
 void npuep_trap_report(struct npuep_port *port, struct sk_buff *skb, u8 reason);
+void npuep_trap_cfg_init(struct npuep_dev *ndev);
+void npuep_trap_groups_apply(struct npuep_dev *ndev);
+int npuep_trap_group_init(struct devlink *devlink,
+			  const struct devlink_trap_group *group);
+int npuep_trap_group_set(struct devlink *devlink,
+			 const struct devlink_trap_group *group,
+			 const struct devlink_trap_policer *policer,
+			 struct netlink_ext_ack *extack);
+int npuep_trap_policer_init(struct devlink *devlink,
+			    const struct devlink_trap_policer *policer);
+int npuep_trap_policer_set(struct devlink *devlink,
+			   const struct devlink_trap_policer *policer,
+			   u64 rate, u64 burst, struct netlink_ext_ack *extack);
+int npuep_trap_policer_counter_get(struct devlink *devlink,
+				   const struct devlink_trap_policer *policer,
+				   u64 *p_drops);
+
+/* policer.c */
+void npuep_policer_cfg_init(struct npuep_dev *ndev);
+void npuep_policers_apply(struct npuep_dev *ndev);
+int npuep_policer_sset_count(void);
+void npuep_policer_get_strings(u8 **data);
+void npuep_policer_get_stats(struct npuep_port *port, u64 **data);
 
 /* devlink.c */
 int npuep_dlx_register(struct npuep_dev *ndev);

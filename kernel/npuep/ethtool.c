@@ -403,7 +403,8 @@ static int npuep_get_sset_count(struct net_device *netdev, int sset)
 		return -EOPNOTSUPP;
 	return port->ndev->nqueues * ARRAY_SIZE(npuep_qp_stat_names) +
 	       ARRAY_SIZE(npuep_port_stat_names) + NPU_PUNT_MAX +
-	       ARRAY_SIZE(npuep_cmd_stat_names) + npuep_flow_sset_count();
+	       ARRAY_SIZE(npuep_cmd_stat_names) + npuep_flow_sset_count() +
+	       npuep_policer_sset_count();
 }
 
 static void npuep_get_strings(struct net_device *netdev, u32 sset, u8 *data)
@@ -425,6 +426,7 @@ static void npuep_get_strings(struct net_device *netdev, u32 sset, u8 *data)
 	for (i = 0; i < ARRAY_SIZE(npuep_cmd_stat_names); i++)
 		ethtool_puts(&data, npuep_cmd_stat_names[i]);
 	npuep_flow_get_strings(&data);
+	npuep_policer_get_strings(&data);
 }
 
 static void npuep_get_ethtool_stats(struct net_device *netdev,
@@ -485,6 +487,7 @@ static void npuep_get_ethtool_stats(struct net_device *netdev,
 	*data++ = atomic64_read(&ndev->cmd_chk.bad_stats_count);
 	*data++ = atomic64_read(&ndev->cmd_chk.bad_stats_conn);
 	npuep_flow_get_stats(port, &data);
+	npuep_policer_get_stats(port, &data);
 }
 
 const struct ethtool_ops npuep_ethtool_ops = {

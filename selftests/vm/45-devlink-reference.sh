@@ -129,13 +129,15 @@ for d in "$P3" "$P8"; do tc qdisc del dev "$d" clsact; done
 
 # ---- traps ------------------------------------------------------------
 nt=0; for t in $TRAPS; do
-	[ "$(dlj trap show $DL trap $t | jq -r '.trap[][] | .group')" = npu_punt ] && nt=$((nt + 1))
+	case "$(dlj trap show $DL trap $t | jq -r '.trap[][] | .group')" in
+	npu_new_conn|npu_conn_state|npu_host) nt=$((nt + 1)) ;;
+	esac
 done
-ktap_result $([ "$nt" = 10 ]; echo $?) "10 traps in group npu_punt ($nt)"
-ktap_result $(dlj trap group show $DL group npu_punt | grep -q npu_punt; echo $?) "trap group npu_punt shown"
+ktap_result $([ "$nt" = 10 ]; echo $?) "10 traps in groups npu_new_conn, npu_conn_state, npu_host ($nt)"
+ktap_result $(dlj trap group show $DL group npu_host | grep -q npu_host; echo $?) "trap group npu_host shown"
 devlink trap set $DL trap npu_flow_miss action drop 2>/dev/null
 ktap_result $([ "$(trap_action npu_flow_miss)" = trap ]; echo $?) "a non-drop trap keeps action trap"
-devlink trap group set $DL group npu_punt action drop 2>/dev/null
+devlink trap group set $DL group npu_host action drop 2>/dev/null
 ktap_result $([ "$(trap_action npu_exception)" = trap ]; echo $?) "a group of non-drop traps keeps action trap"
 check_fail "unknown trap refused" devlink trap set $DL trap npu_bogus action trap
 check_fail "unknown trap group refused" devlink trap group set $DL group bogus action trap
@@ -146,7 +148,7 @@ h0a=$(hw_punts); t0=$(trap_total); h0b=$(hw_punts)
 ip netns exec pc ping -c 5 -i 0.2 -W 2 $FAR4 >/dev/null
 sleep 0.5
 h1a=$(hw_punts); t1=$(trap_total); h1b=$(hw_punts)
-diag "npu_punt traps $t0 -> $t1, model punts on ports 3 and 8 $h0a..$h0b -> $h1a..$h1b"
+diag "punt traps $t0 -> $t1, model punts on ports 3 and 8 $h0a..$h0b -> $h1a..$h1b"
 for t in $TRAPS; do n=$(trap_pkts $t); [ "$n" != 0 ] && diag "$t $n"; done
 ktap_result $([ $((t1 - t0)) -ge 10 ] && [ $((t1 - t0)) -ge $((h1a - h0b)) ] &&
 	[ $((t1 - t0)) -le $((h1b - h0a)) ]; echo $?) \
