@@ -275,8 +275,9 @@ static struct {
  * every port (a static key: kernel text patched), and cls_flower with the
  * act_* modules loaded by a software-only rule that matches nothing, added
  * and deleted (tcfl_build_warmup): otherwise the first connection's write
- * pays for them, seconds in a fresh guest (docs/measurements.md).  Logged once with the time it took; a failure only costs the first
- * connection that time again.
+ * pays for them, seconds in a fresh guest (docs/measurements.md, "The first
+ * connection after start").  Logged once with the time it took; a failure
+ * only costs the first connection that time again.
  */
 #define FMD_WARMUP_HANDLE	0xfffffff0u	/* no id's (tcfl_handle): an orphan at restore */
 
@@ -304,10 +305,11 @@ void fmd_warmup(struct fmd *d)
 			d->log(L_WARN, "warm-up: cannot delete its rule on %s", d->ports[0].name);
 	}
 	/*
-	 * The lookups' first run too (the first connection's conntrack query
-	 * and egress facts took 9.9 and 9.2 ms in make bench, the second's
-	 * 0.7 and 0.1): each port's link and shaping, and a conntrack query
-	 * for a connection no one has (0.0.0.0:0 to 0.0.0.0:0, TCP).
+	 * The lookups' first run too, which costs the first connection
+	 * several times the next one's (docs/measurements.md, "The first
+	 * connection after start"): each port's link and shaping, and a
+	 * conntrack query for a connection no one has (0.0.0.0:0 to
+	 * 0.0.0.0:0, TCP).
 	 */
 	for (i = 0; i < d->nports; i++)
 		fmd_port_facts(d, i, t2);
