@@ -33,6 +33,38 @@ static void npuep_dim_work(struct work_struct *work)
 	dim->state = DIM_START_MEASURE;
 }
 
+/*
+ * DIM's first profile again for a queue idle for NPUEP_DIM_IDLE_MS (the
+ * poll timer asks, NAPI does it: net_dim's state is NAPI's), measured
+ * afresh from the next completion.
+ */
+static void npuep_dim_idle_reset(struct npuep_qp *qp)
+{
+	if (!READ_ONCE(qp->port->adaptive_rx) || !qp->dim.profile_ix)
+		return;
+	qp->dim.profile_ix = 0;
+	qp->dim.tune_state = DIM_PARKING_ON_TOP;
+	qp->dim.steps_left = 0;
+	qp->dim.steps_right = 0;
+	qp->dim.state = DIM_APPLY_NEW_PROFILE;
+	schedule_work(&qp->dim.work);
+}
+
+/* Poll timer: 1 if @qp is adaptive, moved by DIM and idle long enough. */
+static bool npuep_dim_idle(struct npuep_qp *qp)
+{
+	u64 pkts = READ_ONCE(qp->stats.rx_packets);
+
+	if (!READ_ONCE(qp->port->adaptive_rx) || !READ_ONCE(qp->dim.profile_ix))
+		return false;
+	if (pkts != qp->dim_idle_pkts) {
+		qp->dim_idle_pkts = pkts;
+		qp->dim_idle_since = jiffies;
+		return false;
+	}
+	return time_after(jiffies, qp->dim_idle_since + msecs_to_jiffies(NPUEP_DIM_IDLE_MS));
+}
+
 static int npuep_napi_poll(struct napi_struct *napi, int budget)
 {
 	struct npuep_qp *qp = container_of(napi, struct npuep_qp, napi);
@@ -50,7 +82,10 @@ static int npuep_napi_poll(struct napi_struct *napi, int budget)
 		return budget;
 
 	if (napi_complete_done(napi, done)) {
-		if (READ_ONCE(port->adaptive_rx)) {
+		if (unlikely(READ_ONCE(qp->dim_reset))) {
+			WRITE_ONCE(qp->dim_reset, false);
+			npuep_dim_idle_reset(qp);
+		} else if (READ_ONCE(port->adaptive_rx)) {
 			struct dim_sample s;
 			unsigned int start;
 			u64 pkts, bytes;
@@ -116,10 +151,13 @@ static enum hrtimer_restart npuep_poll_timer_fn(struct hrtimer *timer)
 			continue;
 		for (q = 0; q < port->nq; q++) {
 			struct npuep_qp *qp = &port->qps[q];
+			bool idle = npuep_dim_idle(qp);
 
-			if (!npuep_qp_pending(qp))
+			if (!idle && !npuep_qp_pending(qp))
 				continue;
 			if (napi_schedule_prep(&qp->napi)) {
+				if (idle)
+					WRITE_ONCE(qp->dim_reset, true);
 				qp->sched_by_poll = true;
 				/* Only this timer writes it. */
 				WRITE_ONCE(qp->poll_runs, qp->poll_runs + 1);

@@ -244,11 +244,14 @@ static int npuep_flow_replay_locked(struct npuep_dev *ndev)
  * @ndev: the coprocessor
  *
  * Firmware recovery: NPU_CMD_FT_CONFIG (empties the tables and clears a
- * fault) with the current sizes, then every connection of the shadow table
- * is created again with its microflows, under a new revision, waited for on
- * the normal ring.
+ * fault) with the current sizes, waited for on the normal ring, then every
+ * connection of the shadow table is created again with its microflows,
+ * under a new revision, as every flow write goes (npuep_conn_write(): the
+ * ring flow_cmd_ring names, posted while flow_cmd_posted is true, so a
+ * device refusal of one is counted in fp_cmd_failed, not returned).
  *
- * Return: the number of connections re-sent, or a negative errno.
+ * Return: the number of connections sent again (the fw reporter's
+ * "replayed"), or a negative errno.
  */
 int npuep_flow_replay(struct npuep_dev *ndev)
 {

@@ -196,9 +196,12 @@ struct npuep_qp {
 	u32 tx_ntc;
 	u32 tx_ntu;
 
-	/* adaptive rx moderation */
+	/* adaptive rx moderation; the poll timer's idle check (its own fields) */
 	struct dim dim;
 	u16 dim_events;
+	bool dim_reset;			/* NAPI: back to DIM's first profile */
+	u64 dim_idle_pkts;		/* rx_packets at the last check */
+	unsigned long dim_idle_since;	/* jiffies: rx_packets unchanged since */
 
 	struct npuep_qp_stats stats;
 };

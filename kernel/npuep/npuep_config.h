@@ -24,5 +24,11 @@
 
 /* The safety-net poll's period (devlink param poll_interval_us). */
 #define NPUEP_POLL_INTERVAL_US	1000
+/*
+ * adaptive-rx: a queue that DIM moved and that received nothing for this
+ * long goes back to DIM's first profile (DIM decides only on completions,
+ * so without it an idle queue keeps its last, e.g. 256 us / 256 frames).
+ */
+#define NPUEP_DIM_IDLE_MS	1000
 
 #endif /* _NPUEP_CONFIG_H */

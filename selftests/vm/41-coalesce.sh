@@ -5,12 +5,13 @@
 # share its vector) at rx-frames 1 and at rx-frames 32, the interrupts per
 # received frame as the driver and the model count them; the model holds
 # what -C set; adaptive-rx (DIM) moves the model's moderation under the
-# stream and the static values come back when it is turned off; every
+# stream, back to its first profile when idle, and the static values come
+# back when it is turned off; every
 # configuration ethtool -c reports can be written back unchanged; a refused
 # -C says why (extack), so does a refused -L.
 # timeout: 300
 . "$(dirname "$0")/lib.sh"
-ktap_plan 10
+ktap_plan 11
 DBG=/sys/kernel/debug/npusim/0
 
 npu_load && npu_new 0 8 2 || { ktap_fail "setup"; ktap_finish; }
@@ -24,16 +25,24 @@ model() { awk -v k="$2" '$1 == k { print $2 }' $DBG/p3/q$1; }
 # stream: 3 s of UDP pc -> far at ~1,000 frames/s; sets FR (frames port 3
 # took), IRQ (interrupts on its vectors), HWIRQ (the model's raises),
 # DBF/PLF (frames taken by doorbell / by poll passes).
+# sums FILE: "frames irqs raises doorbell-frames poll-frames" of one
+# ethtool -S snapshot (one read: no frame lands between the counters).
+sums() {
+	awk '{ k = $1; sub(":$", "", k) }
+		k ~ /^rx_q[0-9]+_packets$/ { f += $2 } k ~ /^rx_q[0-9]+_doorbell_irqs$/ { i += $2 }
+		k ~ /^hw_rx_q[0-9]+_irqs$/ { h += $2 } k ~ /doorbell_frames$/ { d += $2 }
+		k ~ /poll_frames$/ { p += $2 }
+		END { print f + 0, i + 0, h + 0, d + 0, p + 0 }' "$1"
+}
 stream() {
-	local f0 i0 h0 d0 p0
-	f0=$(eth_sum "$P3" '^rx_q[0-9]+_packets$'); i0=$(eth_sum "$P3" '^rx_q[0-9]+_doorbell_irqs$')
-	h0=$(eth_sum "$P3" '^hw_rx_q[0-9]+_irqs$'); d0=$(eth_sum "$P3" 'doorbell_frames$')
-	p0=$(eth_sum "$P3" 'poll_frames$')
+	local f0 i0 h0 d0 p0 f1 i1 h1 d1 p1
+	ethtool -S "$P3" > /tmp/coal-s0
 	ip netns exec pc iperf3 -u -c $FAR4 -b 8M -l 1000 -t 3 >/dev/null 2>&1
-	FR=$(( $(eth_sum "$P3" '^rx_q[0-9]+_packets$') - f0 ))
-	IRQ=$(( $(eth_sum "$P3" '^rx_q[0-9]+_doorbell_irqs$') - i0 ))
-	HWIRQ=$(( $(eth_sum "$P3" '^hw_rx_q[0-9]+_irqs$') - h0 ))
-	DBF=$(( $(eth_sum "$P3" 'doorbell_frames$') - d0 )); PLF=$(( $(eth_sum "$P3" 'poll_frames$') - p0 ))
+	sleep 0.2	# the last frames through the poll
+	ethtool -S "$P3" > /tmp/coal-s1
+	read -r f0 i0 h0 d0 p0 <<< "$(sums /tmp/coal-s0)"
+	read -r f1 i1 h1 d1 p1 <<< "$(sums /tmp/coal-s1)"
+	FR=$((f1 - f0)) IRQ=$((i1 - i0)) HWIRQ=$((h1 - h0)) DBF=$((d1 - d0)) PLF=$((p1 - p0))
 }
 
 # ---- rx-frames 1 vs 32, the same stream -------------------------------------
@@ -59,7 +68,8 @@ ktap_result $([ "$IRQ" = "$HWIRQ" ]; echo $?) \
 
 # ---- adaptive-rx: DIM moves the model's moderation ---------------------------
 ethtool -C "$P3" rx-frames 1 rx-usecs 0 adaptive-rx on
-ip netns exec pc iperf3 -u -c $FAR4 -b 8M -l 1000 -t 4 >/dev/null 2>&1 &
+pre0=$(model 0 coal_frames)/$(model 0 coal_usecs) pre1=$(model 1 coal_frames)/$(model 1 coal_usecs)
+ip netns exec pc iperf3 -u -c $FAR4 -b 40M -l 1000 -t 4 >/dev/null 2>&1 &
 ipid=$!
 seen=""
 for i in $(seq 8); do
@@ -67,9 +77,38 @@ for i in $(seq 8); do
 	seen+="$(model 0 coal_frames)/$(model 0 coal_usecs),$(model 1 coal_frames)/$(model 1 coal_usecs) "
 done
 wait $ipid
-diag "adaptive-rx on under the stream, the model's q0,q1 every 0.5 s: $seen"
-ktap_result $(echo "$seen" | tr ' ,' '\n\n' | grep -qv '^1/0$\|^$'; echo $?) \
+diag "adaptive-rx on under the stream, the model's q0,q1 every 0.5 s (before: $pre0,$pre1): $seen"
+ktap_result $(echo "$seen" | tr ' ' '\n' | grep -v '^$' | grep -qvx "$pre0,$pre1"; echo $?) \
 	"adaptive-rx on: DIM changed the model's moderation under the stream"
+# Idle: a queue DIM moved goes back to DIM's first profile (net_dim's
+# RX EQE profile 0: 256 frames, 1 us) within the driver's idle time (1 s)
+# and a poll, with no frame to decide on.
+# The queues DIM left elsewhere than where they started and than its first
+# profile when the stream ended: those must come back.
+away=""
+for q in 0 1; do
+	m=$(model $q coal_frames)/$(model $q coal_usecs)
+	pre=$([ $q = 0 ] && echo "$pre0" || echo "$pre1")
+	[ "$m" != "$pre" ] && [ "$m" != 256/1 ] && away+="$q "
+done
+back=""
+for i in $(seq 30); do
+	[ -z "$away" ] && break
+	sleep 0.1
+	back=""
+	for q in $away; do
+		m=$(model $q coal_frames)/$(model $q coal_usecs)
+		[ "$m" = 256/1 ] || back+="q$q:$m "
+	done
+	[ -z "$back" ] && break
+done
+diag "idle after the stream: left elsewhere: ${away:-none}; $(model 0 coal_frames)/$(model 0 coal_usecs),$(model 1 coal_frames)/$(model 1 coal_usecs) after $((i * 100)) ms"
+if [ -z "$away" ]; then
+	ktap_skip "adaptive-rx on, idle: nothing to bring back (DIM ended the stream on its first profile)"
+else
+	ktap_result $([ -z "$back" ]; echo $?) \
+		"adaptive-rx on, idle: the queues DIM left moved ($away) are back at its first profile (256/1)${back:+, not: $back}"
+fi
 ethtool -C "$P3" adaptive-rx off
 ktap_result $([ "$(model 0 coal_frames)/$(model 0 coal_usecs)" = 1/0 ] &&
 	[ "$(model 1 coal_frames)/$(model 1 coal_usecs)" = 1/0 ] &&
