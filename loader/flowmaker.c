@@ -301,86 +301,112 @@ static int is_giveback_reason(unsigned int reason)
 	return reason == NPUFLOW_R_FLOW_MISS || reason == NPUFLOW_R_NOT_ACTIVE;
 }
 
+/* The candidate's counts into @e, then to a lookup: FM_A_LOOKUP. */
+static enum fm_action cand_lookup(struct fm *fm, struct fm_entry *e, uint64_t frames,
+				  uint64_t bytes, uint64_t now)
+{
+	e->rec.cand_frames = frames;
+	e->rec.cand_bytes = bytes;
+	set_state(e, NPUFLOW_CS_LOOKUP, now);
+	fm->stat[NPUFLOW_FM_LOOKUPS]++;
+	return FM_A_LOOKUP;
+}
+
+/* A key no entry has: a new pending entry, watched or looked up. */
+static enum fm_action cand_new(struct fm *fm, const struct npuflow_key *k, uint64_t frames,
+			       uint64_t bytes, uint64_t now, uint32_t *id)
+{
+	struct fm_entry *e = alloc_entry(fm, id);
+
+	if (!e) {
+		fm->stat[NPUFLOW_FM_CORE_FULL]++;
+		return FM_A_NONE;
+	}
+	e->rec.key[0] = *k;
+	e->nkeys = 1;
+	e->rec.state = NPUFLOW_CS_PENDING;
+	idx_insert(fm, *id, 0, NULL);
+	if (over_threshold(&fm->cfg, frames, bytes))
+		return cand_lookup(fm, e, frames, bytes, now);
+	e->rec.cand_frames = frames;
+	e->rec.cand_bytes = bytes;
+	set_state(e, NPUFLOW_CS_PENDING, now);
+	e->rec.until_ns = now + fm->cfg.watch_ns;
+	return FM_A_WATCH;
+}
+
+/* A made connection given back under a new identity: taken out and held,
+ * the wait doubling while give-backs come closer than hold_quiet_ns. */
+static enum fm_action cand_hold(struct fm *fm, struct fm_entry *e, uint64_t now)
+{
+	uint64_t wait;
+
+	if (!e->rec.last_giveback_ns || !e->rec.wait_ns ||
+	    now - e->rec.last_giveback_ns >= fm->cfg.hold_quiet_ns)
+		wait = fm->cfg.hold_min_ns;
+	else
+		wait = e->rec.wait_ns >= fm->cfg.hold_max_ns / 2 ?
+		       fm->cfg.hold_max_ns : e->rec.wait_ns * 2;
+	e->rec.wait_ns = wait;
+	e->rec.last_giveback_ns = now;
+	e->rec.until_ns = now + wait;
+	e->rec.givebacks++;
+	e->rec.holds++;
+	e->rec.flags &= ~(NPUFLOW_CONN_F_SEEN | NPUFLOW_CONN_F_HW0 | NPUFLOW_CONN_F_HW1);
+	set_state(e, NPUFLOW_CS_HELD, now);
+	fm->stat[NPUFLOW_FM_GIVEBACKS]++;
+	fm->stat[NPUFLOW_FM_HELD]++;
+	return FM_A_HOLD;
+}
+
+/* A crossing of a made connection's key. */
+static enum fm_action cand_made(struct fm *fm, struct fm_entry *e, unsigned int reason,
+				uint64_t seen_ns, uint64_t now)
+{
+	/*
+	 * Measured from when the rules landed (hw_ns, the executor's), not
+	 * when the make began: a write can take long (the first one loads
+	 * tc's flower and action modules), and the other direction crossing
+	 * meanwhile is no new identity.
+	 */
+	uint64_t landed = e->rec.hw_ns > e->rec.made_ns ? e->rec.hw_ns : e->rec.made_ns;
+
+	if (seen_ns && seen_ns <= landed) {
+		fm->stat[NPUFLOW_FM_STALE]++;
+		return FM_A_NONE;
+	}
+	if (!is_giveback_reason(reason)) {
+		fm->stat[NPUFLOW_FM_PUNTED_MADE]++;
+		return FM_A_NONE;
+	}
+	if (!e->rec.packets[0] && !e->rec.packets[1] && now - landed < FM_SETTLE_NS) {
+		/* punted before the write, processed after: re-arm */
+		fm->stat[NPUFLOW_FM_STALE]++;
+		return FM_A_REARM;
+	}
+	return cand_hold(fm, e, now);
+}
+
 enum fm_action fm_candidate(struct fm *fm, const struct npuflow_key *k, uint64_t frames,
 			    uint64_t bytes, unsigned int reason, uint64_t seen_ns,
 			    uint64_t now, uint32_t *id)
 {
 	struct fm_entry *e = fm_find(fm, k);
-	uint64_t wait, landed;
-	uint32_t i;
 
 	fm->stat[NPUFLOW_FM_EVENTS]++;
-	if (!e) {
-		e = alloc_entry(fm, &i);
-		if (!e) {
-			fm->stat[NPUFLOW_FM_CORE_FULL]++;
-			return FM_A_NONE;
-		}
-		*id = i;
-		e->rec.key[0] = *k;
-		e->nkeys = 1;
-		e->rec.state = NPUFLOW_CS_PENDING;
-		idx_insert(fm, i, 0, NULL);
-		e->rec.cand_frames = frames;
-		e->rec.cand_bytes = bytes;
-		if (!over_threshold(&fm->cfg, frames, bytes)) {
-			set_state(e, NPUFLOW_CS_PENDING, now);
-			e->rec.until_ns = now + fm->cfg.watch_ns;
-			return FM_A_WATCH;
-		}
-		set_state(e, NPUFLOW_CS_LOOKUP, now);
-		fm->stat[NPUFLOW_FM_LOOKUPS]++;
-		return FM_A_LOOKUP;
-	}
+	if (!e)
+		return cand_new(fm, k, frames, bytes, now, id);
 	*id = e - fm->e;
 	switch (e->rec.state) {
 	case NPUFLOW_CS_PENDING:
-		e->rec.cand_frames = frames;
-		e->rec.cand_bytes = bytes;
-		if (!over_threshold(&fm->cfg, frames, bytes))
+		if (!over_threshold(&fm->cfg, frames, bytes)) {
+			e->rec.cand_frames = frames;
+			e->rec.cand_bytes = bytes;
 			return FM_A_WATCH;
-		set_state(e, NPUFLOW_CS_LOOKUP, now);
-		fm->stat[NPUFLOW_FM_LOOKUPS]++;
-		return FM_A_LOOKUP;
+		}
+		return cand_lookup(fm, e, frames, bytes, now);
 	case NPUFLOW_CS_MADE:
-		/*
-		 * Measured from when the rules landed (hw_ns, the executor's),
-		 * not when the make began: a write can take long (npuflowd's
-		 * first loads tc's flower and action modules, 1.6 s in the
-		 * VM), and the other direction crossing meanwhile is no new
-		 * identity (64 held its stream for it).
-		 */
-		landed = e->rec.hw_ns > e->rec.made_ns ? e->rec.hw_ns : e->rec.made_ns;
-		if (seen_ns && seen_ns <= landed) {
-			fm->stat[NPUFLOW_FM_STALE]++;
-			return FM_A_NONE;
-		}
-		if (!is_giveback_reason(reason)) {
-			fm->stat[NPUFLOW_FM_PUNTED_MADE]++;
-			return FM_A_NONE;
-		}
-		if (!e->rec.packets[0] && !e->rec.packets[1] && now - landed < FM_SETTLE_NS) {
-			/* punted before the write, processed after: re-arm */
-			fm->stat[NPUFLOW_FM_STALE]++;
-			return FM_A_REARM;
-		}
-		/* given back under a new identity: take out and hold */
-		if (!e->rec.last_giveback_ns || !e->rec.wait_ns ||
-		    now - e->rec.last_giveback_ns >= fm->cfg.hold_quiet_ns)
-			wait = fm->cfg.hold_min_ns;
-		else
-			wait = e->rec.wait_ns >= fm->cfg.hold_max_ns / 2 ?
-			       fm->cfg.hold_max_ns : e->rec.wait_ns * 2;
-		e->rec.wait_ns = wait;
-		e->rec.last_giveback_ns = now;
-		e->rec.until_ns = now + wait;
-		e->rec.givebacks++;
-		e->rec.holds++;
-		e->rec.flags &= ~(NPUFLOW_CONN_F_SEEN | NPUFLOW_CONN_F_HW0 | NPUFLOW_CONN_F_HW1);
-		set_state(e, NPUFLOW_CS_HELD, now);
-		fm->stat[NPUFLOW_FM_GIVEBACKS]++;
-		fm->stat[NPUFLOW_FM_HELD]++;
-		return FM_A_HOLD;
+		return cand_made(fm, e, reason, seen_ns, now);
 	case NPUFLOW_CS_HELD:
 		if (now < e->rec.until_ns) {
 			e->rec.flags |= NPUFLOW_CONN_F_SEEN;
@@ -388,21 +414,13 @@ enum fm_action fm_candidate(struct fm *fm, const struct npuflow_key *k, uint64_t
 			fm->stat[NPUFLOW_FM_HELD_EVENTS]++;
 			return FM_A_NONE;
 		}
-		__attribute__((fallthrough));	/* the wait is over */
+		return cand_lookup(fm, e, frames, bytes, now);	/* the wait is over */
 	case NPUFLOW_CS_WAITING:
-		e->rec.cand_frames = frames;
-		e->rec.cand_bytes = bytes;
-		set_state(e, NPUFLOW_CS_LOOKUP, now);
-		fm->stat[NPUFLOW_FM_LOOKUPS]++;
-		return FM_A_LOOKUP;
+		return cand_lookup(fm, e, frames, bytes, now);
 	case NPUFLOW_CS_REFUSED:
 		if (now < e->rec.until_ns)
 			return FM_A_NONE;
-		e->rec.cand_frames = frames;
-		e->rec.cand_bytes = bytes;
-		set_state(e, NPUFLOW_CS_LOOKUP, now);
-		fm->stat[NPUFLOW_FM_LOOKUPS]++;
-		return FM_A_LOOKUP;
+		return cand_lookup(fm, e, frames, bytes, now);
 	default:	/* LOOKUP in progress, RELEASED */
 		return FM_A_NONE;
 	}
