@@ -84,27 +84,8 @@ rm -rf "$PIN"
 
 # --- topology -------------------------------------------------------------------
 set -e
-ip netns add $A; ip netns add $B; ip netns add $R
-for ns in $A $B $R; do
-	ip netns exec $ns sysctl -qw net.ipv6.conf.all.accept_dad=0 net.ipv6.conf.default.accept_dad=0
-	ip -n $ns link set lo up
-done
-ip link add ra netns $R type veth peer name a0 netns $A
-ip link add rb netns $R type veth peer name b0 netns $B
-ip -n $A addr add 10.212.1.2/24 dev a0
-ip -n $A addr add fd00:212:1::2/64 dev a0 nodad
-ip -n $B addr add 10.212.2.2/24 dev b0
-ip -n $B addr add fd00:212:2::2/64 dev b0 nodad
-ip -n $R addr add 10.212.1.1/24 dev ra
-ip -n $R addr add fd00:212:1::1/64 dev ra nodad
-ip -n $R addr add 10.212.2.1/24 dev rb
-ip -n $R addr add fd00:212:2::1/64 dev rb nodad
-for l in "$A a0" "$B b0" "$R ra" "$R rb"; do set -- $l; ip -n $1 link set $2 up; done
-ip -n $A route add default via 10.212.1.1
-ip -n $A -6 route add default via fd00:212:1::1
-ip -n $B route add default via 10.212.2.1
-ip -n $B -6 route add default via fd00:212:2::1
-$NR sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1
+. "$(dirname "$0")/../lib/veth-topo.sh"
+veth_topo 212
 $NR nft -f - <<'EOF'
 table inet fw {
 	counter ct_invalid { }

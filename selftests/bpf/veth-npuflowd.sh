@@ -82,28 +82,8 @@ for ns in $A $B $R; do ip netns del $ns 2>/dev/null; done
 
 # --- topology ---------------------------------------------------------------
 set -e
-ip netns add $A; ip netns add $B; ip netns add $R
-for ns in $A $B $R; do
-	# before the links exist, so their link-local addresses skip DAD too
-	ip netns exec $ns sysctl -qw net.ipv6.conf.all.accept_dad=0 net.ipv6.conf.default.accept_dad=0
-	ip -n $ns link set lo up
-done
-ip link add ra netns $R type veth peer name a0 netns $A
-ip link add rb netns $R type veth peer name b0 netns $B
-ip -n $A addr add 10.211.1.2/24 dev a0
-ip -n $A addr add fd00:211:1::2/64 dev a0 nodad
-ip -n $B addr add 10.211.2.2/24 dev b0
-ip -n $B addr add fd00:211:2::2/64 dev b0 nodad
-ip -n $R addr add 10.211.1.1/24 dev ra
-ip -n $R addr add fd00:211:1::1/64 dev ra nodad
-ip -n $R addr add 10.211.2.1/24 dev rb
-ip -n $R addr add fd00:211:2::1/64 dev rb nodad
-for l in "$A a0" "$B b0" "$R ra" "$R rb"; do set -- $l; ip -n $1 link set $2 up; done
-ip -n $A route add default via 10.211.1.1
-ip -n $A -6 route add default via fd00:211:1::1
-ip -n $B route add default via 10.211.2.1
-ip -n $B -6 route add default via fd00:211:2::1
-ip netns exec $R sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1
+. "$SRC/selftests/lib/veth-topo.sh"
+veth_topo 211
 set +e
 # neighbours resolved before the daemon starts: no ARP/ND in the counts below
 for i in 1 2 3 4 5; do
