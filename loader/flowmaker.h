@@ -32,6 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "../bpf/npuflow.h"
+#include "npuflow_names.h"
 
 /* Defaults, see npuflowd --help (and the reasons there). */
 #define FM_HOLD_MIN_NS_DEFAULT		(1000ull * 1000000)	/* seed 002: 1 s, measure */
@@ -254,8 +255,5 @@ void fm_rescan_free(struct fm_rescan *r);
 void fm_count_states(const struct fm *fm, __u64 *out);
 
 const char *fm_action_name(enum fm_action a);
-const char *fm_state_name(unsigned int s);
-const char *fm_reason_name(unsigned int r);
-const char *fm_stat_name(unsigned int s);
 
 #endif

@@ -13,7 +13,7 @@
 #include <cmocka.h>
 #include <regex.h>
 #include "../../loader/npuflow_fmt.c"
-#include "../../loader/flowmaker.c"
+#include "../../loader/npuflow_names.c"
 #include "../../tools/npuctl/records.c"
 #include "../../tools/npuctl/json.c"
 #include "../../tools/npuctl/promtext.c"
