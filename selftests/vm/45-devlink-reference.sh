@@ -245,6 +245,8 @@ elif [ $((r3 - r2)) -lt 50 ]; then
 else
 	ktap_fail "traffic resumes in hardware after recovery ($((r3 - r2)) frames went through the host)"
 fi
+# the stream's part is done: the region below reads the snapshot taken with it
+kill $ipid 2>/dev/null
 check "fw dump taken at the fault shows it" bash -c "devlink -j health dump show $DL reporter fw | jq -e '.. | objects | select(.fw_status?) | .fw_status == \"fault\"'"
 check "fw diagnose after recovery: ok" bash -c "devlink -j health diagnose $DL reporter fw | jq -e '.. | objects | select(.fw_status?) | .fw_status == \"ok\"'"
 

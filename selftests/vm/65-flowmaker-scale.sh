@@ -31,7 +31,7 @@ fm_firewall || { ktap_fail "firewall (nft) loaded"; ktap_finish; }
 # Short UDP timeouts, read by npuflowd at start for its refreshes; no
 # mid-stream pick-up of flushed TCP connections.
 sysctl -qw net.netfilter.nf_conntrack_udp_timeout=5 \
-	net.netfilter.nf_conntrack_udp_timeout_stream=10 \
+	net.netfilter.nf_conntrack_udp_timeout_stream=6 \
 	net.netfilter.nf_conntrack_tcp_loose=0
 # Under TCG a thousand streams retransmit: give-back is 63's subject.
 echo 0 > /sys/kernel/debug/npusim/0/fp_retrans_max
@@ -51,17 +51,17 @@ ktap_result $(fm_wait_jq 40 '[.[] | select(.proto == 17 and .dirs[0].dport == 52
 U=$(fm_flows | jq -c '[.[] | select(.proto == 17 and .dirs[0].dport == 5202)][0]')
 UID_=$(echo "$U" | jq -r .id); p0=$(echo "$U" | jq -r '.dirs[0].packets')
 h0=$(( $(link_stat "$P3" rx_packets) + $(link_stat "$P8" rx_packets) ))
-sleep 25	# 2.5 x the UDP stream timeout, the frames all in hardware
+sleep 15	# 2.5 x the UDP stream timeout, the frames all in hardware
 U=$(fm_flows | jq -c "[.[] | select(.id == $UID_)][0]")
 p1=$(echo "$U" | jq -r '.dirs[0].packets // 0')
 h=$(( $(link_stat "$P3" rx_packets) + $(link_stat "$P8" rx_packets) - h0 ))
 ct=$(conntrack -L -p udp --dport 5202 2>/dev/null | grep -c .)
-diag "25 s later: $(echo "$U" | jq -c '{state, packets: [.dirs[].packets]}'); conntrack entries $ct; host frames $h"
+diag "15 s later: $(echo "$U" | jq -c '{state, packets: [.dirs[].packets]}'); conntrack entries $ct; host frames $h"
 ktap_result $([ "$(echo "$U" | jq -r .state)" = made ] && [ "$ct" = 1 ] &&
 	[ $((p1 - p0)) -gt 500 ] && [ $((h * 100)) -lt $((p1 - p0)) ]; echo $?) \
 	"in hardware for 2.5 x the UDP timeout, its conntrack entry kept alive"
-wait $UP 2>/dev/null; UP=
-# idle: conntrack expires it (10 s), the DESTROY takes it out of hardware.
+kill $UP 2>/dev/null; wait $UP 2>/dev/null; UP=
+# idle: conntrack expires it (6 s), the DESTROY takes it out of hardware.
 # conntrack sends an expired entry's DESTROY when its gc worker reaches it,
 # up to GC_SCAN_INTERVAL_MAX (60 s, nf_conntrack_core.c) later: 40 s was
 # too short once (left at 40 s: the rules, the driver's connection; gone
