@@ -124,9 +124,10 @@ endif
 install: install-tools install-man install-unit install-dkms \
 	$(if $(filter built,$(MODULES)),install-modules)
 
-# depmod runs when DESTDIR is empty
+# depmod runs when DESTDIR is empty.  kbuild runs in the kernel's tree:
+# a relative DESTDIR is made absolute here, or the modules would land there.
 install-modules: modules
-	$(KMAKE) modules_install $(if $(DESTDIR),INSTALL_MOD_PATH=$(DESTDIR))
+	$(KMAKE) modules_install $(if $(DESTDIR),INSTALL_MOD_PATH=$(abspath $(DESTDIR)))
 
 # What the build compiled and included, from its records (dist/dkms-source),
 # and dkms.conf
