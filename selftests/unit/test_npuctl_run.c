@@ -784,6 +784,23 @@ static void text_and_usage(void **state)
 	r = npuctl(env.pins, "flows", "--prometheus", NULL);
 	exited(&r, 2);
 	run_free(&r);
+	/* bad usage: what is wrong and where the help is, in two lines */
+	r = npuctl(env.pins, "bogus", NULL);
+	exited(&r, 2);
+	assert_string_equal(r.out, "");
+	assert_string_equal(r.err, "npuctl: unknown command 'bogus'\n"
+			    "Try 'npuctl --help' for more information.\n");
+	run_free(&r);
+	r = npuctl(env.pins, "flows", "--bogus", NULL);
+	exited(&r, 2);
+	assert_null(strstr(r.err, "Usage:"));
+	assert_non_null(strstr(r.err, "Try 'npuctl --help'"));
+	run_free(&r);
+	/* a global option after the command: says where it goes */
+	r = npuctl(env.pins, "release", "--all", "--ctl-socket=/tmp/x.sock", NULL);
+	exited(&r, 2);
+	assert_non_null(strstr(r.err, "--ctl-socket goes before the command"));
+	run_free(&r);
 	r = npuctl(env.pins, "--help", NULL);
 	exited(&r, 0);
 	assert_true(!strncmp(r.out, "Usage: npuctl [OPTION]... COMMAND", 33));

@@ -31,6 +31,10 @@ int npuctl_ctl_request(const char *ctl_socket, const char *req, FILE *out)
 		return 1;
 	}
 	rep[n] = '\0';
+	if (!strncmp(rep, "error: ", 7)) {	/* npuflowd refused: said as npuctl says errors */
+		fprintf(stderr, "npuctl: %s", rep + 7);
+		return 1;
+	}
 	fputs(rep, out);
 	return strncmp(rep, "error", 5) ? 0 : 1;
 }

@@ -89,12 +89,36 @@ static void usage(FILE *f)
 "  ran here (nothing pinned, or no BPF file system).\n", f);
 }
 
-/* An option or argument @cmd does not take: say which, then the usage. */
+/* After a usage error's own line: where the help is.  Exit status 2. */
+static int try_help(void)
+{
+	fputs("Try 'npuctl --help' for more information.\n", stderr);
+	return 2;
+}
+
+/* 1 if @arg is a global option (they go before the command), said so. */
+static int misplaced_global(const char *cmd, const char *arg)
+{
+	static const char *const g[] = { "--pin-dir", "--ctl-socket", "--lock-file" };
+	size_t i, n;
+
+	for (i = 0; i < sizeof(g) / sizeof(g[0]); i++) {
+		n = strlen(g[i]);
+		if (!strncmp(arg, g[i], n) && (!arg[n] || arg[n] == '=')) {
+			fprintf(stderr, "npuctl: %s goes before the command (npuctl %s=... %s)\n",
+				g[i], g[i], cmd);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* An option or argument @cmd does not take: say which, and where the help is. */
 static int bad_arg(const char *cmd, const char *arg)
 {
-	fprintf(stderr, "npuctl: %s: unknown option or argument '%s'\n", cmd, arg);
-	usage(stderr);
-	return 2;
+	if (!misplaced_global(cmd, arg))
+		fprintf(stderr, "npuctl: %s: unknown option or argument '%s'\n", cmd, arg);
+	return try_help();
 }
 
 enum out { OUT_TEXT, OUT_JSON, OUT_PROM };
@@ -319,10 +343,11 @@ static int cmd_release(int argc, char **argv)
 	char req[64];
 	char *end;
 
+	if (argc > 2)
+		return bad_arg("release", argv[2]);
 	if (argc != 2) {
 		fprintf(stderr, "npuctl: release: one connection id, or --all\n");
-		usage(stderr);
-		return 2;
+		return try_help();
 	}
 	if (!strcmp(argv[1], "--all") || !strcmp(argv[1], "all"))
 		return npuctl_ctl_request(ctl_socket, "release all", stdout);
@@ -358,8 +383,7 @@ static int run(int argc, char **argv)
 		return 0;
 	}
 	fprintf(stderr, "npuctl: unknown command '%s'\n", argv[0]);
-	usage(stderr);
-	return 2;
+	return try_help();
 }
 
 /*
@@ -406,12 +430,11 @@ static int global_opts(int argc, char **argv)
 			return 0;
 		}
 		fprintf(stderr, "npuctl: unknown option '%s'\n", argv[i]);
-		usage(stderr);
-		return -2;
+		return -try_help();
 	}
 	if (i >= argc) {
-		usage(stderr);
-		return -2;
+		fputs("npuctl: no command\n", stderr);
+		return -try_help();
 	}
 	return i;
 }
