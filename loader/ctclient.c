@@ -288,20 +288,28 @@ int ctc_set_timeout(struct ctc *c, const struct npuflow_key *orig, uint32_t zone
 	return update(c, ct);
 }
 
+/* The update that sets both directions' BE_LIBERAL flag of @orig's entry. */
+static struct nf_conntrack *be_liberal_ct(const struct npuflow_key *orig, uint32_t zone)
+{
+	struct nf_conntrack *ct = to_ct(orig, 0, zone);
+
+	if (!ct)
+		return NULL;
+	nfct_set_attr_u8(ct, ATTR_TCP_FLAGS_ORIG, IP_CT_TCP_FLAG_BE_LIBERAL);
+	nfct_set_attr_u8(ct, ATTR_TCP_MASK_ORIG, IP_CT_TCP_FLAG_BE_LIBERAL);
+	nfct_set_attr_u8(ct, ATTR_TCP_FLAGS_REPL, IP_CT_TCP_FLAG_BE_LIBERAL);
+	nfct_set_attr_u8(ct, ATTR_TCP_MASK_REPL, IP_CT_TCP_FLAG_BE_LIBERAL);
+	return ct;
+}
+
 int ctc_be_liberal(struct ctc *c, const struct npuflow_key *orig, uint32_t zone)
 {
 	struct nf_conntrack *ct;
 
 	if (orig->proto != IPPROTO_TCP)
 		return 0;
-	ct = to_ct(orig, 0, zone);
-	if (!ct)
-		return -ENOMEM;
-	nfct_set_attr_u8(ct, ATTR_TCP_FLAGS_ORIG, IP_CT_TCP_FLAG_BE_LIBERAL);
-	nfct_set_attr_u8(ct, ATTR_TCP_MASK_ORIG, IP_CT_TCP_FLAG_BE_LIBERAL);
-	nfct_set_attr_u8(ct, ATTR_TCP_FLAGS_REPL, IP_CT_TCP_FLAG_BE_LIBERAL);
-	nfct_set_attr_u8(ct, ATTR_TCP_MASK_REPL, IP_CT_TCP_FLAG_BE_LIBERAL);
-	return update(c, ct);
+	ct = be_liberal_ct(orig, zone);
+	return ct ? update(c, ct) : -ENOMEM;
 }
 
 size_t ctc_build_be_liberal(void *buf, size_t len, const struct npuflow_key *orig,
@@ -316,13 +324,9 @@ size_t ctc_build_be_liberal(void *buf, size_t len, const struct npuflow_key *ori
 	 * and flags is well under this; it does not take a length */
 	if (orig->proto != IPPROTO_TCP || len < 512)
 		return 0;
-	ct = to_ct(orig, 0, zone);
+	ct = be_liberal_ct(orig, zone);
 	if (!ct)
 		return 0;
-	nfct_set_attr_u8(ct, ATTR_TCP_FLAGS_ORIG, IP_CT_TCP_FLAG_BE_LIBERAL);
-	nfct_set_attr_u8(ct, ATTR_TCP_MASK_ORIG, IP_CT_TCP_FLAG_BE_LIBERAL);
-	nfct_set_attr_u8(ct, ATTR_TCP_FLAGS_REPL, IP_CT_TCP_FLAG_BE_LIBERAL);
-	nfct_set_attr_u8(ct, ATTR_TCP_MASK_REPL, IP_CT_TCP_FLAG_BE_LIBERAL);
 	nlh = mnl_nlmsg_put_header(buf);
 	/* as nfct_query(NFCT_Q_UPDATE): IPCTNL_MSG_CT_NEW without NLM_F_CREATE */
 	nlh->nlmsg_type = (NFNL_SUBSYS_CTNETLINK << 8) | IPCTNL_MSG_CT_NEW;
