@@ -159,6 +159,7 @@ clean:
 	-$(MAKE) -C selftests/unit clean
 	-$(MAKE) -C selftests/fuzz clean
 	-$(MAKE) -C bpf clean
+	-$(MAKE) -C lib clean
 	-$(MAKE) -C loader clean
 	-$(MAKE) -C tools/loadgen clean
 	-$(MAKE) -C selftests/bpf clean

@@ -103,7 +103,7 @@ struct npuflow_cand {
  * current as without the cache (tick resolution), and the frames and bytes
  * of candidates and counters lag by what the entries hold: readers add
  * them (npuflow_cache_fold() and npuflow_cache_count(),
- * loader/npuflow_cache.c; npuctl and npuflowd do; a raw `bpftool map dump`
+ * lib/npuflow_cache.c; npuctl and npuflowd do; a raw `bpftool map dump`
  * does not).  A counters slot's ifindex is the last one written there.  Whoever deletes
  * candidates from userspace bumps npuflow_cache_gen (classifier .bss) so no
  * CPU keeps counting for a deleted candidate; a deletion it does not hear
@@ -178,7 +178,7 @@ struct npuflow_counters {
 /*
  * Add the frames candidate-cache entry @e holds to @c, its port's counters
  * (slot e->meta.port): the classifier when it writes the entry back, and
- * readers that sum the counters map and the cache (loader/npuflow_cache.c).
+ * readers that sum the counters map and the cache (lib/npuflow_cache.c).
  */
 static inline void npuflow_cache_to_counters(struct npuflow_counters *c,
 					     const struct npuflow_cache *e)

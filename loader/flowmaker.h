@@ -32,7 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "../bpf/npuflow.h"
-#include "npuflow_names.h"
+#include "../lib/npuflow_names.h"
 
 /* Defaults, see npuflowd --help (and the reasons there). */
 #define FM_HOLD_MIN_NS_DEFAULT		(1000ull * 1000000)	/* seed 002: 1 s, measure */

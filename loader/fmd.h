@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include "ctclient.h"
 #include "flowmaker.h"
-#include "npuflow_cache.h"
+#include "../lib/npuflow_cache.h"
 #include "nlsock.h"
 #include "rtcache.h"
 #include "xfrmdb.h"

@@ -22,7 +22,7 @@
 #include <bpf/libbpf.h>
 #include <xdp/libxdp.h>
 #include "classify.skel.h"
-#include "npuflow_fmt.h"
+#include "../lib/npuflow_fmt.h"
 #include "npuflowd.h"
 #include "fmd.h"
 

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "../lib/npuflow_defaults.h"
 
 #define NPUFLOWD_MAX_PORTS	64
 #define NPUFLOWD_IFNAMSIZ	16
@@ -18,15 +19,8 @@
 #define NPUFLOWD_CAND_MAX	(16u << 20)
 #define NPUFLOWD_RB_MIN		4096
 #define NPUFLOWD_RB_MAX		(256u << 20)
-#define NPUFLOWD_LOCK_DEFAULT	"/run/npuflowd.lock"
-#define NPUFLOWD_CTL_DEFAULT	"/run/npuflowd.sock"
 #define NPUFLOWD_CT_RCVBUF_DEFAULT	(8u << 20)
 #define NPUFLOWD_KEEPALIVE_NS_DEFAULT	(1000ull * 1000000)
-
-/* The release --version names: the top directory's VERSION, from the build. */
-#ifndef NPUFLOW_VERSION
-#define NPUFLOW_VERSION		"unknown"
-#endif
 
 enum npuflowd_mode { NPUFLOWD_MODE_NATIVE, NPUFLOWD_MODE_SKB };
 enum npuflowd_log { NPUFLOWD_LOG_ERR, NPUFLOWD_LOG_WARN, NPUFLOWD_LOG_INFO, NPUFLOWD_LOG_DEBUG };

@@ -24,8 +24,8 @@
 #include <bpf/libbpf.h>
 #include "classify.skel.h"
 #include "../../bpf/npuflow.h"
-#include "../../loader/npuflow_fmt.h"
-#include "../../loader/npuflow_cache.h"
+#include "../../lib/npuflow_fmt.h"
+#include "../../lib/npuflow_cache.h"
 #include "pktgen.h"
 
 #define THRESH		4

@@ -498,10 +498,9 @@ int main(int argc, char **argv)
 }
 EOF
 ASAN_NPUCTL=$WORK/npuctl-asan
-cc -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -I"$BUILD/bpf" -I"$SRC/loader" \
+cc -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
 	-Wl,--wrap=bpf_map_get_next_key,--wrap=bpf_map_lookup_elem,--wrap=bpf_map_lookup_batch \
-	-o "$ASAN_NPUCTL" "$SRC"/tools/npuctl/*.c "$SRC/loader/npuflow_fmt.c" \
-	"$SRC/loader/npuflow_cache.c" "$SRC/loader/npuflow_names.c" "$WORK/wrap.c" -lbpf -lelf -lz -ljson-c \
+	-o "$ASAN_NPUCTL" "$SRC"/tools/npuctl/*.c "$SRC"/lib/*.c "$WORK/wrap.c" -lbpf -lelf -lz -ljson-c \
 	2>"$WORK/cc.log" &&
 	cc -O2 -I"$SRC/bpf" -o "$WORK/mapfill" "$WORK/mapfill.c" -lbpf 2>>"$WORK/cc.log"
 check "npuctl builds with ASan and UBSan, and the map filler" test $? = 0 -a -x "$ASAN_NPUCTL"

@@ -10,7 +10,7 @@
 #include <cmocka.h>
 #include <arpa/inet.h>
 #include "../../loader/flowmaker.c"
-#include "../../loader/npuflow_names.c"
+#include "../../lib/npuflow_names.c"
 #include "../../loader/tcflower.c"
 
 #define MS 1000000ull

@@ -12,8 +12,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 #include <regex.h>
-#include "../../loader/npuflow_fmt.c"
-#include "../../loader/npuflow_names.c"
+#include "../../lib/npuflow_fmt.c"
+#include "../../lib/npuflow_names.c"
 #include "../../tools/npuctl/records.c"
 #include "../../tools/npuctl/json.c"
 #include "../../tools/npuctl/promtext.c"

@@ -6,7 +6,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <sys/socket.h>
-#include "../../loader/flowmaker.h"
+#include "../../lib/npuflow_names.h"
 #include "json.h"
 
 #define NPUCTL_JSON_FLAGS (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)

@@ -6,7 +6,7 @@
  * give it.
  */
 #include <stdio.h>
-#include "../../loader/flowmaker.h"
+#include "../../lib/npuflow_names.h"
 #include "metrics.h"
 #include "promtext.h"
 

@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/libbpf.h>
-#include "../../loader/npuflowd_opts.h"
+#include "../../lib/npuflow_defaults.h"
 #include "ctl.h"
 #include "json.h"
 #include "metrics.h"

@@ -8,7 +8,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "../../loader/npuflow_cache.h"
+#include "../../lib/npuflow_cache.h"
 #include "pins.h"
 #include "read.h"
 

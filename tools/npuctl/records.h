@@ -9,7 +9,7 @@
 #define _NPUCTL_RECORDS_H
 
 #include <net/if.h>
-#include "../../loader/npuflow_fmt.h"
+#include "../../lib/npuflow_fmt.h"
 
 /* One slot of the "counters" map, summed over CPUs, the candidate cache added. */
 struct npuctl_port {

@@ -3,7 +3,7 @@
 #include <arpa/inet.h>
 #include <libgen.h>
 #include <sys/socket.h>
-#include "../../loader/flowmaker.h"
+#include "../../lib/npuflow_names.h"
 #include "text.h"
 
 void npuctl_port_text(FILE *f, const struct npuctl_port *p, int all, int first)

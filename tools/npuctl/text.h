@@ -2,7 +2,7 @@
 /*
  * text.h - npuctl's tables for people (the default output): stats, flows
  * and status.  The candidates' table is npuflow_print_cand()
- * (loader/npuflow_fmt.h).  Scripts read --json or --prometheus instead.
+ * (lib/npuflow_fmt.h).  Scripts read --json or --prometheus instead.
  */
 #ifndef _NPUCTL_TEXT_H
 #define _NPUCTL_TEXT_H

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Formatting and per-CPU sums of npuflow records (loader/npuflow_fmt.c). */
+/* Formatting and per-CPU sums of npuflow records (lib/npuflow_fmt.c). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
-#include "../../loader/npuflow_fmt.c"
+#include "../../lib/npuflow_fmt.c"
 
 static struct npuflow_key k4(void)
 {
@@ -170,5 +170,5 @@ int main(void)
 		cmocka_unit_test(sort_and_print),
 	};
 
-	return cmocka_run_group_tests_name("loader_fmt", tests, NULL, NULL);
+	return cmocka_run_group_tests_name("npuflow_fmt", tests, NULL, NULL);
 }
