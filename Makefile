@@ -36,9 +36,13 @@ deps:
 modules:
 	$(KMAKE) modules
 
+# a folder per program, each with its Makefile; lib/ is what npuflowd and
+# npuctl share (build/lib/libnpuflow.a)
 userspace:
 	$(MAKE) -C bpf
+	$(MAKE) -C lib
 	$(MAKE) -C loader
+	$(MAKE) -C tools/npuctl
 	$(MAKE) -C tools/loadgen
 
 check: unit bpf-check man-check dkms-check
@@ -161,6 +165,7 @@ clean:
 	-$(MAKE) -C bpf clean
 	-$(MAKE) -C lib clean
 	-$(MAKE) -C loader clean
+	-$(MAKE) -C tools/npuctl clean
 	-$(MAKE) -C tools/loadgen clean
 	-$(MAKE) -C selftests/bpf clean
 	rm -rf build
