@@ -47,6 +47,7 @@ int npuflow_cache_read(int cache_fd, struct npuflow_cache **out, size_t *n)
 	return 0;
 }
 
+/* qsort()/bsearch() order of rows and keys: the key's bytes (a row starts with its key). */
 static int key_cmp(const void *a, const void *b)
 {
 	return memcmp(a, b, sizeof(struct npuflow_key));

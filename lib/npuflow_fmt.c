@@ -105,6 +105,7 @@ int npuflow_fmt_addr(unsigned int family, const __u8 addr[16], char *buf, size_t
 	return snprintf(buf, len, "%s", tmp);
 }
 
+/* 1 if @k is ICMP or ICMPv6: its ports are an id and a type/code. */
 static int is_icmp(const struct npuflow_key *k)
 {
 	return k->proto == IPPROTO_ICMP || k->proto == IPPROTO_ICMPV6;
@@ -192,6 +193,7 @@ int npuflow_counters_empty(const struct npuflow_counters *c)
 	return 1;
 }
 
+/* qsort() order of npuflow_rows_sort(): frames descending, then key bytes. */
 static int row_cmp(const void *a, const void *b)
 {
 	const struct npuflow_row *x = a, *y = b;

@@ -7,11 +7,28 @@
 
 #include "../bpf/npuflow.h"
 
-/* A connection state's name (NPUFLOW_CS_*: "made", ...), "?" out of range. */
+/**
+ * fm_state_name - a connection state's name
+ * @s: NPUFLOW_CS_*
+ *
+ * Return: "free", "pending", ..., "made", ...; "?" out of range.
+ */
 const char *fm_state_name(unsigned int s);
-/* A refusal reason's name (NPUFLOW_FR_*: "no_ct", ...), "?" out of range. */
+
+/**
+ * fm_reason_name - a refusal reason's name
+ * @r: NPUFLOW_FR_*
+ *
+ * Return: "none", "no_ct", ...; "?" out of range.
+ */
 const char *fm_reason_name(unsigned int r);
-/* A flow-maker counter's name (NPUFLOW_FM_*: "events", ...), NULL out of range. */
+
+/**
+ * fm_stat_name - a flow-maker counter's name
+ * @s: NPUFLOW_FM_*
+ *
+ * Return: "events", ...; NULL out of range.
+ */
 const char *fm_stat_name(unsigned int s);
 
 #endif
