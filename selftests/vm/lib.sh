@@ -177,6 +177,61 @@ link_stat() {
 eth_sum() {
 	ethtool -S "$1" | awk -v re="$2" '{ k = $1; sub(":$", "", k) } k ~ re { s += $2 } END { print s + 0 }'
 }
+# eth_stats DEV COUNTER...: ethtool -S values, space separated, each summed
+# over its queues; one ethtool (which takes the driver's flow-table mutex)
+# for all of them.
+eth_stats() {
+	local dev=$1; shift
+	ethtool -S "$dev" | awk -v keys="$*" '
+		BEGIN { n = split(keys, k); for (i = 1; i <= n; i++) want[k[i] ":"] = i }
+		($1 in want) { v[want[$1]] += $2 }
+		END { for (i = 1; i <= n; i++) printf "%s%d", (i > 1 ? " " : ""), v[i]; print "" }'
+}
+
+# Fork-free readers, for the bench's and the demo's measurement windows:
+# under TCG a fork costs tens of ms of the guest's CPU, which a window
+# would count as the router's.  They read procfs, sysfs and the model's
+# debugfs with bash builtins and set the variables they name.
+# cpu_now: CPU_TOT and CPU_BUSY, /proc/stat's all CPUs in USER_HZ ticks.
+# shellcheck disable=SC2034 # set for the caller
+cpu_now() {
+	local c u n s i w q sq r
+	read -r c u n s i w q sq r < /proc/stat
+	CPU_BUSY=$((u + n + s + q + sq)) CPU_TOT=$((u + n + s + i + w + q + sq))
+}
+# fp_now [ID]: the model's fast-path tables (debugfs fp_stats of
+# coprocessor ID, 0): HW_CONNS HW_MFLOWS HW_FWD HW_RECLAIMED.
+# shellcheck disable=SC2034 # set for the caller
+fp_now() {
+	local k v
+	while read -r k v; do
+		case $k in
+		conns) HW_CONNS=${v%%/*} ;;
+		mflows) HW_MFLOWS=${v%%/*} ;;
+		forwarded) HW_FWD=$v ;;
+		reclaimed) HW_RECLAIMED=$v ;;
+		esac
+	done < "/sys/kernel/debug/npusim/${1:-0}/fp_stats"
+}
+# sysfs_stat VAR DEV FIELD: /sys/class/net/DEV/statistics/FIELD into VAR.
+sysfs_stat() { read -r "$1" < "/sys/class/net/$2/statistics/$3"; }
+# proc_net_dev VAR PID COLUMN DEV...: the sum of a /proc/net/dev column
+# (2 = rx packets, 10 = tx packets) over DEVs in the netns of process PID.
+proc_net_dev() {
+	local var=$1 pid=$2 col=$3 line name d sum=0; local -a f
+	shift 3
+	while IFS= read -r line; do
+		name=${line%%:*}; name=${name##* }
+		for d in "$@"; do
+			[ "$name" = "$d" ] || continue
+			# shellcheck disable=SC2206 # the columns, split on purpose
+			f=(${line#*:}); sum=$((sum + f[col - 1]))
+		done
+	done < "/proc/$pid/net/dev"
+	printf -v "$var" %s $sum
+}
+# tracefs: where tracing is mounted (tracefs, or under debugfs).
+tracefs() { if [ -d /sys/kernel/tracing/instances ]; then echo /sys/kernel/tracing; else echo /sys/kernel/debug/tracing; fi; }
 
 # ft_offload_tcp: replace the ruleset with an nftables flowtable "flags
 # offload" on P3 and P8 that offloads every forwarded TCP connection.
