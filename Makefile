@@ -6,7 +6,8 @@
 #                   programs and their manual pages (build/man/, help2man)
 #   make check      native tests: unit (cmocka, under ASan/UBSan), fuzz (libFuzzer,
 #                   10 s a target), BPF prog-test-run, the manual pages render,
-#                   and dkms-check: make install DESTDIR=, then dkms add, build
+#                   the bench's and demo's statistics (stats-check), and
+#                   dkms-check: make install DESTDIR=, then dkms add, build
 #                   and autoinstall from it, dkms's trees private to the run
 #   make vm-check   end-to-end tests in a QEMU guest; TESTS="word ..." selects
 #   make test       deps + build + check + vm-check
@@ -24,7 +25,7 @@ VM_TIMEOUT ?= 3600
 KMAKE = $(MAKE) -C kernel $(if $(KDIR),KDIR=$(KDIR)) W=1
 VERSION := $(file <VERSION)
 
-.PHONY: all deps modules userspace man check unit bpf-check man-check dkms-check vm-check \
+.PHONY: all deps modules userspace man check unit bpf-check man-check stats-check dkms-check vm-check \
 	test demo bench install install-modules install-dkms install-tools install-man \
 	install-unit clean lint
 
@@ -45,7 +46,7 @@ userspace:
 	$(MAKE) -C tools/npuctl
 	$(MAKE) -C tools/loadgen
 
-check: unit bpf-check man-check dkms-check
+check: unit bpf-check man-check stats-check dkms-check
 
 unit:
 	$(MAKE) -C selftests/unit check
@@ -60,6 +61,11 @@ man: userspace
 
 man-check: man
 	$(MAKE) -C man check
+
+# tools/bench/stats.py (the arithmetic of tools/bench/run and tools/demo/run)
+# on fixed samples against what the scripts' awk and jq gave (two seconds)
+stats-check:
+	tools/bench/test-stats
 
 # make install and DKMS, in a directory of its own (about 45 s, most of it
 # dkms build; root, else skipped)

@@ -217,18 +217,18 @@ fp_now() {
 sysfs_stat() { read -r "$1" < "/sys/class/net/$2/statistics/$3"; }
 # proc_net_dev VAR PID COLUMN DEV...: the sum of a /proc/net/dev column
 # (2 = rx packets, 10 = tx packets) over DEVs in the netns of process PID.
-proc_net_dev() {
-	local var=$1 pid=$2 col=$3 line name d sum=0; local -a f
+proc_net_dev() {	# locals _-prefixed: VAR is the caller's
+	local _var=$1 _pid=$2 _col=$3 _line _name _d _sum=0; local -a _f
 	shift 3
-	while IFS= read -r line; do
-		name=${line%%:*}; name=${name##* }
-		for d in "$@"; do
-			[ "$name" = "$d" ] || continue
+	while IFS= read -r _line; do
+		_name=${_line%%:*}; _name=${_name##* }
+		for _d in "$@"; do
+			[ "$_name" = "$_d" ] || continue
 			# shellcheck disable=SC2206 # the columns, split on purpose
-			f=(${line#*:}); sum=$((sum + f[col - 1]))
+			_f=(${_line#*:}); _sum=$((_sum + _f[_col - 1]))
 		done
-	done < "/proc/$pid/net/dev"
-	printf -v "$var" %s $sum
+	done < "/proc/$_pid/net/dev"
+	printf -v "$_var" %s $_sum
 }
 # tracefs: where tracing is mounted (tracefs, or under debugfs).
 tracefs() { if [ -d /sys/kernel/tracing/instances ]; then echo /sys/kernel/tracing; else echo /sys/kernel/debug/tracing; fi; }
