@@ -413,9 +413,14 @@ def put_pct(prefix, name, vals):
         put("%s.%s.%s" % (prefix, name, k), v)
 
 
-def load_json(path):
-    with open(path) as f:
-        return json.load(f)
+def load_json(path, none=None):
+    """The JSON of the file at path, or NONE when it cannot be read or
+    parsed (npuctl failed: its figures are then those of no connection)."""
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return none
 
 
 def isnum(x):
@@ -450,7 +455,7 @@ def made(flows, prefix):
     PREFIX.X.{n,median,p99,max}; PREFIX.made, PREFIX.span_ms (the first
     crossing to the last in hardware) and PREFIX.handle_sum_ms, with one
     decimal."""
-    cs = [c for c in load_json(flows)
+    cs = [c for c in load_json(flows, [])
           if c.get("state") == "made" and c.get("remakes") == 0 and gt0(c, "first_ns") and
           gt0(c, "cross_ns") and isnum(c.get("hw_ns")) and isnum(c.get("made_ns")) and
           c["hw_ns"] >= c["made_ns"]]
@@ -470,7 +475,7 @@ def first(flows, handle_key, to_hw_key):
     its order) that reached hardware, HANDLE_KEY: npuflowd's handling to in
     hardware, ms; and of the first with a first punted frame too,
     TO_HW_KEY: first punted frame to in hardware, ms with two decimals."""
-    fl = load_json(flows)
+    fl = load_json(flows, [])
     a = [c for c in fl if c.get("state") == "made" and gt0(c, "hw_ns")]
     put(handle_key, (a[0]["hw_ns"] - a[0]["made_ns"]) / 1e6 if a else None)
     b = [c for c in a if gt0(c, "first_ns")]
@@ -482,7 +487,7 @@ def earliest(flows, prefix):
     first punted frame came first, PREFIX.to_hw_ms (first punted frame to
     in hardware) and PREFIX.handle_ms (npuflowd's handling to in
     hardware), ms with two decimals."""
-    cs = sorted((c for c in load_json(flows)
+    cs = sorted((c for c in load_json(flows, [])
                  if c.get("state") == "made" and c.get("remakes") == 0 and gt0(c, "hw_ns") and
                  gt0(c, "first_ns") and gt0(c, "cross_ns")), key=lambda c: c["first_ns"])
     c = cs[0] if cs else None
@@ -499,7 +504,7 @@ def revive(cand0, cand1, flows, prefix):
     ms between two frames of each made stream in hardware, both ways
     (interval, from FLOWS: npuctl flows --json, age over packets); each as
     PREFIX.X.{n,median,p99,max}."""
-    c0, c1 = load_json(cand0), load_json(cand1)
+    c0, c1 = load_json(cand0, []), load_json(cand1, [])
 
     def key(c):
         return tuple(c.get(k) for k in ("ifindex", "saddr", "sport", "daddr", "dport"))
@@ -523,7 +528,7 @@ def revive(cand0, cand1, flows, prefix):
     put_pct(prefix, "frames", frames)
     put_pct(prefix, "gap", gap)
     iv = [c["age_ns"] / 1e6 / (c["dirs"][0]["packets"] + c["dirs"][1]["packets"])
-          for c in load_json(flows) if c.get("state") == "made" and gt0(c.get("dirs", [{}])[0], "packets")]
+          for c in load_json(flows, []) if c.get("state") == "made" and gt0(c.get("dirs", [{}])[0], "packets")]
     put_pct(prefix, "interval", iv)
 
 
@@ -644,7 +649,7 @@ def series(tag, direction, iperf_json, mode=None, t0=None, samples=None):
     frames/s the host took on port 8 (in + out) between two samples, SECS
     since T0 at the later one."""
     try:
-        ivs = load_json(iperf_json).get("intervals") or []
+        ivs = load_json(iperf_json, {}).get("intervals") or []
         for iv in ivs:
             s = iv["sum"]
             print("%s %s mbps %s %s" % (tag, direction, jqnum(jqround(s["end"] * 100) / 100),
@@ -670,7 +675,7 @@ def conn_rate(client_json, n):
     client's JSON, its bytes and seconds; N connections), rounded down; 0
     without them."""
     try:
-        c = load_json(client_json)
+        c = load_json(client_json, {})
         b, s = c.get("bytes"), c.get("seconds")
         print(math.floor(b / s / int(n)) if b is not None and s not in (None, False) and b is not False else 0)
     except (OSError, ValueError, AttributeError, TypeError, ZeroDivisionError):
