@@ -271,21 +271,104 @@ static struct {
 } mk;
 
 /*
- * The one-time work of the first rule, done at start: the clsact qdisc on
- * every port (a static key: kernel text patched), and cls_flower with the
- * act_* modules loaded by a software-only rule that matches nothing, added
- * and deleted (tcfl_build_warmup): otherwise the first connection's write
- * pays for them, seconds in a fresh guest (docs/measurements.md, "The first
- * connection after start").  Logged once with the time it took; a failure
- * only costs the first connection that time again.
+ * The one-time work of the first connection, done at start, so that it
+ * costs the first connection no more than the next (docs/measurements.md,
+ * "The first connection after start"): the clsact qdisc on every port (a
+ * static key: kernel text patched); cls_flower and the act_* modules,
+ * loaded by a software-only rule that matches nothing (tcfl_build_warmup);
+ * the driver's offload path, run by a hardware-only rule of a connection's
+ * shape that matches nothing either (warm_driver()); and the lookups' first
+ * run (warm_lookups()).  The rules are deleted at once.  Logged once with
+ * the time each took; a failure only costs the first connection that time
+ * again.
  */
 #define FMD_WARMUP_HANDLE	0xfffffff0u	/* no id's (tcfl_handle): an orphan at restore */
+#define FMD_WARMUP_HW_HANDLE	0xfffffff2u
+
+/* Delete the warm-up's rule @handle on port 0. */
+static void warm_delete(struct fmd *d, uint32_t handle)
+{
+	size_t n = tcfl_build_del(d->tc.buf, d->tc.buflen, d->ports[0].ifindex,
+				  NPUFLOW_TC_PRIO_IP, ETH_P_IP, handle, nls_seq(&d->tc));
+
+	if (nls_talk(&d->tc, d->tc.buf, n, NULL, NULL))
+		d->log(L_WARN, "warm-up: cannot delete its rule %#x on %s", handle,
+		       d->ports[0].name);
+}
+
+/* cls_flower and the act_* modules: 0, or -errno of the rule's add. */
+static int warm_tc(struct fmd *d)
+{
+	size_t n = tcfl_build_warmup(d->tc.buf, d->tc.buflen, d->ports[0].ifindex,
+				     NPUFLOW_TC_PRIO_IP, FMD_WARMUP_HANDLE, nls_seq(&d->tc));
+	int rc = n ? nls_talk(&d->tc, d->tc.buf, n, NULL, NULL) : -EINVAL;
+
+	if (!rc || rc == -EEXIST)
+		warm_delete(d, FMD_WARMUP_HANDLE);
+	return rc == -EEXIST ? 0 : rc;
+}
+
+/*
+ * The driver's offload path (parse, shadow table, command post) and the
+ * coprocessor's table write, once: a skip_sw rule as a connection's
+ * direction from port 0 to the next port (0.0.0.0 to 0.0.0.0, TCP port 0
+ * to 0: nothing forwarded matches), the ports' MACs as its rewrite.  0, or
+ * -errno of the add (a driver that refuses it leaves the first connection
+ * that path's first run).
+ */
+static int warm_driver(struct fmd *d)
+{
+	int out = d->nports > 1 ? 1 : 0, rc;
+	struct tcfl_rule r;
+	size_t n;
+
+	memset(&r, 0, sizeof(r));
+	r.ifindex = d->ports[0].ifindex;
+	r.handle = FMD_WARMUP_HW_HANDLE;
+	r.prio = NPUFLOW_TC_PRIO_IP;
+	r.flags = TCA_CLS_FLAGS_SKIP_SW;
+	r.match.family = 2;
+	r.match.proto = 6;
+	r.match.ifindex = r.ifindex;
+	r.out = r.match;
+	memcpy(r.dmac, d->ports[out].mac, 6);
+	memcpy(r.smac, d->ports[out].mac, 6);
+	r.set_mac = 1;
+	r.dec_ttl = 1;
+	r.out_ifindex = d->ports[out].ifindex;
+	n = tcfl_build_add(d->tc.buf, d->tc.buflen, &r, nls_seq(&d->tc));
+	rc = n ? nls_talk(&d->tc, d->tc.buf, n, NULL, NULL) : -EINVAL;
+	if (!rc || rc == -EEXIST)
+		warm_delete(d, FMD_WARMUP_HW_HANDLE);
+	return rc == -EEXIST ? 0 : rc;
+}
+
+/*
+ * The lookups' first run, which costs the first connection several times
+ * the next one's: each port's link and shaping, the policy rules' dump,
+ * the 802.1Q devices' dump, and a conntrack query for a connection no one
+ * has (0.0.0.0:0 to 0.0.0.0:0, TCP).  What a neighbour's announcement
+ * leaves cached (rtc_neigh_seen()) the first connection finds.
+ */
+static void warm_lookups(struct fmd *d, uint64_t now)
+{
+	struct npuflow_key k;
+	struct ct_info ci;
+	int i, dir;
+
+	for (i = 0; i < d->nports; i++)
+		fmd_port_facts(d, i, now);
+	fmd_egress_warm(d, now);
+	memset(&k, 0, sizeof(k));
+	k.family = 2;
+	k.proto = 6;
+	ctc_find(&d->ct, &k, 0, &ci, &dir);
+}
 
 void fmd_warmup(struct fmd *d)
 {
-	uint64_t t0 = fmd_now(), t1, t2, t3;
-	int i, rc = 0, nq = 0;
-	size_t n;
+	uint64_t t0 = fmd_now(), t1, t2, t3, t4;
+	int i, rc, hw, nq = 0;
 
 	for (i = 0; i < d->nports; i++)
 		if (!ensure_clsact(d, d->ports[i].ifindex))
@@ -293,38 +376,13 @@ void fmd_warmup(struct fmd *d)
 	t1 = fmd_now();
 	if (!d->nports)
 		return;
-	n = tcfl_build_warmup(d->tc.buf, d->tc.buflen, d->ports[0].ifindex, NPUFLOW_TC_PRIO_IP,
-			      FMD_WARMUP_HANDLE, nls_seq(&d->tc));
-	rc = n ? nls_talk(&d->tc, d->tc.buf, n, NULL, NULL) : -EINVAL;
+	rc = warm_tc(d);
 	t2 = fmd_now();
-	if (!rc || rc == -EEXIST) {
-		n = tcfl_build_del(d->tc.buf, d->tc.buflen, d->ports[0].ifindex,
-				   NPUFLOW_TC_PRIO_IP, ETH_P_IP, FMD_WARMUP_HANDLE,
-				   nls_seq(&d->tc));
-		if (nls_talk(&d->tc, d->tc.buf, n, NULL, NULL))
-			d->log(L_WARN, "warm-up: cannot delete its rule on %s", d->ports[0].name);
-	}
-	/*
-	 * The lookups' first run too, which costs the first connection
-	 * several times the next one's (docs/measurements.md, "The first
-	 * connection after start"): each port's link and shaping, and a
-	 * conntrack query for a connection no one has (0.0.0.0:0 to
-	 * 0.0.0.0:0, TCP).
-	 */
-	for (i = 0; i < d->nports; i++)
-		fmd_port_facts(d, i, t2);
-	{
-		struct npuflow_key k;
-		struct ct_info ci;
-		int dir;
-
-		memset(&k, 0, sizeof(k));
-		k.family = 2;
-		k.proto = 6;
-		ctc_find(&d->ct, &k, 0, &ci, &dir);
-	}
+	warm_lookups(d, t2);
 	t3 = fmd_now();
-	if (rc && rc != -EEXIST)
+	hw = rc ? rc : warm_driver(d);
+	t4 = fmd_now();
+	if (rc)
 		d->log(L_WARN, "warm-up: clsact on %d of %d port(s) in %.1f ms; tc modules not "
 		       "loaded: %s%s%s (the first connection loads them)", nq, d->nports,
 		       (t1 - t0) / 1e6, strerror(-rc), d->tc.ext_ack[0] ? ": " : "",
@@ -332,9 +390,11 @@ void fmd_warmup(struct fmd *d)
 	else
 		d->log(L_INFO, "warm-up in %.1f ms: clsact on %d of %d port(s) %.1f ms, "
 		       "cls_flower, act_pedit, act_csum, act_vlan, act_mirred loaded by a "
-		       "software rule %.1f ms, deleted, the ports' facts and a conntrack query "
-		       "%.1f ms", (t3 - t0) / 1e6, nq, d->nports,
-		       (t1 - t0) / 1e6, (t2 - t1) / 1e6, (t3 - t2) / 1e6);
+		       "software rule %.1f ms, deleted, the ports' facts, the rules' and "
+		       "VLANs' dumps and a conntrack query %.1f ms, the driver's path by a "
+		       "hardware rule %.1f ms%s%s", (t4 - t0) / 1e6, nq, d->nports,
+		       (t1 - t0) / 1e6, (t2 - t1) / 1e6, (t3 - t2) / 1e6, (t4 - t3) / 1e6,
+		       hw ? ", refused: " : ", deleted", hw ? strerror(-hw) : "");
 }
 
 /* --- making a connection ------------------------------------------------- */
@@ -342,11 +402,27 @@ void fmd_warmup(struct fmd *d)
 static void do_write(struct fmd *d, uint32_t id, uint64_t now, uint64_t lookup_ns);
 static void wq_flush(struct fmd *d);
 
-/* What rtnetlink announced since the last call: the egress facts looked up
- * so far are stale, and the made connections' are checked again. */
+/* A neighbour announcement: the made connections are checked again only if
+ * it may change a direction's MAC (rtc_neigh_seen()). */
+static void neigh_seen(const struct nls_neigh_note *n, void *arg)
+{
+	struct fmd *d = arg;
+
+	if (rtc_neigh_seen(d->rtc, n->family, n->ifindex, n->addr, n->usable ? n->mac : NULL))
+		d->egress_dirty = 1;
+}
+
+/*
+ * What rtnetlink announced since the last call.  A link, route or rule
+ * change makes every egress fact looked up so far stale; a neighbour's
+ * changes at most its own (a busy host's neighbours change state every
+ * few seconds, and each full invalidation costs the next makes their
+ * route, rules and link lookups again).  Either way the made connections'
+ * egress is checked again.
+ */
 static void monitor_poll(struct fmd *d)
 {
-	if (d->mon.nl && nls_monitor_changed(&d->mon)) {
+	if (d->mon.nl && nls_monitor_read(&d->mon, neigh_seen, d)) {
 		rtc_invalidate(d->rtc);
 		d->egress_dirty = 1;
 	}

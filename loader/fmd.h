@@ -139,7 +139,8 @@ int fmd_init(struct fmd *d, const struct npuflowd_opts *o, const int *ifindex,
 void fmd_fini(struct fmd *d);
 /* Rebuild the view after a restart: pinned map, conntrack, tc dump. */
 int fmd_restore(struct fmd *d, uint64_t now);
-/* The first rule's one-time work (qdiscs, tc modules) now, logged. */
+/* The first connection's one-time work now (qdiscs, tc modules, the driver's
+ * path, the lookups' dumps), logged. */
 void fmd_warmup(struct fmd *d);
 /* A ring-buffer event. */
 void fmd_event(struct fmd *d, const struct npuflow_event *ev, uint64_t now);

@@ -106,6 +106,12 @@ static int rules_select(struct fmd *d)
 	return d->rules_sel;
 }
 
+void fmd_egress_warm(struct fmd *d, uint64_t now)
+{
+	vlans_fresh(d, now);
+	rules_select(d);
+}
+
 /*
  * The route of @k (mark @mark) from @iif to @dst: 0, or FM_EG_NO_ROUTE.
  * The mark and the protocol and ports are asked with it when a policy

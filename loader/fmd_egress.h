@@ -29,6 +29,12 @@ int fmd_port_of(const struct fmd *d, uint32_t ifindex);
  * -ENODEV if the link cannot be read.
  */
 int fmd_port_facts(struct fmd *d, int po, uint64_t now);
+/*
+ * The egress facts every connection's first lookup would fetch and the
+ * next ones share, fetched now (npuflowd's start): the host's 802.1Q
+ * devices and what the policy rules select by, one dump each.
+ */
+void fmd_egress_warm(struct fmd *d, uint64_t now);
 
 /*
  * The egress of a direction arriving as @k (ingress port, and its 802.1Q

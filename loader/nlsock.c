@@ -111,12 +111,13 @@ int nls_nft_monitor_open(struct nlsock *s)
 }
 
 /* NFT_MSG_NEWGEN announcements among the @n bytes of messages at @buf. */
-static int count_gens(const void *buf, size_t n)
+static int count_gens(const void *buf, size_t n, void *unused)
 {
 	const struct nlmsghdr *nlh = buf;
 	size_t left = n;
 	int gens = 0;
 
+	(void)unused;
 	while (nls_msg_ok(nlh, left)) {
 		if (nlh->nlmsg_type == ((NFNL_SUBSYS_NFTABLES << 8) | NFT_MSG_NEWGEN))
 			gens++;
@@ -126,11 +127,12 @@ static int count_gens(const void *buf, size_t n)
 }
 
 /*
- * What @s has queued, read without waiting: the sum of @count over the
- * buffers read (1 a buffer if NULL), one more if announcements were lost
- * (ENOBUFS: as good as a change), or -errno.
+ * What @s has queued, read without waiting: the sum of @count(buffer,
+ * bytes, @arg) over the buffers read (1 a buffer if NULL), one more if
+ * announcements were lost (ENOBUFS: as good as a change), or -errno.
  */
-static int monitor_drain(struct nlsock *s, int (*count)(const void *buf, size_t n))
+static int monitor_drain(struct nlsock *s, int (*count)(const void *buf, size_t n, void *arg),
+			 void *arg)
 {
 	int sum = 0;
 	ssize_t n;
@@ -138,7 +140,7 @@ static int monitor_drain(struct nlsock *s, int (*count)(const void *buf, size_t 
 	for (;;) {
 		n = recv(mnl_socket_get_fd(s->nl), s->buf, s->buflen, MSG_DONTWAIT);
 		if (n > 0) {
-			sum += count ? count(s->buf, n) : 1;
+			sum += count ? count(s->buf, n, arg) : 1;
 			continue;
 		}
 		if (n == 0 || errno == EAGAIN || errno == EWOULDBLOCK)
@@ -152,15 +154,16 @@ static int monitor_drain(struct nlsock *s, int (*count)(const void *buf, size_t 
 
 int nls_nft_monitor_gens(struct nlsock *s)
 {
-	return monitor_drain(s, count_gens);
+	return monitor_drain(s, count_gens, NULL);
 }
 
 int nls_monitor_changed(struct nlsock *s)
 {
-	int n = monitor_drain(s, NULL);
+	int n = monitor_drain(s, NULL, NULL);
 
 	return n > 0 ? 1 : n;
 }
+
 
 uint32_t nls_seq(struct nlsock *s)
 {
@@ -485,6 +488,78 @@ int nls_rules_select(struct nlsock *s)
 
 /* --- neighbour ------------------------------------------------------- */
 
+/* The neighbour states whose MAC a direction may leave with. */
+#define NLS_NUD_USABLE	(NUD_REACHABLE | NUD_STALE | NUD_DELAY | NUD_PROBE | NUD_PERMANENT | \
+			 NUD_NOARP)
+
+int nls_neigh_note(const struct nlmsghdr *nlh, struct nls_neigh_note *n)
+{
+	const struct ndmsg *nd;
+	const struct nlattr *a;
+	const void *attrs;
+	int alen, got = 0;
+	size_t len;
+
+	if (nlh->nlmsg_type != RTM_NEWNEIGH && nlh->nlmsg_type != RTM_DELNEIGH)
+		return -1;
+	nd = fixed_hdr(nlh, sizeof(*nd));
+	if (!nd || (nd->ndm_family != AF_INET && nd->ndm_family != AF_INET6))
+		return -1;
+	memset(n, 0, sizeof(*n));
+	n->family = nd->ndm_family;
+	n->ifindex = nd->ndm_ifindex;
+	alen = n->family == AF_INET6 ? 16 : 4;
+	attrs = msg_attrs(nlh, sizeof(*nd), &len);
+	for_each_attr(a, attrs, len) {
+		if (mnl_attr_get_type(a) == NDA_DST && mnl_attr_get_payload_len(a) == alen) {
+			memcpy(n->addr, mnl_attr_get_payload(a), alen);
+			got = 1;
+		} else if (mnl_attr_get_type(a) == NDA_LLADDR &&
+			   mnl_attr_get_payload_len(a) == 6) {
+			memcpy(n->mac, mnl_attr_get_payload(a), 6);
+			n->usable = 1;
+		}
+	}
+	if (!got)
+		return -1;
+	if (nlh->nlmsg_type == RTM_DELNEIGH || !(nd->ndm_state & NLS_NUD_USABLE))
+		n->usable = 0;
+	return 0;
+}
+
+struct sort_ctx {
+	void (*neigh)(const struct nls_neigh_note *n, void *arg);
+	void *arg;
+};
+
+/* The @n bytes of monitor messages at @buf sorted as nls_monitor_read()
+ * says: the announcements that are not neighbour notes. */
+static int sort_notes(const void *buf, size_t n, void *arg)
+{
+	const struct nlmsghdr *nlh = buf;
+	struct sort_ctx *c = arg;
+	struct nls_neigh_note note;
+	size_t left = n;
+	int others = 0;
+
+	while (nls_msg_ok(nlh, left)) {
+		if (!nls_neigh_note(nlh, &note))
+			c->neigh(&note, c->arg);
+		else
+			others++;
+		nlh = nls_msg_next(nlh, &left);
+	}
+	return others;
+}
+
+int nls_monitor_read(struct nlsock *s, void (*neigh)(const struct nls_neigh_note *n, void *arg),
+		     void *arg)
+{
+	struct sort_ctx c = { neigh, arg };
+
+	return monitor_drain(s, sort_notes, &c);
+}
+
 struct neigh_ctx {
 	uint8_t *mac;
 	uint16_t state;
@@ -535,8 +610,7 @@ int nls_neigh_get(struct nlsock *s, int family, uint32_t ifindex, const uint8_t 
 		return rc;
 	if (!c.got)
 		return -ENOENT;
-	if (!(c.state & (NUD_REACHABLE | NUD_STALE | NUD_DELAY | NUD_PROBE | NUD_PERMANENT |
-			 NUD_NOARP)))
+	if (!(c.state & NLS_NUD_USABLE))
 		return -EAGAIN;
 	return 0;
 }

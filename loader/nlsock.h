@@ -156,6 +156,31 @@ int nls_monitor_open(struct nlsock *s);
  */
 int nls_monitor_changed(struct nlsock *s);
 
+/* A neighbour announcement (RTM_NEWNEIGH, RTM_DELNEIGH) of the monitor. */
+struct nls_neigh_note {
+	int family;		/* AF_INET, AF_INET6 */
+	uint32_t ifindex;
+	uint8_t addr[16];	/* 4 or 16 bytes */
+	uint8_t mac[6];		/* when usable */
+	int usable;		/* a new entry whose 6-byte MAC nls_neigh_get() would
+				 * return (its valid states); 0: deleted, or no MAC */
+};
+/*
+ * @nlh (nlmsg_len bytes readable, as nls_msg_ok() checks) as a neighbour
+ * note: 0 and *@n, or -1 if it is another message or malformed (no address
+ * of the family's length, a header cut short): the caller takes that as a
+ * change of anything.
+ */
+int nls_neigh_note(const struct nlmsghdr *nlh, struct nls_neigh_note *n);
+/*
+ * Read what the monitor @s has queued without waiting, each neighbour
+ * announcement handed to @neigh(@arg): the number of other announcements
+ * (links, routes, rules, and whatever nls_neigh_note() does not take),
+ * one more if announcements were lost (ENOBUFS), or -errno.
+ */
+int nls_monitor_read(struct nlsock *s, void (*neigh)(const struct nls_neigh_note *n, void *arg),
+		     void *arg);
+
 /*
  * A socket on nftables' ruleset announcements (NFNLGRP_NFTABLES: every
  * committed transaction ends with NFT_MSG_NEWGEN).  Non-blocking; needs

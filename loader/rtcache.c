@@ -139,3 +139,17 @@ void rtc_neigh_put(struct rtc *c, int family, uint32_t ifindex, const uint8_t *a
 	s->gen = c->gen;
 	s->at_ns = now_ns;
 }
+
+int rtc_neigh_seen(struct rtc *c, int family, uint32_t ifindex, const uint8_t *addr,
+		   const uint8_t *mac)
+{
+	struct rtc_neigh_slot *s = &c->neigh[slot(family, ifindex, addr, NULL)];
+
+	if (!s->used || s->gen != c->gen || s->family != family || s->ifindex != ifindex ||
+	    memcmp(s->addr, addr, alen(family)))
+		return 1;
+	if (mac && !memcmp(s->mac, mac, 6))
+		return 0;
+	memset(s, 0, sizeof(*s));
+	return 1;
+}

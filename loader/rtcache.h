@@ -72,5 +72,16 @@ int rtc_neigh_get(struct rtc *c, int family, uint32_t ifindex, const uint8_t *ad
 		  uint64_t now_ns, uint8_t mac[6]);
 void rtc_neigh_put(struct rtc *c, int family, uint32_t ifindex, const uint8_t *addr,
 		   uint64_t now_ns, const uint8_t mac[6]);
+/*
+ * rtnetlink announced neighbour @addr on @ifindex with @mac (NULL: deleted,
+ * or in a state without a usable MAC).  0 if that changes no direction's
+ * MAC: the neighbour is cached at this generation with the same MAC; 1 if
+ * it may: the cached MAC differs or is gone (its slot is dropped), or the
+ * neighbour is not cached (a made connection's may have lost its slot to
+ * a colliding key).  Nothing else is touched: a neighbour's refresh
+ * (REACHABLE to STALE and back) keeps the routes and the other neighbours.
+ */
+int rtc_neigh_seen(struct rtc *c, int family, uint32_t ifindex, const uint8_t *addr,
+		   const uint8_t *mac);
 
 #endif

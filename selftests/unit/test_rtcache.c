@@ -120,6 +120,43 @@ static void test_collision_replaces(void **state)
 	assert_int_equal(rtc_neigh_get(&c, AF_INET, 8, addr, 1, m), -ENOENT);
 }
 
+/*
+ * A neighbour announcement matters only if it may change a direction's
+ * MAC: the cached neighbour, same MAC, still usable, changes nothing; its
+ * MAC changed or gone drops its slot; one not cached may be a made
+ * connection's whose slot was replaced, so it matters too.  Other slots
+ * and the routes are kept.
+ */
+static void test_neigh_seen(void **state)
+{
+	uint8_t mac[6] = { 2, 0, 0, 0, 8, 2 }, other[6] = { 2, 0, 0, 0, 8, 3 }, m[6];
+	struct nls_route r = route(8), got;
+
+	(void)state;
+	rtc_init(&c, 1000 * MS);
+	rtc_route_put(&c, AF_INET, a4, b4, 3, NULL, 0, &r);
+	rtc_neigh_put(&c, AF_INET, 8, b4, 0, mac);
+	rtc_neigh_put(&c, AF_INET6, 8, b6, 0, mac);
+	/* the same MAC, still usable (REACHABLE -> STALE, a refresh) */
+	assert_int_equal(rtc_neigh_seen(&c, AF_INET, 8, b4, mac), 0);
+	assert_int_equal(rtc_neigh_get(&c, AF_INET, 8, b4, 1 * MS, m), 0);
+	/* a new MAC: the slot goes, the rest stays */
+	assert_int_equal(rtc_neigh_seen(&c, AF_INET, 8, b4, other), 1);
+	assert_int_equal(rtc_neigh_get(&c, AF_INET, 8, b4, 1 * MS, m), -ENOENT);
+	assert_int_equal(rtc_neigh_get(&c, AF_INET6, 8, b6, 1 * MS, m), 0);
+	assert_int_equal(rtc_route_get(&c, AF_INET, a4, b4, 3, NULL, 1 * MS, &got), 0);
+	/* gone or unusable (FAILED, deleted) */
+	assert_int_equal(rtc_neigh_seen(&c, AF_INET6, 8, b6, NULL), 1);
+	assert_int_equal(rtc_neigh_get(&c, AF_INET6, 8, b6, 1 * MS, m), -ENOENT);
+	/* not cached: a made connection may still use it */
+	assert_int_equal(rtc_neigh_seen(&c, AF_INET, 9, b4, mac), 1);
+	assert_int_equal(rtc_neigh_seen(&c, AF_INET, 8, a4, NULL), 1);
+	/* a slot filled before the last invalidation is not the cache's */
+	rtc_neigh_put(&c, AF_INET, 8, b4, 2 * MS, mac);
+	rtc_invalidate(&c);
+	assert_int_equal(rtc_neigh_seen(&c, AF_INET, 8, b4, mac), 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -127,6 +164,7 @@ int main(void)
 		cmocka_unit_test(test_route_flow_key),
 		cmocka_unit_test(test_stale),
 		cmocka_unit_test(test_collision_replaces),
+		cmocka_unit_test(test_neigh_seen),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
