@@ -112,19 +112,31 @@ static int add_bytes(struct pkey *k, int n, int max, uint16_t htype, uint32_t of
 	return n;
 }
 
-static void put_action_hdr(struct nlmsghdr *nlh, const char *kind)
+/*
+ * An action's kind and, for a hardware-only rule (@hw_only), no per-CPU
+ * counters (TCA_ACT_FLAGS_NO_PERCPU_STATS, iproute2's no_percpu): the
+ * software path never runs the action, the driver's statistics update one
+ * counter, and each per-CPU counter (bytes and packets, hardware's, queue)
+ * costs the rule's write an alloc_percpu() and its delete a free.
+ */
+static void put_action_hdr(struct nlmsghdr *nlh, const char *kind, int hw_only)
 {
+	struct nla_bitfield32 f = { TCA_ACT_FLAGS_NO_PERCPU_STATS,
+				    TCA_ACT_FLAGS_NO_PERCPU_STATS };
+
 	mnl_attr_put_strz(nlh, TCA_ACT_KIND, kind);
+	if (hw_only)
+		mnl_attr_put(nlh, TCA_ACT_FLAGS, sizeof(f), &f);
 }
 
 /* Action number @idx of kind @kind whose options are one parms attribute. */
 static void put_parms_action(struct nlmsghdr *nlh, uint16_t idx, const char *kind,
-			     uint16_t parms_type, size_t parms_len, const void *parms)
+			     uint16_t parms_type, size_t parms_len, const void *parms, int hw_only)
 {
 	struct nlattr *act, *aopts;
 
 	act = mnl_attr_nest_start(nlh, idx);
-	put_action_hdr(nlh, kind);
+	put_action_hdr(nlh, kind, hw_only);
 	aopts = mnl_attr_nest_start(nlh, TCA_ACT_OPTIONS);
 	mnl_attr_put(nlh, parms_type, parms_len, parms);
 	mnl_attr_nest_end(nlh, aopts);
@@ -215,7 +227,8 @@ static int pedit_keys(const struct tcfl_rule *r, struct pkey *keys)
 }
 
 /* Action number @idx: pedit ex with @n keys. */
-static void put_pedit(struct nlmsghdr *nlh, uint16_t idx, const struct pkey *keys, int n)
+static void put_pedit(struct nlmsghdr *nlh, uint16_t idx, const struct pkey *keys, int n,
+		      int hw_only)
 {
 	char selbuf[sizeof(struct tc_pedit_sel) + TCFL_PEDIT_MAX * sizeof(struct tc_pedit_key)];
 	struct tc_pedit_sel *sel = (struct tc_pedit_sel *)selbuf;
@@ -223,7 +236,7 @@ static void put_pedit(struct nlmsghdr *nlh, uint16_t idx, const struct pkey *key
 	int i;
 
 	act = mnl_attr_nest_start(nlh, idx);
-	put_action_hdr(nlh, "pedit");
+	put_action_hdr(nlh, "pedit", hw_only);
 	aopts = mnl_attr_nest_start(nlh, TCA_ACT_OPTIONS);
 	memset(selbuf, 0, sizeof(selbuf));
 	sel->action = TC_ACT_PIPE;
@@ -247,14 +260,14 @@ static void put_pedit(struct nlmsghdr *nlh, uint16_t idx, const struct pkey *key
 }
 
 /* Action number @idx: vlan pop, or vlan push of an 802.1Q tag @vid. */
-static void put_vlan(struct nlmsghdr *nlh, uint16_t idx, int push, uint16_t vid)
+static void put_vlan(struct nlmsghdr *nlh, uint16_t idx, int push, uint16_t vid, int hw_only)
 {
 	struct tc_vlan vl = { .action = TC_ACT_PIPE,
 			      .v_action = push ? TCA_VLAN_ACT_PUSH : TCA_VLAN_ACT_POP };
 	struct nlattr *act, *aopts;
 
 	act = mnl_attr_nest_start(nlh, idx);
-	put_action_hdr(nlh, "vlan");
+	put_action_hdr(nlh, "vlan", hw_only);
 	aopts = mnl_attr_nest_start(nlh, TCA_ACT_OPTIONS);
 	mnl_attr_put(nlh, TCA_VLAN_PARMS, sizeof(vl), &vl);
 	if (push) {
@@ -274,24 +287,24 @@ static int put_actions(struct nlmsghdr *nlh, const struct tcfl_rule *r)
 	struct tc_csum cs = { .action = TC_ACT_PIPE };
 	struct pkey keys[TCFL_PEDIT_MAX];
 	struct nlattr *acts;
+	int n = pedit_keys(r, keys), hw = !!(r->flags & TCA_CLS_FLAGS_SKIP_SW);
 	uint16_t idx = 1;
-	int n = pedit_keys(r, keys);
 
 	if (n < 0)
 		return -1;
 	acts = mnl_attr_nest_start(nlh, TCA_FLOWER_ACT);
 	if (m->vlan_outer)
-		put_vlan(nlh, idx++, 0, 0);
+		put_vlan(nlh, idx++, 0, 0, hw);
 	if (n) {
-		put_pedit(nlh, idx++, keys, n);
+		put_pedit(nlh, idx++, keys, n, hw);
 		cs.update_flags = (m->family == 10 ? 0 : TCA_CSUM_UPDATE_FLAG_IPV4HDR) |
 				  (m->proto == 6 ? TCA_CSUM_UPDATE_FLAG_TCP :
 						   TCA_CSUM_UPDATE_FLAG_UDP);
-		put_parms_action(nlh, idx++, "csum", TCA_CSUM_PARMS, sizeof(cs), &cs);
+		put_parms_action(nlh, idx++, "csum", TCA_CSUM_PARMS, sizeof(cs), &cs, hw);
 	}
 	if (r->push_vid)
-		put_vlan(nlh, idx++, 1, r->push_vid);
-	put_parms_action(nlh, idx++, "mirred", TCA_MIRRED_PARMS, sizeof(mr), &mr);
+		put_vlan(nlh, idx++, 1, r->push_vid, hw);
+	put_parms_action(nlh, idx++, "mirred", TCA_MIRRED_PARMS, sizeof(mr), &mr, hw);
 	mnl_attr_nest_end(nlh, acts);
 	return 0;
 }
@@ -351,7 +364,7 @@ size_t tcfl_build_warmup(void *buf, size_t len, uint32_t ifindex, uint16_t prio,
 	acts = mnl_attr_nest_start(nlh, TCA_FLOWER_ACT);
 
 	act = mnl_attr_nest_start(nlh, 1);
-	put_action_hdr(nlh, "pedit");
+	put_action_hdr(nlh, "pedit", 0);
 	aopts = mnl_attr_nest_start(nlh, TCA_ACT_OPTIONS);
 	memset(selbuf, 0, sizeof(selbuf));
 	sel->action = TC_ACT_PIPE;
@@ -368,11 +381,11 @@ size_t tcfl_build_warmup(void *buf, size_t len, uint32_t ifindex, uint16_t prio,
 	mnl_attr_nest_end(nlh, aopts);
 	mnl_attr_nest_end(nlh, act);
 
-	put_parms_action(nlh, 2, "csum", TCA_CSUM_PARMS, sizeof(cs), &cs);
+	put_parms_action(nlh, 2, "csum", TCA_CSUM_PARMS, sizeof(cs), &cs, 0);
 
-	put_vlan(nlh, 3, 0, 0);
+	put_vlan(nlh, 3, 0, 0, 0);
 
-	put_parms_action(nlh, 4, "mirred", TCA_MIRRED_PARMS, sizeof(mr), &mr);
+	put_parms_action(nlh, 4, "mirred", TCA_MIRRED_PARMS, sizeof(mr), &mr, 0);
 
 	mnl_attr_nest_end(nlh, acts);
 	mnl_attr_nest_end(nlh, opts);

@@ -58,6 +58,7 @@ struct kx {
 	int nkinds;
 	int pops, pushes;
 	uint16_t push_vid, push_proto;
+	int no_percpu;		/* actions whose TCA_ACT_FLAGS set NO_PERCPU_STATS */
 };
 
 static void decode(const struct nlmsghdr *nlh, struct kx *x)
@@ -79,6 +80,17 @@ static void decode(const struct nlmsghdr *nlh, struct kx *x)
 				mnl_attr_for_each_nested(y, act) {
 					if (mnl_attr_get_type(y) == TCA_ACT_KIND)
 						kind = mnl_attr_get_str(y);
+					if (mnl_attr_get_type(y) == TCA_ACT_FLAGS) {
+						const struct nla_bitfield32 *bf =
+							mnl_attr_get_payload(y);
+
+						assert_int_equal(mnl_attr_get_payload_len(y),
+								 sizeof(*bf));
+						assert_int_equal(bf->value, TCA_ACT_FLAGS_NO_PERCPU_STATS);
+						assert_int_equal(bf->selector,
+								 TCA_ACT_FLAGS_NO_PERCPU_STATS);
+						x->no_percpu++;
+					}
 					if (mnl_attr_get_type(y) != TCA_ACT_OPTIONS)
 						continue;
 					mnl_attr_for_each_nested(z, y) {
@@ -217,6 +229,33 @@ static void test_routed_v4(void **st)
 	assert_int_equal(x.mirred_ifindex, 8);
 	assert_int_equal(x.mirred_action, TC_ACT_STOLEN);
 	assert_int_equal(x.mirred_eaction, TCA_EGRESS_REDIR);
+}
+
+/*
+ * A hardware-only rule's actions ask for no per-CPU counters
+ * (TCA_ACT_FLAGS_NO_PERCPU_STATS, iproute2's no_percpu): the software path
+ * never runs them and the driver's statistics land in one counter, and
+ * each per-CPU counter costs the rule's write an alloc_percpu().  A rule
+ * in software too keeps them, for its frames on every CPU.
+ */
+static void test_hw_only_no_percpu(void **st)
+{
+	struct npuflow_conn c = conn4(0);
+	struct tcfl_rule r;
+	struct kx x;
+
+	(void)st;
+	c.out_vid[0] = 7;
+	tcfl_rule_from_conn(&c, 0, TCA_CLS_FLAGS_SKIP_SW, &r);
+	assert_true(tcfl_build_add(buf, sizeof(buf), &r, 7) > 0);
+	decode((struct nlmsghdr *)buf, &x);
+	assert_int_equal(x.nkinds, 4);		/* pedit, csum, vlan push, mirred */
+	assert_int_equal(x.no_percpu, 4);
+	tcfl_rule_from_conn(&c, 0, 0, &r);
+	assert_true(tcfl_build_add(buf, sizeof(buf), &r, 7) > 0);
+	decode((struct nlmsghdr *)buf, &x);
+	assert_int_equal(x.nkinds, 4);
+	assert_int_equal(x.no_percpu, 0);
 }
 
 static void test_nat_v4_both_directions(void **st)
@@ -744,6 +783,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_routed_v4),
+		cmocka_unit_test(test_hw_only_no_percpu),
 		cmocka_unit_test(test_nat_v4_both_directions),
 		cmocka_unit_test(test_v6_udp),
 		cmocka_unit_test(test_vlan_both_tagged),
