@@ -15,7 +15,8 @@
  *      action mirred egress redirect dev OUT
  *
  * sends (IPv6: munge ip6 src/dst, munge ip6 hoplimit add 255, csum tcp/udp
- * only).  The TTL add is there only for routed flows: the driver decrements
+ * only; a skip_sw rule's actions each with no_percpu: TCA_ACT_FLAGS, no
+ * per-CPU counters).  The TTL add is there only for routed flows: the driver decrements
  * TTL when it sees it.  A direction that arrives 802.1Q-tagged is filed
  * under `protocol 802.1Q prio NPUFLOW_TC_PRIO_VLAN` and matches
  * `vlan_id V vlan_ethtype ip|ipv6`, its first action `vlan pop`; one that
