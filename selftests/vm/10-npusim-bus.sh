@@ -107,7 +107,7 @@ fi
 # Teardown under traffic: del_device, then rmmod npusim, with iperf3 and a
 # ping flood crossing the model (pc -> host -> far); the runner checks dmesg.
 traffic() {
-	ip netns exec far iperf3 -s -D >/dev/null 2>&1; sleep 2
+	iperf_server far 5201 many
 	ip netns exec pc iperf3 -c $FAR4 -t 30 >/dev/null 2>&1 &
 	ip netns exec pc iperf3 -c $FAR4 -t 30 -R >/dev/null 2>&1 &
 	ip netns exec pc ping -f -w 20 $FAR4 >/dev/null 2>&1 &

@@ -72,7 +72,7 @@ else
 fi
 
 # Deleting the coprocessor under the driver removes the netdevs cleanly.
-ip netns exec far iperf3 -s -D -1 >/dev/null 2>&1; sleep 0.5
+iperf_server far
 ip netns exec pc iperf3 -c $FAR4 -t 20 >/dev/null 2>&1 &
 sleep 3
 echo 0 > /sys/bus/npusim/del_device

@@ -24,7 +24,7 @@ topo_pc_far 0; ktap_result $? "topology"
 for d in "$P3" "$P8"; do ethtool -C "$d" rx-frames-irq 16; done
 diag "$(ethtool -c "$P3" | grep -E 'rx-frames-irq|rx-usecs:|rx-frames:' | xargs)"
 
-ip netns exec far iperf3 -s -D -1 >/dev/null 2>&1; sleep 0.5
+iperf_server far
 bps=$(iperf_bps pc $FAR4 10)
 db=$(eth_sum "$P3" 'doorbell_frames')
 pl=$(eth_sum "$P3" 'poll_frames')
@@ -46,7 +46,7 @@ wait_carrier "$P3"; wait_carrier "$P8"
 ktap_result $(ip netns exec pc ping -c 2 -W 5 $FAR4 >/dev/null; echo $?) \
 	"addresses and routes survive devlink dev reload"
 db0=$(eth_sum "$P3" 'doorbell_frames'); pl0=$(eth_sum "$P3" 'poll_frames')
-ip netns exec far iperf3 -s -D -1 >/dev/null 2>&1; sleep 0.5
+iperf_server far
 bps=$(iperf_bps pc $FAR4 10)
 db=$(( $(eth_sum "$P3" 'doorbell_frames') - db0 ))
 pl=$(( $(eth_sum "$P3" 'poll_frames') - pl0 ))

@@ -14,7 +14,7 @@ npu_load && npu_new 0 8 2 || { ktap_fail "setup"; ktap_finish; }
 topo_pc_far 0; ktap_result $? "topology"
 DL=auxiliary/npusim.npu.0
 
-ip netns exec far iperf3 -s -D -1 >/dev/null 2>&1; sleep 0.5
+iperf_server far
 ip netns exec pc iperf3 -c $FAR4 -t 20 -J > /tmp/iperf-reconf.json 2>&1 &
 ipf=$!
 sleep 3
@@ -42,7 +42,7 @@ snap() {
 		printf '%s %s ' "$(eth_sum "$d" '^rx_q[0-9]+_packets$')" "$(eth_sum "$d" '^tx_q[0-9]+_packets$')"
 	done
 }
-ip netns exec far iperf3 -s -D -1 >/dev/null 2>&1; sleep 0.5
+iperf_server far
 ip netns exec pc iperf3 -c $FAR4 -t 16 -J > /tmp/iperf-mtu.json 2>&1 &
 ipf=$!
 sleep 2

@@ -43,7 +43,7 @@ ktap_result $([ "$(pol 1 rate)" = $RATE ] && [ "$(pol 1 burst)" = $BURST ]; echo
 # ---- a TCP connection in hardware --------------------------------------
 ethtool -K "$P3" hw-tc-offload on; ethtool -K "$P8" hw-tc-offload on
 ft_offload_tcp
-ip netns exec far iperf3 -s -D -1 >/dev/null 2>&1; sleep 0.5
+iperf_server far
 ip netns exec pc iperf3 -c $FAR4 -t 60 -b 4M >/dev/null 2>&1 &
 IPERF=$!
 trap 'kill $IPERF 2>/dev/null; ip netns pids far | xargs -r kill 2>/dev/null' EXIT

@@ -17,7 +17,7 @@ DBG=/sys/kernel/debug/npusim/0
 npu_load && npu_new 0 8 2 || { ktap_fail "setup"; ktap_finish; }
 topo_pc_far 0; ktap_result $? "topology"
 ip netns exec pc ping -c 1 -W 2 $FAR4 >/dev/null
-ip netns exec far iperf3 -s -D >/dev/null 2>&1
+iperf_server far 5201 many
 wait_listen far 5201
 
 # model Q FIELD: a field of the model's queue pair Q of port 3.

@@ -213,7 +213,7 @@ table inet fw {
 }
 NFT
 fwd() { echo $(( $(eth_stat "$P3" hw_fwd_frames) + $(eth_stat "$P8" hw_fwd_frames) )); }
-ip netns exec far iperf3 -s -D -1 >/dev/null 2>&1; sleep 0.5
+iperf_server far
 ip netns exec pc iperf3 -c $FAR4 -t 40 -i 2 > /tmp/fw-iperf.txt 2>&1 &
 ipid=$!
 sleep 6

@@ -184,8 +184,7 @@ ip netns del vn
 # --- the rx metadata kfuncs, device-bound ---------------------------------------
 check_fail "kfunc program refused when not device-bound (ip link)" \
 	ip link set dev "$P3" xdpdrv obj "$X/xdp_hash.bpf.o" sec xdp
-ip netns exec far iperf3 -s -D -1 >/dev/null 2>&1
-sleep 0.5
+iperf_server far
 out=$(mktemp)
 # The stream runs only between the attach and the detach (12 s after it):
 # see "attach / replace / detach" below for why.
@@ -215,8 +214,7 @@ for i in $(seq 60); do	# loading and verifying take a while under TCG
 	sleep 0.5
 done
 [ $native = 0 ] && { xdp_native "$P3" && xdp_native "$P8" || native=1; }
-ip netns exec far iperf3 -s -D -1 >/dev/null 2>&1
-sleep 0.5
+iperf_server far
 ip netns exec pc iperf3 -c $FAR4 -t 8 >/dev/null 2>&1 &
 ipid=$!
 sleep 5
@@ -270,17 +268,6 @@ ktap_result $([ $dump_rc = 0 ] && grep -q '"frames"' /tmp/55-cand.txt; echo $?) 
 	"bpftool map dump pinned /sys/fs/bpf/npuflow/candidates"
 "$B/bin/npuflowd" --flush >/dev/null 2>&1
 
-# --- XDP_PASS cost (reported, not asserted) ---------------------------------------
-ip netns exec far iperf3 -s -D -1 >/dev/null 2>&1
-sleep 0.5
-bps0=$(iperf_bps pc $FAR4 5)
-xdp_attach "$P3" "$X/xdp_pass.bpf.o" && xdp_attach "$P8" "$X/xdp_pass.bpf.o"
-ip netns exec far iperf3 -s -D -1 >/dev/null 2>&1
-sleep 0.5
-bps1=$(iperf_bps pc $FAR4 5)
-xdp_detach "$P3"; xdp_detach "$P8"
-diag "iperf3 pc -> far: ${bps0:-0} bit/s without XDP, ${bps1:-0} bit/s with XDP_PASS on ports 3 and 8"
-
 # --- attach / replace / detach between frames --------------------------------------
 # No frame crosses the ports while a program is attached, replaced or
 # detached: under TCG an attach patches kernel text (the XDP dispatcher's
@@ -296,8 +283,7 @@ for i in 1 2 3 4 5; do
 		ping_pc 2 $FAR4 || ok=1
 	xdp_detach "$P3" && xdp_detach "$P8" && ping_pc 2 $FAR4 || ok=1
 done
-ip netns exec far iperf3 -s -D -1 >/dev/null 2>&1
-sleep 0.5
+iperf_server far
 bps=$(iperf_bps pc $FAR4 4)
 diag "iperf3 after 5 attach/replace/detach rounds: ${bps:-0} bit/s"
 ktap_result $([ $ok = 0 ] && [ "${bps:-0}" -gt 1000000 ]; echo $?) \

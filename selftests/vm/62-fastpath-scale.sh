@@ -24,7 +24,7 @@ fp() { ethtool -S "$P3" | awk -v k="$1:" '$1 == k { print $2 }'; }
 echo 0 > /sys/kernel/debug/npusim/0/fp_retrans_max
 
 ip netns exec far "$LOAD" server -p 5300 -t 60 > /tmp/load-srv.json 2>/dev/null &
-sleep 1
+wait_listen far 5300
 ip netns exec pc "$LOAD" client -a $FAR4 -p 5300 -c $N -t 45 > /tmp/load-cli.json 2>/dev/null &
 cli=$!
 # The connections reach hardware as nf_flowtable's offload work gets to
@@ -75,7 +75,7 @@ check "devlink resource set connections 64 + reload" bash -c \
 	"devlink resource set $DL path /fastpath/connections size 64 && devlink dev reload $DL"
 ft_offload_tcp
 ip netns exec far "$LOAD" server -p 5301 -t 30 >/dev/null 2>&1 &
-sleep 1
+wait_listen far 5301
 ip netns exec pc "$LOAD" client -a $FAR4 -p 5301 -c 256 -t 15 -r 20000 > /tmp/load-small.json 2>/dev/null
 full=$(fp fp_enospc)
 diag "small table: $(fp fp_conns) in hardware, refused as full $full; client $(cat /tmp/load-small.json)"

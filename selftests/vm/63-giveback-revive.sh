@@ -71,7 +71,7 @@ check "fp_expire_ms reads back" bash -c "[ \$(cat $DBG/fp_expire_ms) = 1000 ]"
 gb0=$(awk '$1 == "givebacks" { print $2 }' $DBG/fp_stats); rv0=$(st fp_revived)
 echo 2 > $DBG/fp_retrans_max
 ip netns exec pc tc qdisc add dev npuw0p3 root netem loss 2%
-ip netns exec far iperf3 -s -D -1 >/dev/null 2>&1
+iperf_server far
 wait_listen far 5201
 ip netns exec pc iperf3 -c $FAR4 -t 8 -J > /tmp/gb2.json 2>/dev/null
 ip netns exec pc tc qdisc del dev npuw0p3 root

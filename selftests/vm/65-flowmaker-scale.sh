@@ -42,7 +42,7 @@ fm_start; ktap_result $? "npuflowd on $P3 $P8"
 # ---- a busy UDP flow outlives the UDP timeout -----------------------------
 # iperf3 UDP at 2 Mbit/s, ~490 datagrams/s (its first reply from far makes
 # conntrack see both ways; it is assured 2 s later)
-ip netns exec far iperf3 -s -p 5202 -D -1 >/dev/null 2>&1
+iperf_server far 5202
 wait_listen far 5202
 ip netns exec pc iperf3 -u -c $FAR4 -p 5202 -b 2M -l 512 -t 45 >/dev/null 2>&1 &
 UP=$!

@@ -343,6 +343,22 @@ wait_listen() {
 	done
 	return 1
 }
+# iperf_server NS [PORT] [many]: iperf3's server in NS on PORT (5201), for
+# one client (iperf3 -1) or, with "many", for every client that comes;
+# returns once it listens (iperf3 -D detaches before it listens: a client
+# started a fixed time after it is refused on a loaded guest).  A previous
+# one-client server still listening there is let go first (its client has
+# its results; the server exits after it), or the new one's bind fails.
+iperf_server() {
+	local port=${2:-5201} i
+
+	for i in $(seq 50); do
+		ip netns exec "$1" ss -Hltn "sport = :$port" | grep -q . || break
+		sleep 0.1
+	done
+	ip netns exec "$1" iperf3 -s -D -p "$port" $([ "${3:-}" = many ] || echo -1) >/dev/null 2>&1
+	wait_listen "$1" "$port"
+}
 # ip_punts: frames of IP unicast traffic the coprocessor punted to the host
 # on ports 3 and 8 - not the ARP, neighbour discovery and multicast that
 # share the host's ports.
@@ -372,11 +388,11 @@ fm_cleanup() {
 	fi
 }
 
-# xfer FROM_NS TO_NS TO_ADDR PORT: 16 MB of seeded bytes over one TCP
-# connection, sha256 at both ends (iperf3 checks no payload).  Prints
+# xfer FROM_NS TO_NS TO_ADDR PORT [MB]: MB (16) MB of seeded bytes over one
+# TCP connection, sha256 at both ends (iperf3 checks no payload).  Prints
 # "sent_bytes sent_sha recv_bytes recv_sha".
 xfer() {
-	local out
+	local out mb=${5:-16}
 	out=$(mktemp)
 	ip netns exec "$2" python3 - "$4" > "$out" 2>&1 <<'PY' &
 import hashlib, socket, sys
@@ -395,9 +411,9 @@ while True:
 print(n, h.hexdigest())
 PY
 	local srv=$!
-	ip netns exec "$1" python3 - "$3" "$4" <<'PY'
+	ip netns exec "$1" python3 - "$3" "$4" "$mb" <<'PY'
 import hashlib, random, socket, sys, time
-data = random.Random(30).randbytes(16 << 20)
+data = random.Random(30).randbytes(int(sys.argv[3]) << 20)
 for _ in range(100):
     try:
         s = socket.create_connection((sys.argv[1], int(sys.argv[2])), 5)
