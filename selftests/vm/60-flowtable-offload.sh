@@ -46,23 +46,20 @@ NFT
 host_frames() { echo $(( $(link_stat "$P3" rx_packets) + $(link_stat "$P8" rx_packets) )); }
 wire_frames() { echo $(( $(link_stat -n pc npuw0p3 rx_packets) + $(link_stat -n pc npuw0p3 tx_packets) )); }
 
-# offloaded: iperf3's established connections to 5201 (control and data)
-# conntrack shows in hardware (a finished stream's are closing)
-offloaded() { conntrack -L -p tcp --dport 5201 --state ESTABLISHED 2>/dev/null | grep -c HW_OFFLOAD; }
-
 # stream NAME ADDR [iperf3 args]: host share of the stream's frames over 4 s,
 # from a second after both of iperf3's connections are in hardware (a
 # window timed from the client's start misses the stream when a loaded
 # guest takes seconds to connect)
 stream() {
 	local name=$1 addr=$2; shift 2
-	local h0 h1 w0 w1 share i
+	local h0 h1 w0 w1 share t0 t1
 	iperf_server far
 	local out=/tmp/ft-stream-$RANDOM.json
 	ip netns exec pc iperf3 -c "$addr" -t $SECS -J "$@" > "$out" 2>&1 &
 	local pid=$!
-	for i in $(seq 50); do [ "$(offloaded)" -ge 2 ] && break; sleep 0.2; done
-	[ "$(offloaded)" -ge 2 ] && HWOFF_SEEN=$((HWOFF_SEEN + 1))
+	t0=$SECONDS
+	wait_offloaded 5201 2 && HWOFF_SEEN=$((HWOFF_SEEN + 1))
+	t1=$SECONDS
 	sleep 1
 	h0=$(host_frames); w0=$(wire_frames)
 	sleep 4
@@ -72,7 +69,7 @@ stream() {
 	bps=$(jq -r '.end.sum_received.bits_per_second // 0 | floor' "$out")
 	# share in units of 0.01 %
 	share=$(( (h1 - h0) * 10000 / (w1 - w0 + 1) ))
-	diag "$name: ${bps} bit/s; 4 s from 1 s after the offload (~$((i / 5)) s after the start): stream frames $((w1 - w0)), host frames $((h1 - h0)) (${share} / 10000)"
+	diag "$name: ${bps} bit/s; 4 s from 1 s after the offload (~$((t1 - t0)) s after the start): stream frames $((w1 - w0)), host frames $((h1 - h0)) (${share} / 10000)"
 	ktap_result $([ $((w1 - w0)) -gt 1000 ] && [ "$share" -lt 10 ]; echo $?) \
 		"$name: the host takes < 0.1 % of the stream's frames"
 }

@@ -343,6 +343,17 @@ wait_listen() {
 	done
 	return 1
 }
+# ct_offloaded PORT: established TCP connections to PORT that conntrack
+# shows in hardware (HW_OFFLOAD: the flowtable's); a finished stream's
+# are closing, not counted.
+ct_offloaded() { conntrack -L -p tcp --dport "$1" --state ESTABLISHED 2>/dev/null | grep -c HW_OFFLOAD; }
+# wait_offloaded PORT N: until N connections to PORT are in hardware, at
+# most 10 s; false if they were not.
+wait_offloaded() {
+	local i
+	for i in $(seq 50); do [ "$(ct_offloaded "$1")" -ge "$2" ] && return 0; sleep 0.2; done
+	return 1
+}
 # iperf_server NS [PORT] [many]: iperf3's server in NS on PORT (5201), for
 # one client (iperf3 -1) or, with "many", for every client that comes;
 # returns once it listens (iperf3 -D detaches before it listens: a client
