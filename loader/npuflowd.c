@@ -47,7 +47,8 @@ struct run {
 /*
  * --flush: the pin directory is checked first (a refused one stops it all),
  * then every leftover classifier is detached, npuflowd's rules deleted and
- * the pins removed.  It mounts nothing: no BPF file system, nothing pinned.
+ * the pins removed, and libxdp's state directory if nothing is left in it.
+ * It mounts nothing: no BPF file system, nothing pinned.
  */
 static int flush(void)
 {
@@ -64,6 +65,7 @@ static int flush(void)
 	if (ifs)
 		if_freenameindex(ifs);
 	rc = pins_remove();
+	xdp_state_remove_empty();
 	info("flushed");
 	return rc;
 }
@@ -376,6 +378,8 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	log_take_libs();
+	if (check_privileges())
+		return 1;
 	r.mode = opts.mode == NPUFLOWD_MODE_SKB ? XDP_MODE_SKB : XDP_MODE_NATIVE;
 	catch_stop_signals();
 	r.lock_fd = take_lock(opts.lock_file);

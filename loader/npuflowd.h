@@ -51,6 +51,7 @@ uint64_t mono_us(void);
 
 void catch_stop_signals(void);
 int take_lock(const char *path);
+int check_privileges(void);
 int daemonize(int lock_fd);
 void notify(const char *state);
 int keepalive(uint64_t every_us, uint64_t *last, int wait_ms);
@@ -68,6 +69,9 @@ int pins_remove(void);
 
 const char *xdp_mode_name(enum xdp_attach_mode m);
 int detach_leftovers(int ifindex, const char *why);
+/* libxdp's state directory ($LIBXDP_BPFFS/xdp) removed if empty, under
+ * libxdp's lock on it (--flush: no dispatcher of any program is left). */
+void xdp_state_remove_empty(void);
 struct xdp_program *classifier_program(struct classify *skel);
 int port_attach(struct xdp_program *prog, int ifindex, const char *name,
 		enum xdp_attach_mode mode);

@@ -12,7 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+#include <linux/capability.h>
 #include "npuflowd.h"
 
 volatile sig_atomic_t stop;
@@ -136,4 +138,26 @@ int keepalive(uint64_t every_us, uint64_t *last, int wait_ms)
 	if ((due - now) / 1000 < (uint64_t)wait_ms)
 		wait_ms = (due - now + 999) / 1000;
 	return wait_ms;
+}
+
+/*
+ * Whether npuflowd holds what it needs, read with capget(2) (no libcap):
+ * CAP_NET_ADMIN (XDP, tc, conntrack, rtnetlink writes) and CAP_BPF or
+ * CAP_SYS_ADMIN (programs, maps, the BPF file system's mount).  0, or -1
+ * with the error said once, before anything fails with a bare EPERM.
+ */
+int check_privileges(void)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct c[_LINUX_CAPABILITY_U32S_3];
+
+	memset(c, 0, sizeof(c));
+	if (syscall(SYS_capget, &h, c))
+		return 0;	/* unknown: the operations say what fails */
+#define HAS(cap) (!!(c[(cap) / 32].effective & (1u << ((cap) % 32))))
+	if (HAS(CAP_NET_ADMIN) && (HAS(CAP_BPF) || HAS(CAP_SYS_ADMIN)))
+		return 0;
+#undef HAS
+	err("needs CAP_NET_ADMIN and CAP_BPF (or CAP_SYS_ADMIN): run it as root");
+	return -1;
 }

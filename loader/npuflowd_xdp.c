@@ -6,9 +6,13 @@
  * run left attached.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <net/if.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
 #include <bpf/libbpf.h>
 #include <xdp/libxdp.h>
 #include "classify.skel.h"
@@ -187,4 +191,20 @@ int port_detach(struct xdp_program *prog, int ifindex, const char *name,
 	else
 		info("%s: detached", name);
 	return rc;
+}
+
+void xdp_state_remove_empty(void)
+{
+	const char *fs = getenv("LIBXDP_BPFFS");
+	char dir[300];
+	int fd;
+
+	snprintf(dir, sizeof(dir), "%s/xdp", fs && fs[0] ? fs : "/sys/fs/bpf");
+	fd = open(dir, O_RDONLY | O_DIRECTORY);
+	if (fd < 0)
+		return;
+	/* libxdp's own lock on the directory: no dispatcher is being made */
+	if (!flock(fd, LOCK_EX) && !rmdir(dir))
+		info("removed %s (libxdp's, empty)", dir);
+	close(fd);
 }

@@ -91,7 +91,7 @@ for i in 1 2 3 4 5; do
 		ip netns exec $A ping -6 -c1 -W1 fd00:211:2::2 >/dev/null && break
 	sleep 0.5
 done
-echo "1..50"
+echo "1..52"
 
 start_daemon() { # log, extra args...
 	local log=$1 i
@@ -132,6 +132,14 @@ out=$($NR "$BIN/npuctl" status 2>&1); rc=$?
 rc_says $rc 3 "$out" "npuflowd not running (no BPF file system at /sys/fs/bpf"; e=$?
 check "npuctl status with no BPF file system: 'not running', exit 3 (rc $rc: $out)" test $e = 0
 
+# --- unprivileged: npuflowd refuses before it touches anything -----------------
+NOBODY="setpriv --reuid=65534 --regid=65534 --clear-groups"
+out=$($NR $NOBODY "$BIN/npuflowd" -f ra rb 2>&1); rc=$?
+rc_says $rc 1 "$out" "needs CAP_NET_ADMIN and CAP_BPF (or CAP_SYS_ADMIN): run it as root" &&
+	! bpffs && ! ip -n $R link show ra | grep -q xdp; e=$?
+check "unprivileged npuflowd: 'run it as root', exit 1, mounts and attaches nothing (rc $rc: $out)" \
+	test $e = 0
+
 if start_daemon "$LOG"; then ok "npuflowd attached to ra, rb"; else
 	nok "npuflowd attached to ra, rb" "$(tr '\n' '|' <"$LOG")"
 	exit 1
@@ -145,6 +153,10 @@ check "the pin directory is mode 0700 ($(stat -c %a $PIN 2>&1))" test "$(stat -c
 # native mode: ip link says "xdp" (generic would be "xdpgeneric")
 check "native XDP on ra and rb" bash -c "ip -n $R link show ra | grep -qw xdp && ip -n $R link show rb | grep -qw xdp && ! ip -n $R link show ra | grep -q xdpgeneric"
 check "maps pinned with mode 0600" bash -c "[ \$(stat -c %a $PIN/candidates) = 600 ] && [ \$(stat -c %a $PIN/counters) = 600 ] && [ \$(stat -c %a $PIN/events) = 600 ]"
+
+out=$($NOBODY "$BIN/npuctl" candidates 2>&1); rc=$?
+rc_says $rc 1 "$out" "npuflowd's maps are root's: run npuctl as root"; e=$?
+check "unprivileged npuctl: 'run npuctl as root', exit 1 (rc $rc: $out)" test $e = 0
 
 "$BIN/npuflowd" -f ra >"$LOG.3" 2>&1; rc=$?
 check "a second instance refuses to start" bash -c "[ $rc = 1 ] && grep -q 'another npuflowd is running' '$LOG.3'"
@@ -538,8 +550,10 @@ asan_run "$WORK/s1" stats --json; e=$?
 check "npuctl stats and status under ASan: no memory error" \
 	bash -c "[ $e = 0 ] && $NR '$ASAN_NPUCTL' status >/dev/null 2>'$WORK/s2.err'; ! grep -qE 'Sanitizer|runtime error' '$WORK/s2.err'"
 
+xd_before=$(test -d /sys/fs/bpf/xdp && echo there || echo none)
 "$BIN/npuflowd" --flush >/dev/null 2>&1
-check "--flush removes the pins" test ! -e $PIN/candidates -a ! -e $PIN
+check "--flush removes the pins and libxdp's empty state directory (before: $xd_before)" \
+	test ! -e $PIN/candidates -a ! -e $PIN -a ! -e /sys/fs/bpf/xdp
 
 # --- the pin directory: not a symlink, not another user's ---------------------------
 DECOY=/sys/fs/bpf/npft-decoy

@@ -265,7 +265,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (argc >= 2 && !strcmp(argv[1], "--version")) {
-		printf("npuload %s\n", NPUFLOW_VERSION);
+		printf("npuload (npuflow) %s\n", NPUFLOW_VERSION);
 		return 0;
 	}
 	if (argc < 2) {

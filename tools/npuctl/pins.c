@@ -61,7 +61,9 @@ int npuctl_open_pinned(const char *pin_dir, const char *name)
 	if (fd < 0)
 		fprintf(stderr, "npuctl: cannot open %s/%s: %s%s\n", pin_dir, name,
 			strerror(errno),
-			errno == ENOENT ? " (is npuflowd running, or has it run?)" : "");
+			errno == ENOENT ? " (is npuflowd running, or has it run?)" :
+			errno == EACCES || errno == EPERM ? " (npuflowd's maps are root's: "
+			"run npuctl as root)" : "");
 	return fd;
 }
 
