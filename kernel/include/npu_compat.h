@@ -3,8 +3,9 @@
  * npu_compat.h - the little the pure files need, so that the same .c builds
  * in a kernel module and natively in the cmocka unit tests (selftests/unit/).
  *
- * The pure files are the model's parser, fast-path table, moderation and
- * ntuple rules (kernel/npusim/npusim_*.c) and the driver's rule parser and
+ * The pure files are the model's parser, fast-path table, moderation,
+ * ntuple rules and trap policers' token buckets (kernel/npusim/npusim_*.c:
+ * parse, ft, coal, ntuple, tb) and the driver's rule parser and
  * ntuple translation (kernel/npuep/flow_parse_pure.c, ntuple_pure.c).  They
  * use the kernel's names for integer types, byte order and bit helpers,
  * and the kernel's header layouts (<linux/ip.h>, <linux/ipv6.h>,
