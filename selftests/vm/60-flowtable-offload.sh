@@ -55,6 +55,7 @@ stream() {
 	local h0 h1 w0 w1 share t0 t1
 	iperf_server far
 	local out=/tmp/ft-stream-$RANDOM.json
+	wait_unoffloaded 5201	# the previous stream's connections are not counted
 	ip netns exec pc iperf3 -c "$addr" -t $SECS -J "$@" > "$out" 2>&1 &
 	local pid=$!
 	t0=$SECONDS

@@ -343,15 +343,23 @@ wait_listen() {
 	done
 	return 1
 }
-# ct_offloaded PORT: established TCP connections to PORT that conntrack
-# shows in hardware (HW_OFFLOAD: the flowtable's); a finished stream's
-# are closing, not counted.
-ct_offloaded() { conntrack -L -p tcp --dport "$1" --state ESTABLISHED 2>/dev/null | grep -c HW_OFFLOAD; }
+# ct_offloaded PORT: TCP connections to PORT that conntrack shows in
+# hardware (HW_OFFLOAD: the flowtable's; such an entry shows no TCP state,
+# so a state filter would miss it).  A finished stream's leave hardware
+# once the flowtable sees their FIN.
+ct_offloaded() { conntrack -L -p tcp --dport "$1" 2>/dev/null | grep -c HW_OFFLOAD; }
 # wait_offloaded PORT N: until N connections to PORT are in hardware, at
 # most 10 s; false if they were not.
 wait_offloaded() {
 	local i
 	for i in $(seq 50); do [ "$(ct_offloaded "$1")" -ge "$2" ] && return 0; sleep 0.2; done
+	return 1
+}
+# wait_unoffloaded PORT: until no connection to PORT is in hardware (the
+# previous stream's are gone), at most 5 s.
+wait_unoffloaded() {
+	local i
+	for i in $(seq 25); do [ "$(ct_offloaded "$1")" = 0 ] && return 0; sleep 0.2; done
 	return 1
 }
 # iperf_server NS [PORT] [many]: iperf3's server in NS on PORT (5201), for
