@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
@@ -238,6 +239,20 @@ int pins_open(int start)
 	}
 	if (pins_trusted(pins.fd))
 		return -1;
+	/*
+	 * The pins' own lock, held while the process lives: the lock file
+	 * keeps one npuflowd per lock file, this one per pin directory, so
+	 * that a second instance (or --flush) under another --lock-file does
+	 * not take the running one's classifier and maps for leftovers.
+	 */
+	if (flock(pins.fd, LOCK_EX | LOCK_NB)) {
+		if (errno == EWOULDBLOCK)
+			err("another npuflowd uses %s (whatever its lock file): stop it first",
+			    opts.pin_dir);
+		else
+			err("cannot lock %s: %s", opts.pin_dir, strerror(errno));
+		return -1;
+	}
 	if (start && fchmod(pins.fd, 0700))
 		warn("chmod %s: %s", opts.pin_dir, strerror(errno));
 	pins_path();

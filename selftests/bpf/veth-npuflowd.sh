@@ -91,7 +91,7 @@ for i in 1 2 3 4 5; do
 		ip netns exec $A ping -6 -c1 -W1 fd00:211:2::2 >/dev/null && break
 	sleep 0.5
 done
-echo "1..52"
+echo "1..54"
 
 start_daemon() { # log, extra args...
 	local log=$1 i
@@ -157,6 +157,14 @@ check "maps pinned with mode 0600" bash -c "[ \$(stat -c %a $PIN/candidates) = 6
 out=$($NOBODY "$BIN/npuctl" candidates 2>&1); rc=$?
 rc_says $rc 1 "$out" "npuflowd's maps are root's: run npuctl as root"; e=$?
 check "unprivileged npuctl: 'run npuctl as root', exit 1 (rc $rc: $out)" test $e = 0
+out=$($NOBODY "$BIN/npuctl" status 2>&1); rc=$?
+rc_says $rc 1 "$out" "npuflowd's maps are root's: run npuctl as root"; e=$?
+check "unprivileged npuctl status: 'run npuctl as root', not 'not running' (rc $rc: $out)" test $e = 0
+out=$($NR "$BIN/npuflowd" --flush --lock-file "$WORK/other.lock" 2>&1); rc=$?
+rc_says $rc 1 "$out" "another npuflowd uses /sys/fs/bpf/npuflow (whatever its lock file)" &&
+	test -e $PIN/candidates && ip -n $R link show ra | grep -q xdp; e=$?
+check "--flush under another lock file refused while one runs: pins and classifier kept (rc $rc: $out)" \
+	test $e = 0
 
 "$BIN/npuflowd" -f ra >"$LOG.3" 2>&1; rc=$?
 check "a second instance refuses to start" bash -c "[ $rc = 1 ] && grep -q 'another npuflowd is running' '$LOG.3'"

@@ -18,7 +18,8 @@ int npuctl_pins_fs(const char *pin_dir, char *parent, size_t len);
 /* 0 when the pins can be in @pin_dir; -1, said, when there is no BPF file system. */
 int npuctl_need_pins_fs(const char *pin_dir);
 
-/* Whether @name is pinned in @pin_dir. */
+/* Whether @name is pinned in @pin_dir (or may be: a directory we may not
+ * search counts as holding it, and opening it says why not). */
 int npuctl_pinned(const char *pin_dir, const char *name);
 
 /* The pinned object @pin_dir/@name: an fd, or -1 (said, with a hint on ENOENT). */
