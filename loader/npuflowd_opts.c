@@ -121,12 +121,14 @@ static const struct optdef optdefs[] = {
 	  .help = "Attach as a single XDP program instead of through libxdp's dispatcher." },
 	{ "pin-dir", 0, "DIR", .set = set_pin_dir, FIELD(pin_dir),
 	  .what = "an absolute path under a directory other than /, without . or ..",
-	  .help = "Where the maps are pinned, on a BPF file system; with none at DIR's parent "
-		  "npuflowd mounts one there (mode 0700; not --flush).  DIR is refused if it is "
-		  "a symbolic link or not a directory of root's (or of the user npuflowd runs "
-		  "as)." },
+	  .help = "Where the maps are pinned, on a BPF file system: DIR's parent must be one, "
+		  "or /sys/fs/bpf, where npuflowd mounts one if there is none (mode 0700; not "
+		  "--flush).  DIR is refused if it is a symbolic link or not a directory of "
+		  "root's (or of the user npuflowd runs as), and while another npuflowd uses "
+		  "it." },
 	{ "lock-file", 0, "PATH", PATH(lock_file),
-	  .help = "The single-instance lock; it holds npuflowd's pid." },
+	  .help = "The single-instance lock; it holds npuflowd's pid.  The pin directory is "
+		  "locked too, whatever this says." },
 	{ "flush", 0, NULL, FLAG(flush, 1),
 	  .help = "Detach any npuflow classifier left attached, delete npuflowd's tc flower "
 		  "rules (their connections leave the hardware), remove the pinned maps and the "
