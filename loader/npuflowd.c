@@ -370,7 +370,7 @@ int main(int argc, char **argv)
 	int rc = 1;
 
 	if (npuflowd_parse_args(argc, argv, &opts, msg, sizeof(msg))) {
-		fprintf(stderr, "npuflowd: %s\n", msg);
+		fprintf(stderr, "npuflowd: %s\nTry 'npuflowd --help' for more information.\n", msg);
 		return 2;
 	}
 	if (opts.help) {

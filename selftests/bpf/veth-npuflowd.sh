@@ -91,7 +91,7 @@ for i in 1 2 3 4 5; do
 		ip netns exec $A ping -6 -c1 -W1 fd00:211:2::2 >/dev/null && break
 	sleep 0.5
 done
-echo "1..54"
+echo "1..55"
 
 start_daemon() { # log, extra args...
 	local log=$1 i
@@ -595,6 +595,9 @@ check "npuctl release -1: refused, not wrapped to a huge id (rc $rc)" test $ok =
 out=$("$BIN/npuctl" stats --bogus 2>&1); rc=$?
 [ $rc = 2 ] && [[ "$out" == *"unknown option or argument '--bogus'"* ]]; ok=$?
 check "npuctl stats --bogus: exit 2, the option named (rc $rc)" test $ok = 0
+out=$("$BIN/npuflowd" --bogus 2>&1); rc=$?
+[ $rc = 2 ] && [[ "$out" == *"'--bogus'"* ]] && [[ "$out" == *"Try 'npuflowd --help'"* ]]; ok=$?
+check "npuflowd --bogus: exit 2, the option named, where the help is (rc $rc)" test $ok = 0
 n=$(grep -c ' /sys/fs/bpf ' /proc/$NPFT_OUTER/mountinfo)
 check "the machine's /sys/fs/bpf is as it was ($NPFT_OUTER_MNT mount(s), now $n)" test "$n" = "$NPFT_OUTER_MNT"
 echo "# npuflowd: $((KTAP_N - KTAP_FAIL)) passed, $KTAP_FAIL failed"
