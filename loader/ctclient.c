@@ -248,22 +248,82 @@ static int same_tuple(const struct npuflow_key *a, const struct npuflow_key *b)
  * in conntrack's hash, which holds both directions' tuples (CTA_TUPLE_ORIG
  * only names the attribute), so the entry comes back for a reply tuple too.
  */
+int ctc_dir(const struct ct_info *ci, const struct npuflow_key *t, int *dir)
+{
+	if (same_tuple(&ci->orig, t)) {
+		*dir = 0;
+		return 0;
+	}
+	if (same_tuple(&ci->reply, t)) {
+		*dir = 1;
+		return 0;
+	}
+	return -ENOENT;
+}
+
 int ctc_find(struct ctc *c, const struct npuflow_key *t, uint32_t zone, struct ct_info *out,
 	     int *dir)
 {
 	int rc = ctc_get(c, t, 0, zone, out);
 
-	if (rc)
-		return rc;
-	if (same_tuple(&out->orig, t)) {
-		*dir = 0;
+	return rc ? rc : ctc_dir(out, t, dir);
+}
+
+/* An nfnetlink conntrack request of @type with @ct's attributes into @buf
+ * (@len bytes) as message @seq: its length, or 0 if it does not fit. */
+static size_t build_req(void *buf, size_t len, uint8_t type, int family, uint32_t seq,
+			struct nf_conntrack *ct)
+{
+	struct nlmsghdr *nlh;
+	struct nfgenmsg *nfg;
+
+	/* the largest request nfct_nlmsg_build writes for a tuple, zone and
+	 * flags is well under this; it does not take a length */
+	if (len < 512)
 		return 0;
-	}
-	if (same_tuple(&out->reply, t)) {
-		*dir = 1;
+	nlh = mnl_nlmsg_put_header(buf);
+	nlh->nlmsg_type = (NFNL_SUBSYS_CTNETLINK << 8) | type;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+	nlh->nlmsg_seq = seq;
+	nfg = mnl_nlmsg_put_extra_header(nlh, sizeof(*nfg));
+	nfg->nfgen_family = family == 10 ? AF_INET6 : AF_INET;
+	nfg->version = NFNETLINK_V0;
+	nfg->res_id = 0;
+	if (nfct_nlmsg_build(nlh, ct) || nlh->nlmsg_len > len)
 		return 0;
-	}
-	return -ENOENT;
+	return nlh->nlmsg_len;
+}
+
+size_t ctc_build_get(void *buf, size_t len, const struct npuflow_key *t, uint32_t zone,
+		     uint32_t seq)
+{
+	struct nf_conntrack *ct = to_ct(t, 0, zone);
+	size_t n;
+
+	if (!ct)
+		return 0;
+	/* as nfct_query(NFCT_Q_GET): the tuple as the original one finds
+	 * the entry by either direction (ctc_find) */
+	n = build_req(buf, len, IPCTNL_MSG_CT_GET, t->family, seq, ct);
+	nfct_destroy(ct);
+	return n;
+}
+
+int ctc_parse(const struct nlmsghdr *nlh, struct ct_info *out)
+{
+	struct nf_conntrack *ct;
+	int rc = -EBADMSG;
+
+	if (nlh->nlmsg_type != ((NFNL_SUBSYS_CTNETLINK << 8) | IPCTNL_MSG_CT_NEW) ||
+	    nlh->nlmsg_len < MNL_NLMSG_HDRLEN + sizeof(struct nfgenmsg))
+		return -EBADMSG;
+	ct = nfct_new();
+	if (!ct)
+		return -ENOMEM;
+	if (!nfct_nlmsg_parse(nlh, ct) && !from_ct(ct, out))
+		rc = 0;
+	nfct_destroy(ct);
+	return rc;
 }
 
 static int update(struct ctc *c, struct nf_conntrack *ct)
@@ -316,28 +376,15 @@ size_t ctc_build_be_liberal(void *buf, size_t len, const struct npuflow_key *ori
 			    uint32_t zone, uint32_t seq)
 {
 	struct nf_conntrack *ct;
-	struct nlmsghdr *nlh;
-	struct nfgenmsg *nfg;
-	size_t n = 0;
+	size_t n;
 
-	/* the largest request nfct_nlmsg_build writes for a TCP tuple, zone
-	 * and flags is well under this; it does not take a length */
-	if (orig->proto != IPPROTO_TCP || len < 512)
+	if (orig->proto != IPPROTO_TCP)
 		return 0;
 	ct = be_liberal_ct(orig, zone);
 	if (!ct)
 		return 0;
-	nlh = mnl_nlmsg_put_header(buf);
 	/* as nfct_query(NFCT_Q_UPDATE): IPCTNL_MSG_CT_NEW without NLM_F_CREATE */
-	nlh->nlmsg_type = (NFNL_SUBSYS_CTNETLINK << 8) | IPCTNL_MSG_CT_NEW;
-	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
-	nlh->nlmsg_seq = seq;
-	nfg = mnl_nlmsg_put_extra_header(nlh, sizeof(*nfg));
-	nfg->nfgen_family = orig->family == 10 ? AF_INET6 : AF_INET;
-	nfg->version = NFNETLINK_V0;
-	nfg->res_id = 0;
-	if (nfct_nlmsg_build(nlh, ct) == 0 && nlh->nlmsg_len <= len)
-		n = nlh->nlmsg_len;
+	n = build_req(buf, len, IPCTNL_MSG_CT_NEW, orig->family, seq, ct);
 	nfct_destroy(ct);
 	return n;
 }

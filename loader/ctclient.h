@@ -12,6 +12,7 @@
 #include "../bpf/npuflow.h"
 
 struct nfct_handle;
+struct nlmsghdr;
 
 struct ct_info {
 	struct npuflow_key orig;	/* original tuple (ifindex 0) */
@@ -60,6 +61,24 @@ int ctc_be_liberal(struct ctc *c, const struct npuflow_key *orig, uint32_t zone)
  */
 size_t ctc_build_be_liberal(void *buf, size_t len, const struct npuflow_key *orig,
 			    uint32_t zone, uint32_t seq);
+/*
+ * A lookup by either direction's tuple (as ctc_find) built into @buf (@len
+ * bytes) as nfnetlink message @seq, to be sent with others (nls_batch_answers
+ * on a NETLINK_NETFILTER socket): its length, or 0 if it does not fit.
+ * ctnetlink answers an entry (CT_NEW) then an ack, or an error.
+ */
+size_t ctc_build_get(void *buf, size_t len, const struct npuflow_key *t, uint32_t zone,
+		     uint32_t seq);
+/*
+ * An answer's entry (CT_NEW, nlmsg_len bytes readable): 0, -EBADMSG if it is
+ * not one or lacks a part of a tuple, -ENOMEM.  libnetfilter_conntrack's
+ * parser (nfct_nlmsg_parse(), as nfct_query()'s and the events') ends the
+ * process on an attribute of a size it does not expect (its ABI check):
+ * the kernel's answers are trusted, so it is not fuzzed with arbitrary bytes.
+ */
+int ctc_parse(const struct nlmsghdr *nlh, struct ct_info *out);
+/* Which of @ci's tuples @t is: 0 and *dir (0 original, 1 reply), or -ENOENT. */
+int ctc_dir(const struct ct_info *ci, const struct npuflow_key *t, int *dir);
 /* Read pending events: calls on_destroy for each; -ENOBUFS if events were
  * lost (the caller resyncs by dump), 0 otherwise. */
 int ctc_events(struct ctc *c);

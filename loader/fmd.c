@@ -400,6 +400,7 @@ void fmd_warmup(struct fmd *d)
 /* --- making a connection ------------------------------------------------- */
 
 static void do_write(struct fmd *d, uint32_t id, uint64_t now, uint64_t lookup_ns);
+static void lq_flush(struct fmd *d);
 static void wq_flush(struct fmd *d);
 
 /* A neighbour announcement: the made connections are checked again only if
@@ -479,38 +480,39 @@ static void take_back_twin(struct fmd *d, uint32_t id, const struct fm_lookup *l
 
 /* @cross_ns: the punted frame the make starts from (an event's, a
  * candidate's latest), 0 for a timer's remake. */
-static void do_lookup(struct fmd *d, uint32_t id, uint64_t now, uint64_t cross_ns)
+/*
+ * The rest of @id's lookup, its conntrack query answered (@rc, @ci, @dir)
+ * in @ct_ns of its own: the egress of both directions, then the policy's
+ * decision, carried out.  @t0: when its lookup started.
+ */
+static void lookup_answered(struct fmd *d, uint32_t id, uint64_t now, uint64_t cross_ns,
+			    int rc, const struct ct_info *ci, int dir, uint64_t t0,
+			    uint64_t ct_ns)
 {
 	struct fm_entry *e = fm_get(&d->fm, id);
 	struct npuflow_key cand;
 	struct fm_lookup l;
-	struct ct_info ci;
 	enum fm_action a;
-	uint64_t t0, tct, lookup_ns;
-	int dir, o, rc;
+	uint64_t lookup_ns;
+	int o;
 
 	if (!e)
 		return;
-	t0 = fmd_now();
-	monitor_poll(d);
 	cand = e->rec.key[0];
-	e->rec.cross_ns = cross_ns;
 	memset(&l, 0, sizeof(l));
-	tct = fmd_now();
-	rc = ctc_find(&d->ct, &cand, e->rec.zone, &ci, &dir);
-	mk.ct = fmd_now() - tct;
+	mk.ct = ct_ns;
 	d->fm.stat[NPUFLOW_FM_CT_US] += mk.ct / 1000;
 	mk.ev = cross_ns && now > cross_ns ? now - cross_ns : 0;
 	mk.eg = 0;
 	if (!rc) {
 		uint64_t teg = fmd_now();
 
-		l.ct_flags = ctc_fm_flags(&ci);
-		l.ct_id = ci.id;
-		l.ct_mark = ci.mark;
-		l.zone = ci.zone;
-		l.key[0] = ci.orig;
-		l.key[1] = ci.reply;
+		l.ct_flags = ctc_fm_flags(ci);
+		l.ct_id = ci->id;
+		l.ct_mark = ci->mark;
+		l.zone = ci->zone;
+		l.key[0] = ci->orig;
+		l.key[1] = ci->reply;
 		o = !dir;
 		l.key[dir].ifindex = cand.ifindex;
 		l.key[dir].vlan_outer = cand.vlan_outer;
@@ -545,6 +547,103 @@ static void do_lookup(struct fmd *d, uint32_t id, uint64_t now, uint64_t cross_n
 		d->log(L_DBG, "%s: stays on the host: %s", kb, fm_reason_name(e->rec.reason));
 	}
 	sync_id(d, id);
+}
+
+/*
+ * A lookup asked for: queued, its conntrack query sent with the others of
+ * the loop pass (lq_flush).  Entries the policy forgets meanwhile are
+ * dropped there; one asked again keeps its place.
+ */
+static void do_lookup(struct fmd *d, uint32_t id, uint64_t now, uint64_t cross_ns)
+{
+	struct fmd_lq_item *it;
+	int i;
+
+	if (!fm_get(&d->fm, id))
+		return;
+	d->fm.e[id].rec.cross_ns = cross_ns;
+	for (i = 0; i < d->lq.n; i++)
+		if (d->lq.it[i].id == id)
+			return;
+	if (d->lq.n == FMD_WQ_MAX)
+		lq_flush(d);
+	it = &d->lq.it[d->lq.n++];
+	it->id = id;
+	it->now = now;
+	it->cross_ns = cross_ns;
+}
+
+struct lq_answers {
+	struct ct_info ci[FMD_WQ_MAX];
+	int parsed[FMD_WQ_MAX];
+};
+
+static int lq_answer(int i, const struct nlmsghdr *nlh, void *arg)
+{
+	struct lq_answers *a = arg;
+
+	a->parsed[i] = !ctc_parse(nlh, &a->ci[i]);
+	return 0;
+}
+
+/*
+ * The queued lookups' conntrack queries in one nfnetlink sendmsg, their
+ * answers (an entry and an ack, or an error) read as they come; each
+ * lookup's share of the batch's time is its query's.  Without the batch
+ * socket, one query at a time.  Then each lookup goes on.
+ */
+static void lq_flush(struct fmd *d)
+{
+	struct fmd_lq q = d->lq;
+	struct lq_answers a;
+	int rcs[FMD_WQ_MAX], i, n = 0, dir, batch = !!d->wq.ctb.nl;
+	uint32_t seq0 = 0;
+	uint64_t t0, ct_ns;
+	size_t len = 0, m;
+
+	d->lq.n = 0;
+	if (!q.n)
+		return;
+	t0 = fmd_now();
+	monitor_poll(d);
+	memset(a.parsed, 0, sizeof(a.parsed));
+	for (i = 0; i < q.n; i++) {
+		struct fm_entry *e = fm_get(&d->fm, q.it[i].id);
+		uint32_t seq = nls_seq(&d->wq.ctb);
+
+		if (!i)
+			seq0 = seq;
+		m = e && e->rec.state == NPUFLOW_CS_LOOKUP && batch ?
+		    ctc_build_get(d->wq.buf + len, d->wq.buflen - len, &e->rec.key[0],
+				  e->rec.zone, seq) : 0;
+		rcs[i] = m ? NLS_UNANSWERED : -ENOENT;
+		if (m)
+			n++;
+		len += MNL_ALIGN(m);
+	}
+	/* a batch that failed is asked again one query at a time */
+	if (n && nls_batch_data(&d->wq.ctb, d->wq.buf, len, seq0, rcs, q.n, lq_answer, &a))
+		batch = 0;
+	ct_ns = (fmd_now() - t0) / q.n;
+	for (i = 0; i < q.n; i++) {
+		struct fm_entry *e = fm_get(&d->fm, q.it[i].id);
+		int rc;
+
+		if (!e || e->rec.state != NPUFLOW_CS_LOOKUP)
+			continue;
+		if (!batch) {
+			uint64_t t = fmd_now();
+
+			rc = ctc_find(&d->ct, &e->rec.key[0], e->rec.zone, &a.ci[i], &dir);
+			lookup_answered(d, q.it[i].id, q.it[i].now, q.it[i].cross_ns, rc, &a.ci[i],
+					dir, t, fmd_now() - t);
+			continue;
+		}
+		rc = rcs[i] ? rcs[i] : a.parsed[i] ? ctc_dir(&a.ci[i], &e->rec.key[0], &dir) :
+		     -ENOENT;
+		lookup_answered(d, q.it[i].id, q.it[i].now, q.it[i].cross_ns, rc, &a.ci[i], dir,
+				fmd_now() - ct_ns, ct_ns);
+	}
 }
 
 /*
@@ -1371,7 +1470,8 @@ void fmd_tick(struct fmd *d, uint64_t now)
 	uint64_t t0;
 	uint32_t i;
 
-	wq_flush(d);		/* the pass's makes */
+	lq_flush(d);		/* the pass's lookups */
+	wq_flush(d);		/* and makes */
 	if (now < d->next_tick_ns)
 		return;
 	d->next_tick_ns = now + TICK_NS;
@@ -1436,6 +1536,7 @@ void fmd_tick(struct fmd *d, uint64_t now)
 	t0 = fmd_now();
 	rescan(d, now);
 	d->rescan_ns += fmd_now() - t0;
+	lq_flush(d);
 	wq_flush(d);		/* the timers' and the rescan's */
 	write_stats(d, now);
 }

@@ -84,6 +84,19 @@ struct fmd_wq {
 	struct nlsock ctb;		/* NETLINK_NETFILTER for the be-liberal batch */
 };
 
+/* A lookup asked for in this loop pass, its conntrack query not yet sent. */
+struct fmd_lq_item {
+	uint32_t id;
+	uint64_t now;			/* the policy clock when it was asked */
+	uint64_t cross_ns;		/* its crossing frame's time */
+};
+
+/* The loop pass's lookups, their conntrack queries sent together (lq_flush). */
+struct fmd_lq {
+	struct fmd_lq_item it[FMD_WQ_MAX];
+	int n;
+};
+
 struct fmd {
 	struct fm fm;
 	struct ctc ct;
@@ -94,6 +107,7 @@ struct fmd {
 	struct nlsock xfrm;		/* xfrm policy dumps */
 	struct nlsock xmon;		/* xfrm policy announcements */
 	struct fmd_wq wq;
+	struct fmd_lq lq;
 	struct xfrmdb xdb;		/* the out and fwd policies, reloaded when stale */
 	int xfrm_stale;
 	struct rtc *rtc;		/* egress facts between connections */

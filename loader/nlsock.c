@@ -299,8 +299,8 @@ int nls_talk(struct nlsock *s, const void *msg, size_t len, mnl_cb_t cb, void *d
 	}
 }
 
-int nls_batch_acks(struct nlsock *s, const void *buf, size_t len, uint32_t seq0, int *rcs,
-		   int n)
+int nls_batch_answers(struct nlsock *s, const void *buf, size_t len, uint32_t seq0, int *rcs,
+		      int n, int (*data)(int i, const struct nlmsghdr *nlh, void *arg), void *arg)
 {
 	const struct nlmsghdr *nlh = buf;
 	char keep[sizeof(s->ext_ack)];
@@ -309,9 +309,13 @@ int nls_batch_acks(struct nlsock *s, const void *buf, size_t len, uint32_t seq0,
 	for (; nls_msg_ok(nlh, len); nlh = nls_msg_next(nlh, &len)) {
 		uint32_t i = nlh->nlmsg_seq - seq0;	/* wraps as nls_seq() does */
 
-		if (nlh->nlmsg_type != NLMSG_ERROR || nlh->nlmsg_pid != s->portid ||
-		    i >= (uint32_t)n || rcs[i] != NLS_UNANSWERED)
+		if (nlh->nlmsg_pid != s->portid || i >= (uint32_t)n || rcs[i] != NLS_UNANSWERED)
 			continue;
+		if (nlh->nlmsg_type != NLMSG_ERROR) {
+			if (data && nlh->nlmsg_type >= NLMSG_MIN_TYPE)
+				data(i, nlh, arg);
+			continue;
+		}
 		memcpy(keep, s->ext_ack, sizeof(keep));	/* an ack clears it */
 		errno = 0;
 		rcs[i] = err_cb(nlh, s) == MNL_CB_STOP ? 0 : (errno ? -errno : -EIO);
@@ -322,7 +326,14 @@ int nls_batch_acks(struct nlsock *s, const void *buf, size_t len, uint32_t seq0,
 	return answered;
 }
 
-int nls_batch(struct nlsock *s, void *msgs, size_t len, uint32_t seq0, int *rcs, int n)
+int nls_batch_acks(struct nlsock *s, const void *buf, size_t len, uint32_t seq0, int *rcs,
+		   int n)
+{
+	return nls_batch_answers(s, buf, len, seq0, rcs, n, NULL, NULL);
+}
+
+int nls_batch_data(struct nlsock *s, void *msgs, size_t len, uint32_t seq0, int *rcs, int n,
+		   int (*data)(int i, const struct nlmsghdr *nlh, void *arg), void *arg)
 {
 	struct nlmsghdr *nlh = msgs;
 	size_t left = len;
@@ -341,12 +352,17 @@ int nls_batch(struct nlsock *s, void *msgs, size_t len, uint32_t seq0, int *rcs,
 		if (got < 0)
 			rc = -errno;
 		else
-			pending -= nls_batch_acks(s, s->buf, got, seq0, rcs, n);
+			pending -= nls_batch_answers(s, s->buf, got, seq0, rcs, n, data, arg);
 	}
 	for (i = 0; rc && i < n; i++)
 		if (rcs[i] == NLS_UNANSWERED)
 			rcs[i] = rc;
 	return rc;
+}
+
+int nls_batch(struct nlsock *s, void *msgs, size_t len, uint32_t seq0, int *rcs, int n)
+{
+	return nls_batch_data(s, msgs, len, seq0, rcs, n, NULL, NULL);
 }
 
 /* --- route ---------------------------------------------------------- */

@@ -83,6 +83,17 @@ int nls_batch(struct nlsock *s, void *msgs, size_t len, uint32_t seq0, int *rcs,
  */
 int nls_batch_acks(struct nlsock *s, const void *buf, size_t len, uint32_t seq0, int *rcs,
 		   int n);
+/*
+ * The same for requests answered with data before their acknowledgement
+ * (a GET): each message of request i that is not NLMSG_ERROR is handed to
+ * @data(i, message, @arg) as it comes (nlmsg_len bytes readable), before
+ * rcs[i] is set.  nls_batch_answers() reads received bytes, nls_batch_data()
+ * sends and receives as nls_batch() does.
+ */
+int nls_batch_answers(struct nlsock *s, const void *buf, size_t len, uint32_t seq0, int *rcs,
+		      int n, int (*data)(int i, const struct nlmsghdr *nlh, void *arg), void *arg);
+int nls_batch_data(struct nlsock *s, void *msgs, size_t len, uint32_t seq0, int *rcs, int n,
+		   int (*data)(int i, const struct nlmsghdr *nlh, void *arg), void *arg);
 
 /* Route for a forwarded frame of @family from @src to @dst arriving on @iif. */
 struct nls_route {

@@ -69,7 +69,7 @@ static void test_complete_entries(void **st)
 	assert_int_equal(ntohl(a), 0xc6336401);
 	assert_int_equal(ntohs(ci.reply.dport), 61000);
 	assert_int_equal(ntohs(ci.orig.sport), 40000);
-	assert_int_equal(ci.id, 1234);
+	assert_int_equal(ci.orig.dport, htons(5201));
 	assert_true(ci.has_tcp);
 	assert_int_equal(ctc_fm_flags(&ci) & (FM_CT_NAT | FM_CT_ESTABLISHED),
 			 FM_CT_NAT | FM_CT_ESTABLISHED);
@@ -184,6 +184,69 @@ static void test_build_be_liberal(void **st)
 	assert_int_equal(ctc_build_be_liberal(buf, sizeof(buf), &k, 0, 1), 0);
 }
 
+/*
+ * A GET for the batch (ctc_build_get): as nfct_query(NFCT_Q_GET) sends it,
+ * the tuple as the original one, the zone; an answer (CT_NEW, as ctnetlink
+ * replies) read back by ctc_parse into both tuples, and ctc_dir says which
+ * direction the asked tuple was.
+ */
+static void test_build_get_parse(void **st)
+{
+	struct npuflow_key k = { .family = 2, .proto = IPPROTO_TCP }, r;
+	char buf[1024] __attribute__((aligned(8)));
+	struct nlmsghdr *nlh = (struct nlmsghdr *)buf;
+	struct nf_conntrack *ct = nfct_new(), *e;
+	struct nfgenmsg *nfg;
+	struct ct_info ci;
+	int dir = -1;
+	size_t n;
+
+	(void)st;
+	assert_non_null(ct);
+	memcpy(k.saddr, "\x0a\x00\x01\x02", 4);
+	memcpy(k.daddr, "\x0a\x00\x02\x02", 4);
+	k.sport = htons(40000);
+	k.dport = htons(5201);
+	n = ctc_build_get(buf, sizeof(buf), &k, 7, 42);
+	assert_true(n > sizeof(*nlh));
+	assert_int_equal(nlh->nlmsg_len, n);
+	assert_int_equal(nlh->nlmsg_seq, 42);
+	assert_int_equal(nlh->nlmsg_type, (NFNL_SUBSYS_CTNETLINK << 8) | IPCTNL_MSG_CT_GET);
+	assert_int_equal(nlh->nlmsg_flags & NLM_F_REQUEST, NLM_F_REQUEST);
+	assert_int_equal(nfct_nlmsg_parse(nlh, ct), 0);
+	assert_int_equal(nfct_get_attr_u32(ct, ATTR_ORIG_IPV4_SRC), htonl(0x0a000102));
+	assert_int_equal(nfct_get_attr_u16(ct, ATTR_ORIG_PORT_SRC), htons(40000));
+	assert_int_equal(nfct_get_attr_u16(ct, ATTR_ZONE), 7);
+	nfct_destroy(ct);
+	assert_int_equal(ctc_build_get(buf, 100, &k, 0, 1), 0);
+
+	/* the answer: ct4()'s entry as a CT_NEW message */
+	e = ct4();
+	/* what ctnetlink's answer carries for the reply tuple too */
+	nfct_set_attr_u8(e, ATTR_REPL_L3PROTO, AF_INET);
+	nfct_set_attr_u8(e, ATTR_REPL_L4PROTO, IPPROTO_TCP);
+	nlh = mnl_nlmsg_put_header(buf);
+	nlh->nlmsg_type = (NFNL_SUBSYS_CTNETLINK << 8) | IPCTNL_MSG_CT_NEW;
+	nfg = mnl_nlmsg_put_extra_header(nlh, sizeof(*nfg));
+	nfg->nfgen_family = AF_INET;
+	assert_int_equal(nfct_nlmsg_build(nlh, e), 0);
+	nfct_destroy(e);
+	assert_int_equal(ctc_parse(nlh, &ci), 0);
+	assert_int_equal(ci.orig.dport, htons(5201));
+	assert_memory_equal(ci.orig.saddr, "\x0a\x00\x01\x02", 4);
+	assert_memory_equal(ci.reply.daddr, "\xc6\x33\x64\x01", 4);
+	assert_int_equal(ctc_dir(&ci, &k, &dir), 0);
+	assert_int_equal(dir, 0);
+	r = ci.reply;
+	assert_int_equal(ctc_dir(&ci, &r, &dir), 0);
+	assert_int_equal(dir, 1);
+	r.sport = htons(1);
+	assert_int_equal(ctc_dir(&ci, &r, &dir), -ENOENT);
+	/* not an entry: another message, or one without a whole tuple */
+	nlh->nlmsg_type = NLMSG_ERROR;
+	assert_int_equal(ctc_parse(nlh, &ci), -EBADMSG);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -191,6 +254,7 @@ int main(void)
 		cmocka_unit_test(test_incomplete_entries),
 		cmocka_unit_test(test_other_family),
 		cmocka_unit_test(test_build_be_liberal),
+		cmocka_unit_test(test_build_get_parse),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -205,6 +205,67 @@ static void test_neigh_note(void **st)
 	assert_int_equal(note(nlh, nlh->nlmsg_len - 2, &n), -1);
 }
 
+struct answers {
+	int got[4];
+	uint16_t type[4];
+};
+
+static int note_answer(int i, const struct nlmsghdr *nlh, void *arg)
+{
+	struct answers *a = arg;
+
+	a->got[i]++;
+	a->type[i] = nlh->nlmsg_type;
+	return 0;
+}
+
+/*
+ * A batch's answers with their data (nls_batch_answers): request i's data
+ * messages go to the callback with i, its NLMSG_ERROR (an ack or an error)
+ * to rcs[i]; another socket's, another range's, a second answer, are not
+ * taken.
+ */
+static void test_batch_answers(void **st)
+{
+	static char b[1024] __attribute__((aligned(8)));
+	struct { uint32_t seq, pid; uint16_t type; int err; } m[] = {
+		{ 100, 7, (1 << 8) | 1, 0 },		/* request 0's entry */
+		{ 100, 7, NLMSG_ERROR, 0 },		/* its ack */
+		{ 101, 7, NLMSG_ERROR, -ENOENT },	/* request 1: none */
+		{ 102, 8, (1 << 8) | 1, 0 },		/* another socket's */
+		{ 103, 7, (1 << 8) | 1, 0 },		/* out of range */
+		{ 102, 7, (1 << 8) | 1, 0 },		/* request 2's entry */
+	};
+	struct nlsock s = { .portid = 7 };
+	int rcs[3] = { NLS_UNANSWERED, NLS_UNANSWERED, NLS_UNANSWERED };
+	struct answers a;
+	size_t off = 0;
+	unsigned int i;
+
+	(void)st;
+	memset(&a, 0, sizeof(a));
+	memset(b, 0, sizeof(b));
+	for (i = 0; i < sizeof(m) / sizeof(m[0]); i++) {
+		struct nlmsghdr *nlh = (struct nlmsghdr *)(b + off);
+
+		nlh->nlmsg_len = MNL_NLMSG_HDRLEN + sizeof(struct nlmsgerr);
+		nlh->nlmsg_type = m[i].type;
+		nlh->nlmsg_seq = m[i].seq;
+		nlh->nlmsg_pid = m[i].pid;
+		if (m[i].type == NLMSG_ERROR)
+			((struct nlmsgerr *)mnl_nlmsg_get_payload(nlh))->error = m[i].err;
+		off += MNL_ALIGN(nlh->nlmsg_len);
+	}
+	assert_int_equal(nls_batch_answers(&s, b, off, 100, rcs, 3, note_answer, &a), 2);
+	assert_int_equal(rcs[0], 0);
+	assert_int_equal(rcs[1], -ENOENT);
+	assert_int_equal(rcs[2], NLS_UNANSWERED);
+	assert_int_equal(a.got[0], 1);
+	assert_int_equal(a.got[1], 0);
+	assert_int_equal(a.got[2], 1);
+	assert_int_equal(a.type[2], (1 << 8) | 1);
+}
+
 static void test_link(void **st)
 {
 	struct nls_link l;
@@ -598,6 +659,7 @@ int main(void)
 		cmocka_unit_test(test_err),
 		cmocka_unit_test(test_dispatch),
 		cmocka_unit_test(test_acks),
+		cmocka_unit_test(test_batch_answers),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
