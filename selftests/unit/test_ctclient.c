@@ -152,9 +152,30 @@ static void test_other_family(void **st)
 /* The be-liberal request built for a batch reads back (nfct_nlmsg_parse) as
  * an update of the original tuple, in its zone, with both directions'
  * BE_LIBERAL flag and mask; UDP and a buffer too small build nothing. */
-static void test_build_be_liberal(void **st)
+/* ct4()'s original tuple as a key: 10.0.1.2:40000 > 10.0.2.2:5201 tcp */
+static struct npuflow_key key4(void)
 {
 	struct npuflow_key k = { .family = 2, .proto = IPPROTO_TCP };
+
+	memcpy(k.saddr, "\x0a\x00\x01\x02", 4);
+	memcpy(k.daddr, "\x0a\x00\x02\x02", 4);
+	k.sport = htons(40000);
+	k.dport = htons(5201);
+	return k;
+}
+
+/* A built request's header: @n bytes, sequence 42, ctnetlink's @type. */
+static void assert_request(const struct nlmsghdr *nlh, size_t n, uint8_t type)
+{
+	assert_true(n > sizeof(*nlh));
+	assert_int_equal(nlh->nlmsg_len, n);
+	assert_int_equal(nlh->nlmsg_seq, 42);
+	assert_int_equal(nlh->nlmsg_type, (NFNL_SUBSYS_CTNETLINK << 8) | type);
+}
+
+static void test_build_be_liberal(void **st)
+{
+	struct npuflow_key k = key4();
 	char buf[1024] __attribute__((aligned(8)));
 	struct nf_conntrack *ct = nfct_new();
 	struct nlmsghdr *nlh = (struct nlmsghdr *)buf;
@@ -162,15 +183,8 @@ static void test_build_be_liberal(void **st)
 
 	(void)st;
 	assert_non_null(ct);
-	memcpy(k.saddr, "\x0a\x00\x01\x02", 4);
-	memcpy(k.daddr, "\x0a\x00\x02\x02", 4);
-	k.sport = htons(40000);
-	k.dport = htons(5201);
 	n = ctc_build_be_liberal(buf, sizeof(buf), &k, 7, 42);
-	assert_true(n > sizeof(*nlh));
-	assert_int_equal(nlh->nlmsg_len, n);
-	assert_int_equal(nlh->nlmsg_seq, 42);
-	assert_int_equal(nlh->nlmsg_type, (NFNL_SUBSYS_CTNETLINK << 8) | IPCTNL_MSG_CT_NEW);
+	assert_request(nlh, n, IPCTNL_MSG_CT_NEW);
 	assert_int_equal(nlh->nlmsg_flags & NLM_F_CREATE, 0);
 	assert_int_equal(nfct_nlmsg_parse(nlh, ct), 0);
 	assert_int_equal(nfct_get_attr_u32(ct, ATTR_ORIG_IPV4_SRC), htonl(0x0a000102));
@@ -192,7 +206,7 @@ static void test_build_be_liberal(void **st)
  */
 static void test_build_get_parse(void **st)
 {
-	struct npuflow_key k = { .family = 2, .proto = IPPROTO_TCP }, r;
+	struct npuflow_key k = key4(), r;
 	char buf[1024] __attribute__((aligned(8)));
 	struct nlmsghdr *nlh = (struct nlmsghdr *)buf;
 	struct nf_conntrack *ct = nfct_new(), *e;
@@ -203,15 +217,8 @@ static void test_build_get_parse(void **st)
 
 	(void)st;
 	assert_non_null(ct);
-	memcpy(k.saddr, "\x0a\x00\x01\x02", 4);
-	memcpy(k.daddr, "\x0a\x00\x02\x02", 4);
-	k.sport = htons(40000);
-	k.dport = htons(5201);
 	n = ctc_build_get(buf, sizeof(buf), &k, 7, 42);
-	assert_true(n > sizeof(*nlh));
-	assert_int_equal(nlh->nlmsg_len, n);
-	assert_int_equal(nlh->nlmsg_seq, 42);
-	assert_int_equal(nlh->nlmsg_type, (NFNL_SUBSYS_CTNETLINK << 8) | IPCTNL_MSG_CT_GET);
+	assert_request(nlh, n, IPCTNL_MSG_CT_GET);
 	assert_int_equal(nlh->nlmsg_flags & NLM_F_REQUEST, NLM_F_REQUEST);
 	assert_int_equal(nfct_nlmsg_parse(nlh, ct), 0);
 	assert_int_equal(nfct_get_attr_u32(ct, ATTR_ORIG_IPV4_SRC), htonl(0x0a000102));
