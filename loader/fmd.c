@@ -573,76 +573,79 @@ static void do_lookup(struct fmd *d, uint32_t id, uint64_t now, uint64_t cross_n
 	it->cross_ns = cross_ns;
 }
 
+/* The batch's answers, by request: the entry read, or none. */
 struct lq_answers {
 	struct ct_info ci[FMD_WQ_MAX];
 	int parsed[FMD_WQ_MAX];
 };
 
-static int lq_answer(int i, const struct nlmsghdr *nlh, void *arg)
+static int lq_answer(int k, const struct nlmsghdr *nlh, void *arg)
 {
 	struct lq_answers *a = arg;
 
-	a->parsed[i] = !ctc_parse(nlh, &a->ci[i]);
+	a->parsed[k] = !ctc_parse(nlh, &a->ci[k]);
 	return 0;
 }
 
 /*
  * The queued lookups' conntrack queries in one nfnetlink sendmsg, their
  * answers (an entry and an ack, or an error) read as they come; each
- * lookup's share of the batch's time is its query's.  Without the batch
- * socket, one query at a time.  Then each lookup goes on.
+ * lookup's share of the batch's time is its query's.  A lookup not in the
+ * batch (no batch socket, a request that could not be built, a batch that
+ * failed) asks on its own.  Then each lookup goes on.
  */
 static void lq_flush(struct fmd *d)
 {
 	struct fmd_lq q = d->lq;
 	struct lq_answers a;
-	int rcs[FMD_WQ_MAX], i, n = 0, dir, batch = !!d->wq.ctb.nl;
-	uint32_t seq0 = 0;
+	struct ct_info ci;
+	int rcs[FMD_WQ_MAX], slot[FMD_WQ_MAX], i, k, n = 0, dir;
+	uint32_t seq0 = d->wq.ctb.seq + 1;	/* nls_seq()'s next */
 	uint64_t t0, ct_ns;
-	size_t len = 0, m;
+	size_t len = 0;
 
 	d->lq.n = 0;
 	if (!q.n)
 		return;
-	t0 = fmd_now();
 	monitor_poll(d);
+	t0 = fmd_now();
 	memset(a.parsed, 0, sizeof(a.parsed));
 	for (i = 0; i < q.n; i++) {
 		struct fm_entry *e = fm_get(&d->fm, q.it[i].id);
-		uint32_t seq = nls_seq(&d->wq.ctb);
+		size_t m = 0;
 
-		if (!i)
-			seq0 = seq;
-		m = e && e->rec.state == NPUFLOW_CS_LOOKUP && batch ?
-		    ctc_build_get(d->wq.buf + len, d->wq.buflen - len, &e->rec.key[0],
-				  e->rec.zone, seq) : 0;
-		rcs[i] = m ? NLS_UNANSWERED : -ENOENT;
-		if (m)
-			n++;
+		slot[i] = -1;
+		if (e && e->rec.state == NPUFLOW_CS_LOOKUP && d->wq.ctb.nl)
+			m = ctc_build_get(d->wq.buf + len, d->wq.buflen - len, &e->rec.key[0],
+					  e->rec.zone, seq0 + n);
+		if (!m)
+			continue;
+		nls_seq(&d->wq.ctb);	/* seq0 + n taken */
+		slot[i] = n++;
 		len += MNL_ALIGN(m);
 	}
 	/* a batch that failed is asked again one query at a time */
-	if (n && nls_batch_data(&d->wq.ctb, d->wq.buf, len, seq0, rcs, q.n, lq_answer, &a))
-		batch = 0;
-	ct_ns = (fmd_now() - t0) / q.n;
+	if (n && nls_batch_data(&d->wq.ctb, d->wq.buf, len, seq0, rcs, n, lq_answer, &a))
+		memset(slot, -1, sizeof(slot));
+	ct_ns = n ? (fmd_now() - t0) / n : 0;
 	for (i = 0; i < q.n; i++) {
 		struct fm_entry *e = fm_get(&d->fm, q.it[i].id);
+		uint64_t t = fmd_now();
 		int rc;
 
 		if (!e || e->rec.state != NPUFLOW_CS_LOOKUP)
 			continue;
-		if (!batch) {
-			uint64_t t = fmd_now();
-
-			rc = ctc_find(&d->ct, &e->rec.key[0], e->rec.zone, &a.ci[i], &dir);
-			lookup_answered(d, q.it[i].id, q.it[i].now, q.it[i].cross_ns, rc, &a.ci[i],
-					dir, t, fmd_now() - t);
+		k = slot[i];
+		if (k >= 0) {
+			rc = rcs[k] ? rcs[k] : a.parsed[k] ?
+			     ctc_dir(&a.ci[k], &e->rec.key[0], &dir) : -ENOENT;
+			lookup_answered(d, q.it[i].id, q.it[i].now, q.it[i].cross_ns, rc,
+					&a.ci[k], dir, t - ct_ns, ct_ns);
 			continue;
 		}
-		rc = rcs[i] ? rcs[i] : a.parsed[i] ? ctc_dir(&a.ci[i], &e->rec.key[0], &dir) :
-		     -ENOENT;
-		lookup_answered(d, q.it[i].id, q.it[i].now, q.it[i].cross_ns, rc, &a.ci[i], dir,
-				fmd_now() - ct_ns, ct_ns);
+		rc = ctc_find(&d->ct, &e->rec.key[0], e->rec.zone, &ci, &dir);
+		lookup_answered(d, q.it[i].id, q.it[i].now, q.it[i].cross_ns, rc, &ci, dir, t,
+				fmd_now() - t);
 	}
 }
 

@@ -164,7 +164,6 @@ int nls_monitor_changed(struct nlsock *s)
 	return n > 0 ? 1 : n;
 }
 
-
 uint32_t nls_seq(struct nlsock *s)
 {
 	return ++s->seq;
@@ -337,13 +336,18 @@ int nls_batch_data(struct nlsock *s, void *msgs, size_t len, uint32_t seq0, int 
 {
 	struct nlmsghdr *nlh = msgs;
 	size_t left = len;
-	int i, pending = n, rc = 0;
+	int i, pending = 0, rc = 0;
 	ssize_t got;
 
 	for (i = 0; i < n; i++)
 		rcs[i] = NLS_UNANSWERED;
-	for (; nls_msg_ok(nlh, left); nlh = (struct nlmsghdr *)nls_msg_next(nlh, &left))
+	/* the answers awaited are the requests sent: a caller's @n larger
+	 * than them leaves the rest unanswered rather than waiting forever */
+	for (; nls_msg_ok(nlh, left); nlh = (struct nlmsghdr *)nls_msg_next(nlh, &left)) {
 		nlh->nlmsg_flags |= NLM_F_ACK;
+		if (nlh->nlmsg_seq - seq0 < (uint32_t)n)
+			pending++;
+	}
 	s->ext_ack[0] = '\0';
 	if (mnl_socket_sendto(s->nl, msgs, len) < 0)
 		rc = -errno;

@@ -88,7 +88,9 @@ int nls_batch_acks(struct nlsock *s, const void *buf, size_t len, uint32_t seq0,
  * (a GET): each message of request i that is not NLMSG_ERROR is handed to
  * @data(i, message, @arg) as it comes (nlmsg_len bytes readable), before
  * rcs[i] is set.  nls_batch_answers() reads received bytes, nls_batch_data()
- * sends and receives as nls_batch() does.
+ * sends and receives as nls_batch() does, awaiting as many answers as
+ * there are requests in @msgs (numbered within @n): a number of @n not
+ * sent stays NLS_UNANSWERED.
  */
 int nls_batch_answers(struct nlsock *s, const void *buf, size_t len, uint32_t seq0, int *rcs,
 		      int n, int (*data)(int i, const struct nlmsghdr *nlh, void *arg), void *arg);
