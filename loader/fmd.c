@@ -296,16 +296,23 @@ static void warm_delete(struct fmd *d, uint32_t handle)
 		       d->ports[0].name);
 }
 
-/* cls_flower and the act_* modules: 0, or -errno of the rule's add. */
-static int warm_tc(struct fmd *d)
+/* The warm-up's rule of @n bytes in d->tc.buf (0: not built) added, then
+ * deleted as @handle: 0, or -errno of the add (one there already counts). */
+static int warm_rule(struct fmd *d, size_t n, uint32_t handle)
 {
-	size_t n = tcfl_build_warmup(d->tc.buf, d->tc.buflen, d->ports[0].ifindex,
-				     NPUFLOW_TC_PRIO_IP, FMD_WARMUP_HANDLE, nls_seq(&d->tc));
 	int rc = n ? nls_talk(&d->tc, d->tc.buf, n, NULL, NULL) : -EINVAL;
 
 	if (!rc || rc == -EEXIST)
-		warm_delete(d, FMD_WARMUP_HANDLE);
+		warm_delete(d, handle);
 	return rc == -EEXIST ? 0 : rc;
+}
+
+/* cls_flower and the act_* modules: 0, or -errno of the rule's add. */
+static int warm_tc(struct fmd *d)
+{
+	return warm_rule(d, tcfl_build_warmup(d->tc.buf, d->tc.buflen, d->ports[0].ifindex,
+					      NPUFLOW_TC_PRIO_IP, FMD_WARMUP_HANDLE,
+					      nls_seq(&d->tc)), FMD_WARMUP_HANDLE);
 }
 
 /*
@@ -318,9 +325,8 @@ static int warm_tc(struct fmd *d)
  */
 static int warm_driver(struct fmd *d)
 {
-	int out = d->nports > 1 ? 1 : 0, rc;
+	int out = d->nports > 1 ? 1 : 0;
 	struct tcfl_rule r;
-	size_t n;
 
 	memset(&r, 0, sizeof(r));
 	r.ifindex = d->ports[0].ifindex;
@@ -336,11 +342,8 @@ static int warm_driver(struct fmd *d)
 	r.set_mac = 1;
 	r.dec_ttl = 1;
 	r.out_ifindex = d->ports[out].ifindex;
-	n = tcfl_build_add(d->tc.buf, d->tc.buflen, &r, nls_seq(&d->tc));
-	rc = n ? nls_talk(&d->tc, d->tc.buf, n, NULL, NULL) : -EINVAL;
-	if (!rc || rc == -EEXIST)
-		warm_delete(d, FMD_WARMUP_HW_HANDLE);
-	return rc == -EEXIST ? 0 : rc;
+	return warm_rule(d, tcfl_build_add(d->tc.buf, d->tc.buflen, &r, nls_seq(&d->tc)),
+			 FMD_WARMUP_HW_HANDLE);
 }
 
 /*
@@ -478,8 +481,6 @@ static void take_back_twin(struct fmd *d, uint32_t id, const struct fm_lookup *l
 	sync_id(d, oid);
 }
 
-/* @cross_ns: the punted frame the make starts from (an event's, a
- * candidate's latest), 0 for a timer's remake. */
 /*
  * The rest of @id's lookup, its conntrack query answered (@rc, @ci, @dir)
  * in @ct_ns of its own: the egress of both directions, then the policy's
@@ -552,7 +553,9 @@ static void lookup_answered(struct fmd *d, uint32_t id, uint64_t now, uint64_t c
 /*
  * A lookup asked for: queued, its conntrack query sent with the others of
  * the loop pass (lq_flush).  Entries the policy forgets meanwhile are
- * dropped there; one asked again keeps its place.
+ * dropped there; one asked again keeps its place.  @cross_ns: the punted
+ * frame the make starts from (an event's, a candidate's latest), 0 for a
+ * timer's remake.
  */
 static void do_lookup(struct fmd *d, uint32_t id, uint64_t now, uint64_t cross_ns)
 {

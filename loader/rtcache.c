@@ -110,13 +110,22 @@ void rtc_route_put(struct rtc *c, int family, const uint8_t *src, const uint8_t 
 	s->at_ns = now_ns;
 }
 
+/* The slot of neighbour @addr on @ifindex if it holds that neighbour, or NULL. */
+static struct rtc_neigh_slot *neigh_slot(struct rtc *c, int family, uint32_t ifindex,
+					 const uint8_t *addr)
+{
+	struct rtc_neigh_slot *s = &c->neigh[slot(family, ifindex, addr, NULL)];
+
+	return s->used && s->family == family && s->ifindex == ifindex &&
+	       !memcmp(s->addr, addr, alen(family)) ? s : NULL;
+}
+
 int rtc_neigh_get(struct rtc *c, int family, uint32_t ifindex, const uint8_t *addr,
 		  uint64_t now_ns, uint8_t mac[6])
 {
-	const struct rtc_neigh_slot *s = &c->neigh[slot(family, ifindex, addr, NULL)];
+	const struct rtc_neigh_slot *s = neigh_slot(c, family, ifindex, addr);
 
-	if (s->used && s->family == family && s->ifindex == ifindex &&
-	    !memcmp(s->addr, addr, alen(family)) && rtc_fresh(c, s->gen, s->at_ns, now_ns)) {
+	if (s && rtc_fresh(c, s->gen, s->at_ns, now_ns)) {
 		memcpy(mac, s->mac, 6);
 		c->hits++;
 		return 0;
@@ -143,10 +152,9 @@ void rtc_neigh_put(struct rtc *c, int family, uint32_t ifindex, const uint8_t *a
 int rtc_neigh_seen(struct rtc *c, int family, uint32_t ifindex, const uint8_t *addr,
 		   const uint8_t *mac)
 {
-	struct rtc_neigh_slot *s = &c->neigh[slot(family, ifindex, addr, NULL)];
+	struct rtc_neigh_slot *s = neigh_slot(c, family, ifindex, addr);
 
-	if (!s->used || s->gen != c->gen || s->family != family || s->ifindex != ifindex ||
-	    memcmp(s->addr, addr, alen(family)))
+	if (!s || s->gen != c->gen)
 		return 1;
 	if (mac && !memcmp(s->mac, mac, 6))
 		return 0;
