@@ -351,13 +351,16 @@ static char *slurp(int fd)
 	return buf;
 }
 
-/* npuctl --pin-dir @pins --lock-file env.lock ARGS... (NULL-terminated). */
+/*
+ * npuctl --pin-dir @pins --lock-file env.lock ARGS... (NULL-terminated);
+ * without those two options when @pins is NULL.
+ */
 static struct run npuctl(const char *pins, ...)
 {
 	char *argv[16] = { env.npuctl, "--pin-dir", (char *)pins, "--lock-file", env.lock };
 	char path[2][160];
 	struct run r;
-	int argc = 5, st, fd[2];
+	int argc = pins ? 5 : 1, st, fd[2];
 	va_list ap;
 	pid_t pid;
 
@@ -801,6 +804,23 @@ static void text_and_usage(void **state)
 	exited(&r, 2);
 	assert_null(strstr(r.err, "Usage:"));
 	assert_non_null(strstr(r.err, "Try 'npuctl --help'"));
+	run_free(&r);
+	/* an option without its value: it requires one, as getopt says */
+	r = npuctl(NULL, "--pin-dir", NULL);
+	exited(&r, 2);
+	assert_string_equal(r.out, "");
+	assert_string_equal(r.err, "npuctl: option '--pin-dir' requires an argument\n"
+			    "Try 'npuctl --help' for more information.\n");
+	run_free(&r);
+	r = npuctl(env.pins, "--ctl-socket", NULL);
+	exited(&r, 2);
+	assert_non_null(strstr(r.err, "npuctl: option '--ctl-socket' requires an argument\n"));
+	run_free(&r);
+	r = npuctl(env.pins, "candidates", "--limit", NULL);
+	exited(&r, 2);
+	assert_string_equal(r.out, "");
+	assert_string_equal(r.err, "npuctl: candidates: option '--limit' requires an argument\n"
+			    "Try 'npuctl --help' for more information.\n");
 	run_free(&r);
 	/* a global option after the command: says where it goes */
 	r = npuctl(env.pins, "release", "--all", "--ctl-socket=/tmp/x.sock", NULL);

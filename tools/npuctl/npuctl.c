@@ -96,6 +96,19 @@ static int try_help(void)
 	return 2;
 }
 
+/*
+ * Option @opt given without the value it takes (of command @cmd; NULL: a
+ * global option): said as getopt says it.  Exit status 2.
+ */
+static int no_value(const char *cmd, const char *opt)
+{
+	if (cmd)
+		fprintf(stderr, "npuctl: %s: option '%s' requires an argument\n", cmd, opt);
+	else
+		fprintf(stderr, "npuctl: option '%s' requires an argument\n", opt);
+	return try_help();
+}
+
 /* 1 if @arg is a global option (they go before the command), said so. */
 static int misplaced_global(const char *cmd, const char *arg)
 {
@@ -182,6 +195,8 @@ static int parse_opts(int argc, char **argv, unsigned int takes, struct cmd_opts
 			rc = parse_count("--limit", a + 8, &o->limit);
 		else if ((takes & O_LIMIT) && !strcmp(a, "--limit") && i + 1 < argc)
 			rc = parse_count(a, argv[++i], &o->limit);
+		else if ((takes & O_LIMIT) && !strcmp(a, "--limit"))
+			rc = no_value(argv[0], a);
 		else
 			rc = bad_arg(argv[0], a);
 	}
@@ -388,7 +403,8 @@ static int run(int argc, char **argv)
 
 /*
  * Whether argv[*i] is option @name with a value, "--name VALUE" or
- * "--name=VALUE": then the value in *@val and *i past it.
+ * "--name=VALUE": 1, the value in *@val and *i past it; 0 when it is not
+ * @name; -1 when it is "--name" with nothing after it.
  */
 static int opt_value(int argc, char **argv, int *i, const char *name, const char **val)
 {
@@ -400,8 +416,10 @@ static int opt_value(int argc, char **argv, int *i, const char *name, const char
 		*val = argv[(*i)++] + n + 1;
 		return 1;
 	}
-	if (argv[*i][n] || *i + 1 >= argc)
+	if (argv[*i][n])
 		return 0;
+	if (*i + 1 >= argc)
+		return -1;
 	*val = argv[*i + 1];
 	*i += 2;
 	return 1;
@@ -414,12 +432,17 @@ static int opt_value(int argc, char **argv, int *i, const char *name, const char
  */
 static int global_opts(int argc, char **argv)
 {
-	int i = 1;
+	int i = 1, got;
 
 	while (i < argc && argv[i][0] == '-') {
-		if (opt_value(argc, argv, &i, "--pin-dir", &pin_dir) ||
-		    opt_value(argc, argv, &i, "--ctl-socket", &ctl_socket) ||
-		    opt_value(argc, argv, &i, "--lock-file", &lock_file))
+		got = opt_value(argc, argv, &i, "--pin-dir", &pin_dir);
+		if (!got)
+			got = opt_value(argc, argv, &i, "--ctl-socket", &ctl_socket);
+		if (!got)
+			got = opt_value(argc, argv, &i, "--lock-file", &lock_file);
+		if (got < 0)
+			return -no_value(NULL, argv[i]);
+		if (got)
 			continue;
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			usage(stdout);
