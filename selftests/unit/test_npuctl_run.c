@@ -46,6 +46,7 @@ static struct env {
 	char bpffs[96];		/* dir/bpf: the BPF file system */
 	char pins[128];		/* dir/bpf/npuflow: the pins */
 	char empty[128];	/* dir/bpf/empty: a pin directory with nothing */
+	char nocand[128];	/* dir/bpf/nocand: an empty candidates map */
 	char nofs[128];		/* dir/nofs/npuflow: not on a BPF file system */
 	char lock[128];		/* dir/lock: npuflowd's lock file */
 	char npuctl[PATH_MAX];
@@ -64,16 +65,23 @@ static unsigned long long mono_ns(void)
 
 /* ---------------------------------------------------------------- maps */
 
-static int pin_new(const char *name, enum bpf_map_type type, size_t ksz, size_t vsz,
-		   unsigned int entries)
+/* A new map, pinned as @name in @dir. */
+static int pin_in(const char *dir, const char *name, enum bpf_map_type type, size_t ksz,
+		  size_t vsz, unsigned int entries)
 {
 	char path[192];
 	int fd = bpf_map_create(type, name, ksz, vsz, entries, NULL);
 
-	snprintf(path, sizeof(path), "%s/%s", env.pins, name);
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	if (fd < 0 || bpf_obj_pin(fd, path))
 		fail_msg("map %s: %s", name, strerror(errno));
 	return fd;
+}
+
+static int pin_new(const char *name, enum bpf_map_type type, size_t ksz, size_t vsz,
+		   unsigned int entries)
+{
+	return pin_in(env.pins, name, type, ksz, vsz, entries);
 }
 
 static struct npuflow_key key(unsigned int ifindex, int family, int proto, const char *s,
@@ -115,6 +123,9 @@ static void fill_candidates(void)
 	assert_int_equal(bpf_map_update_elem(fd, &kb, &b, BPF_ANY), 0);
 	assert_int_equal(bpf_map_update_elem(fd, &kc, &c, BPF_ANY), 0);
 	close(fd);
+	/* and none in env.nocand */
+	close(pin_in(env.nocand, "candidates", BPF_MAP_TYPE_LRU_HASH, sizeof(ka), sizeof(a),
+		     1024));
 }
 
 /* candidate B's 5 frames, 500 bytes on the last CPU: of port 3 (slot 2), flow_miss */
@@ -273,13 +284,14 @@ static const char *make_world(void)
 	snprintf(env.bpffs, sizeof(env.bpffs), "%s/bpf", env.dir);
 	snprintf(env.pins, sizeof(env.pins), "%s/npuflow", env.bpffs);
 	snprintf(env.empty, sizeof(env.empty), "%s/empty", env.bpffs);
+	snprintf(env.nocand, sizeof(env.nocand), "%s/nocand", env.bpffs);
 	snprintf(env.nofs, sizeof(env.nofs), "%s/nofs/npuflow", env.dir);
 	snprintf(env.lock, sizeof(env.lock), "%s/lock", env.dir);
 	if (mkdir(env.bpffs, 0700) || mount("bpf", env.bpffs, "bpf", 0, "mode=0700")) {
 		snprintf(why, sizeof(why), "cannot mount a BPF file system: %s", strerror(errno));
 		return why;
 	}
-	if (mkdir(env.pins, 0700) || mkdir(env.empty, 0700))
+	if (mkdir(env.pins, 0700) || mkdir(env.empty, 0700) || mkdir(env.nocand, 0700))
 		return "mkdir in the BPF file system failed";
 	env.ncpu = libbpf_num_possible_cpus();
 	return env.ncpu > 0 ? NULL : "cannot count CPUs";
@@ -477,6 +489,32 @@ static void candidates_json(void **state)
 	assert_int_equal(length(o), 1);
 	assert_int_equal(u64(o, "0.frames"), 100);
 	json_object_put(o);
+	run_free(&r);
+}
+
+/* No candidates: the header and a line that says so, as flows says it; JSON: []. */
+static void candidates_none(void **state)
+{
+	struct json_object *o;
+	struct run r;
+
+	(void)state;
+	need_world();
+	r = npuctl(env.nocand, "candidates", NULL);
+	exited(&r, 0);
+	assert_true(!strncmp(r.out, "ifname ", 7));
+	assert_string_equal(strchr(r.out, '\n') + 1, "no candidates\n");
+	run_free(&r);
+	o = JSON_LIST(r, env.nocand, "candidates", "--json");
+	assert_string_equal(r.out, "[]\n");
+	assert_int_equal(length(o), 0);
+	json_object_put(o);
+	run_free(&r);
+	/* --limit 0 asks for none of those there are: the header alone */
+	r = npuctl(env.pins, "candidates", "--limit", "0", NULL);
+	exited(&r, 0);
+	assert_true(!strncmp(r.out, "ifname ", 7));
+	assert_string_equal(strchr(r.out, '\n') + 1, "");
 	run_free(&r);
 }
 
@@ -860,6 +898,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(candidates_json, each_teardown),
+		cmocka_unit_test_teardown(candidates_none, each_teardown),
 		cmocka_unit_test_teardown(stats_json, each_teardown),
 		cmocka_unit_test_teardown(flows_json, each_teardown),
 		cmocka_unit_test_teardown(status_json, each_teardown),

@@ -218,15 +218,14 @@ static int cmd_candidates(int argc, char **argv)
 	struct npuflow_row *rows;
 	struct cmd_opts o;
 	struct npuctl_jlist l;
-	size_t n, i;
+	size_t n, i, all;
 	int rc = parse_opts(argc, argv, O_JSON | O_LIMIT, &o);
 
 	if (rc)
 		return rc;
-	if (npuctl_read_candidates(pin_dir, &rows, &n))
+	if (npuctl_read_candidates(pin_dir, &rows, &all))
 		return 1;
-	if (n > o.limit)
-		n = o.limit;
+	n = all < o.limit ? all : o.limit;
 	if (o.out == OUT_JSON)
 		npuctl_jlist_begin(&l, stdout);
 	else
@@ -241,7 +240,11 @@ static int cmd_candidates(int argc, char **argv)
 			npuflow_print_cand(stdout, &rows[i], name, now);
 	}
 	free(rows);
-	return o.out == OUT_JSON ? json_rc(npuctl_jlist_end(&l)) : 0;
+	if (o.out == OUT_JSON)
+		return json_rc(npuctl_jlist_end(&l));
+	if (!all)	/* none at all, not none asked for (--limit 0) */
+		printf("no candidates\n");
+	return 0;
 }
 
 /* stats as text: the slots, then the flow maker's counters if they are pinned. */
