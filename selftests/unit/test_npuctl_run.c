@@ -27,9 +27,12 @@
 #include <string.h>
 #include <time.h>
 #include <arpa/inet.h>
+#include <grp.h>
 #include <sys/file.h>
 #include <sys/mount.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
@@ -363,23 +366,34 @@ static char *slurp(int fd)
 	return buf;
 }
 
-/*
- * npuctl --pin-dir @pins --lock-file env.lock ARGS... (NULL-terminated);
- * without those two options when @pins is NULL.
- */
-static struct run npuctl(const char *pins, ...)
+/* How npuctl runs: as root, or as nobody (uid and gid 65534, no groups). */
+struct as {
+	int nobody;
+};
+
+#define NOBODY	65534
+
+/* Drop root for nobody's ids, as setpriv --reuid --regid --clear-groups does: 0 or -1. */
+static int become_nobody(void)
+{
+	return setgroups(0, NULL) || setresgid(NOBODY, NOBODY, NOBODY) ||
+	       setresuid(NOBODY, NOBODY, NOBODY) ? -1 : 0;
+}
+
+/* npuctl(), run as @as says, with the ARGS of @ap. */
+static struct run vnpuctl(const struct as *as, const char *pins, va_list ap)
 {
 	char *argv[16] = { env.npuctl, "--pin-dir", (char *)pins, "--lock-file", env.lock };
 	char path[2][160];
 	struct run r;
-	int argc = pins ? 5 : 1, st, fd[2];
-	va_list ap;
+	int argc = pins ? 5 : 1, st, fd[2], exe;
 	pid_t pid;
 
-	va_start(ap, pins);
 	while ((argv[argc] = va_arg(ap, char *)))
 		assert_true(++argc < 15);
-	va_end(ap);
+	/* opened as root: nobody may not search the directories on its way */
+	exe = open(env.npuctl, O_RDONLY | O_CLOEXEC);
+	assert_true(exe >= 0);
 	for (int i = 0; i < 2; i++) {
 		snprintf(path[i], sizeof(path[i]), "%s/out%d.XXXXXX", env.dir, i);
 		fd[i] = mkstemp(path[i]);
@@ -391,9 +405,12 @@ static struct run npuctl(const char *pins, ...)
 	if (!pid) {
 		dup2(fd[0], 1);
 		dup2(fd[1], 2);
-		execv(env.npuctl, argv);
+		if (as->nobody && become_nobody())
+			_exit(126);
+		fexecve(exe, argv, environ);
 		_exit(127);
 	}
+	close(exe);
 	assert_int_equal(waitpid(pid, &st, 0), pid);
 	r.rc = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 	for (int i = 0; i < 2; i++) {
@@ -402,6 +419,34 @@ static struct run npuctl(const char *pins, ...)
 		close(fd[i]);
 		unlink(path[i]);
 	}
+	return r;
+}
+
+/*
+ * npuctl --pin-dir @pins --lock-file env.lock ARGS... (NULL-terminated);
+ * without those two options when @pins is NULL.
+ */
+static struct run npuctl(const char *pins, ...)
+{
+	struct as as = { 0 };
+	struct run r;
+	va_list ap;
+
+	va_start(ap, pins);
+	r = vnpuctl(&as, pins, ap);
+	va_end(ap);
+	return r;
+}
+
+/* npuctl(), run as @as says. */
+static struct run npuctl_as(struct as as, const char *pins, ...)
+{
+	struct run r;
+	va_list ap;
+
+	va_start(ap, pins);
+	r = vnpuctl(&as, pins, ap);
+	va_end(ap);
 	return r;
 }
 
@@ -704,6 +749,68 @@ static void status_never_ran(void **state)
 	}
 }
 
+/* -------------------------------------------------- the tests: not root */
+
+/* A listening control socket of root's at @path, mode 0600, as npuflowd makes it. */
+static int root_ctl_socket(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+
+	assert_true(fd >= 0);
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	assert_int_equal(chmod(path, 0600), 0);
+	assert_int_equal(listen(fd, 1), 0);
+	return fd;
+}
+
+/*
+ * npuctl as nobody: every command that meets npuflowd's things, which are
+ * root's (its maps, its control socket), says to run npuctl as root.
+ */
+static void not_root(void **state)
+{
+	static const char hint[] = "root's: run npuctl as root)\n";
+	struct as nobody = { .nobody = 1 };
+	char sock[96], opt[128];
+	struct run r;
+	int lfd;
+
+	(void)state;
+	need_world();
+	/* others may pass through the test's directory, as through /run and /sys/fs */
+	assert_int_equal(chmod(env.dir, 0711), 0);
+	snprintf(sock, sizeof(sock), "%s/npuflowd.sock", env.dir);
+	snprintf(opt, sizeof(opt), "--ctl-socket=%s", sock);
+	lfd = root_ctl_socket(sock);
+
+	r = npuctl_as(nobody, env.pins, "candidates", NULL);
+	exited(&r, 1);
+	assert_non_null(strstr(r.err, "Permission denied (npuflowd's maps are root's: run npuctl "
+				      "as root)\n"));
+	run_free(&r);
+	r = npuctl_as(nobody, env.pins, "status", NULL);
+	exited(&r, 1);
+	assert_non_null(strstr(r.err, hint));
+	run_free(&r);
+	r = npuctl_as(nobody, NULL, opt, "release", "--all", NULL);
+	exited(&r, 1);
+	assert_string_equal(r.out, "");
+	assert_non_null(strstr(r.err, "npuctl: cannot reach npuflowd at "));
+	assert_non_null(strstr(r.err, "Permission denied (npuflowd's control socket is root's: "
+				      "run npuctl as root)\n"));
+	run_free(&r);
+	r = npuctl_as(nobody, NULL, opt, "release", "42", NULL);
+	exited(&r, 1);
+	assert_non_null(strstr(r.err, hint));
+	run_free(&r);
+
+	close(lfd);
+	unlink(sock);
+	assert_int_equal(chmod(env.dir, 0700), 0);
+}
+
 /* -------------------------------------------------- the tests: Prometheus */
 
 static void stats_prometheus(void **state)
@@ -903,6 +1010,7 @@ int main(void)
 		cmocka_unit_test_teardown(flows_json, each_teardown),
 		cmocka_unit_test_teardown(status_json, each_teardown),
 		cmocka_unit_test_teardown(status_never_ran, each_teardown),
+		cmocka_unit_test_teardown(not_root, each_teardown),
 		cmocka_unit_test_teardown(stats_prometheus, each_teardown),
 		cmocka_unit_test_teardown(status_prometheus, each_teardown),
 		cmocka_unit_test_teardown(text_and_usage, each_teardown),

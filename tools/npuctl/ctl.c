@@ -17,8 +17,9 @@ int npuctl_ctl_request(const char *ctl_socket, const char *req, FILE *out)
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", ctl_socket);
 	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
-		fprintf(stderr, "npuctl: cannot reach npuflowd at %s: %s\n", ctl_socket,
-			strerror(errno));
+		fprintf(stderr, "npuctl: cannot reach npuflowd at %s: %s%s\n", ctl_socket,
+			strerror(errno), errno == EACCES || errno == EPERM ?
+			" (npuflowd's control socket is root's: run npuctl as root)" : "");
 		if (fd >= 0)
 			close(fd);
 		return 1;
