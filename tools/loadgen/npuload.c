@@ -15,11 +15,15 @@
  * for -t seconds (default 10, at most 3,600), and exits.  Both print one
  * JSON line: connections established and failed, bytes, seconds.
  * Everything is bounded in count and time; only the address given is used.
+ * A usage error (a value out of its range, say) is said with the option
+ * it is of, then where the help is; exit status 2.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -59,6 +63,46 @@ static void raise_nofile(void)
 	setrlimit(RLIMIT_NOFILE, &rl);
 }
 
+/* After a usage error's own line: where the help is.  Exit status 2. */
+static int try_help(void)
+{
+	fputs("Try 'npuload --help' for more information.\n", stderr);
+	return 2;
+}
+
+/* @arg of option -@opt as a number in @min..@max, into *@v: 0, or -1 (said). */
+static int parse_int(int opt, const char *arg, long min, long max, int *v)
+{
+	char *end;
+	long n;
+
+	errno = 0;
+	n = strtol(arg, &end, 10);
+	if (!isdigit((unsigned char)arg[0]) || *end || errno || n < min || n > max) {
+		fprintf(stderr, "npuload: -%c: '%s' is not a number in %ld..%ld\n", opt, arg,
+			min, max);
+		return -1;
+	}
+	*v = n;
+	return 0;
+}
+
+/* @arg of -r as bytes per second, 0 or more (0: no limit), into *@v: 0, or -1 (said). */
+static int parse_rate(const char *arg, double *v)
+{
+	char *end;
+	double r;
+
+	errno = 0;
+	r = strtod(arg, &end);
+	if (end == arg || *end || errno || !isfinite(r) || r < 0) {
+		fprintf(stderr, "npuload: -r: '%s' is not a number of bytes/s, 0 or more\n", arg);
+		return -1;
+	}
+	*v = r;
+	return 0;
+}
+
 static int parse_addr(const char *a, int port, struct sockaddr_storage *ss,
 		      socklen_t *len)
 {
@@ -79,6 +123,13 @@ static int parse_addr(const char *a, int port, struct sockaddr_storage *ss,
 		return 0;
 	}
 	return -1;
+}
+
+/* @a, the value of option -@opt, is not an address: said.  Exit status 2. */
+static int bad_addr(int opt, const char *a)
+{
+	fprintf(stderr, "npuload: -%c: '%s' is not an IPv4 or IPv6 address\n", opt, a);
+	return try_help();
 }
 
 static int server(int port, int secs, int maxconn)
@@ -159,11 +210,10 @@ static int client(const char *addr, const char *bind_addr, int port, int nconn,
 	double t0, end, t;
 	char *buf;
 
-	if (parse_addr(addr, port, &ss, &len) ||
-	    (bind_addr && parse_addr(bind_addr, 0, &bs, &blen))) {
-		fprintf(stderr, "npuload: bad address\n");
-		return 2;
-	}
+	if (parse_addr(addr, port, &ss, &len))
+		return bad_addr('a', addr);
+	if (bind_addr && parse_addr(bind_addr, 0, &bs, &blen))
+		return bad_addr('b', bind_addr);
 	c = calloc(nconn, sizeof(*c));
 	buf = malloc(size);
 	if (!c || !buf)
@@ -255,7 +305,7 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
-	int port = 5300, secs = 10, nconn = 1024, size = 1448, opt;
+	int port = 5300, secs = 10, nconn = 1024, size = 1448, opt, bad = 0;
 	const char *addr = NULL, *bind_addr = NULL;
 	double rate = 0;
 	int maxconn = MAX_CONNS;
@@ -269,36 +319,51 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (argc < 2) {
-		usage(stderr);
-		return 2;
+		fputs("npuload: no command (server or client)\n", stderr);
+		return try_help();
 	}
-	signal(SIGPIPE, SIG_IGN);
-	raise_nofile();
+	if (strcmp(argv[1], "server") && strcmp(argv[1], "client")) {
+		fprintf(stderr, "npuload: unknown command '%s' (server or client)\n", argv[1]);
+		return try_help();
+	}
 	optind = 2;
-	while ((opt = getopt(argc, argv, "a:b:p:c:t:r:s:n:h")) != -1) {
+	opterr = 0;	/* said here, after "npuload: ", not after argv[0] */
+	while (!bad && (opt = getopt(argc, argv, ":a:b:p:c:t:r:s:n:h")) != -1) {
 		switch (opt) {
 		case 'a': addr = optarg; break;
 		case 'b': bind_addr = optarg; break;
-		case 'p': port = atoi(optarg); break;
-		case 'c': nconn = atoi(optarg); break;
-		case 't': secs = atoi(optarg); break;
-		case 'r': rate = atof(optarg); break;
-		case 's': size = atoi(optarg); break;
-		case 'n': maxconn = atoi(optarg); break;
+		case 'p': bad = parse_int(opt, optarg, 1, 65535, &port); break;
+		case 'c': bad = parse_int(opt, optarg, 1, MAX_CONNS, &nconn); break;
+		case 't': bad = parse_int(opt, optarg, 1, MAX_SECS, &secs); break;
+		case 'r': bad = parse_rate(optarg, &rate); break;
+		case 's': bad = parse_int(opt, optarg, 1, 65536, &size); break;
+		case 'n': bad = parse_int(opt, optarg, 1, MAX_CONNS, &maxconn); break;
 		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		case ':':
+			fprintf(stderr, "npuload: option '-%c' requires an argument\n", optopt);
+			bad = -1;
+			break;
+		default:	/* of "--name", getopt sees the '-' */
+			if (optopt == '-' && optind < argc && !strncmp(argv[optind], "--", 2))
+				fprintf(stderr, "npuload: unknown option '%s'\n", argv[optind]);
+			else
+				fprintf(stderr, "npuload: unknown option '-%c'\n", optopt);
+			bad = -1;
 		}
 	}
-	if (port < 1 || port > 65535 || secs < 1 || secs > MAX_SECS ||
-	    nconn < 1 || nconn > MAX_CONNS || size < 1 || size > 65536 ||
-	    maxconn < 1 || maxconn > MAX_CONNS || rate < 0) {
-		fprintf(stderr, "npuload: value out of range\n");
-		return 2;
+	if (!bad && optind < argc) {
+		fprintf(stderr, "npuload: extra operand '%s'\n", argv[optind]);
+		bad = -1;
 	}
+	if (bad)
+		return try_help();
+	if (!strcmp(argv[1], "client") && !addr) {
+		fputs("npuload: client: no address (-a ADDR)\n", stderr);
+		return try_help();
+	}
+	signal(SIGPIPE, SIG_IGN);
+	raise_nofile();
 	if (!strcmp(argv[1], "server"))
 		return server(port, secs, maxconn);
-	if (!strcmp(argv[1], "client") && addr)
-		return client(addr, bind_addr, port, nconn, secs, rate, size);
-	usage(stderr);
-	return 2;
+	return client(addr, bind_addr, port, nconn, secs, rate, size);
 }
