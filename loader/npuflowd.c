@@ -373,10 +373,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "npuflowd: %s\nTry 'npuflowd --help' for more information.\n", msg);
 		return 2;
 	}
-	if (opts.help) {
-		npuflowd_print_help(stdout, opts.help);
-		return 0;
-	}
+	if (opts.help)
+		return npuflowd_show(opts.help);
 	log_take_libs();
 	if (check_privileges())
 		return 1;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * npuflowd_opts.c - npuflowd's command line, and its service-manager
- * interface.  Pure (no syscalls) but for npuflowd_notify().
+ * interface.  Pure (no syscalls) but for npuflowd_notify() and
+ * npuflowd_show(), which writes and closes stdout.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -15,6 +16,7 @@
 #include <unistd.h>
 #include "npuflowd_opts.h"
 #include "../bpf/npuflow.h"
+#include "../lib/npuflow_stdout.h"
 #include "flowmaker.h"
 
 /*
@@ -611,6 +613,12 @@ void npuflowd_print_help(FILE *f, enum npuflowd_show what)
 	fputs(usage_head, f);
 	for (i = 0; i < NOPTS; i++)
 		print_option(f, &optdefs[i], &def);
+}
+
+int npuflowd_show(enum npuflowd_show what)
+{
+	npuflowd_print_help(stdout, what);
+	return npuflow_close_stdout("npuflowd") ? 1 : 0;
 }
 
 int npuflowd_pin_split(const char *pin, char *parent, size_t plen, char *base, size_t blen)

@@ -3,7 +3,7 @@
  * npuflowd_opts.h - npuflowd's command line, parsed without side effects
  * (no syscalls: interface names are resolved by the caller), and its
  * service-manager interface ($NOTIFY_SOCKET, $WATCHDOG_USEC), so both are
- * unit-tested natively.
+ * unit-tested natively; and --help and --version written (npuflowd_show).
  */
 #ifndef _NPUFLOWD_OPTS_H
 #define _NPUFLOWD_OPTS_H
@@ -86,6 +86,16 @@ int npuflowd_parse_args(int argc, char **argv, struct npuflowd_opts *o,
  * The usage is in the form help2man reads: npuflowd(8) is made from it.
  */
 void npuflowd_print_help(FILE *f, enum npuflowd_show what);
+
+/**
+ * npuflowd_show - print what o->help asks for on stdout
+ * (npuflowd_print_help()), then flush and close it
+ * @what: o->help, not NPUFLOWD_SHOW_NONE
+ *
+ * Return: npuflowd's exit status: 0, or 1 when the output could not all be
+ * written (said on stderr, as npuflow_close_stdout() says it).
+ */
+int npuflowd_show(enum npuflowd_show what);
 
 /**
  * npuflowd_parse_u64 - a strict unsigned decimal number

@@ -9,10 +9,13 @@
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
+#include <fcntl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "../../loader/npuflowd_opts.c"
+#include "../../lib/npuflow_stdout.c"
 
 static int parse(struct npuflowd_opts *o, char *err, ...)
 {
@@ -169,6 +172,68 @@ static void flush_and_help(void **state)
 	help = help_of(NPUFLOWD_SHOW_VERSION);
 	assert_string_equal(help, "npuflowd (npuflow) " NPUFLOW_VERSION "\n");
 	free(help);
+}
+
+/* All of @fd from its start, in @buf (@len bytes with the NUL). */
+static char *read_back(int fd, char *buf, size_t len)
+{
+	ssize_t n = pread(fd, buf, len - 1, 0);
+
+	assert_true(n >= 0);
+	buf[n] = '\0';
+	return buf;
+}
+
+/*
+ * npuflowd --help or --version (npuflowd_show(), as main() runs it) with
+ * its stdout on @out and its stderr in @err (@errlen bytes): its exit status.
+ */
+static int show_into(enum npuflowd_show what, const char *out, char *err, size_t errlen)
+{
+	char path[] = "/tmp/npuflowd-show.XXXXXX";
+	int efd = mkstemp(path), ofd = open(out, O_WRONLY | O_CLOEXEC), st;
+	pid_t pid;
+
+	assert_true(efd >= 0 && ofd >= 0);
+	unlink(path);
+	fflush(NULL);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		dup2(ofd, 1);
+		dup2(efd, 2);
+		exit(npuflowd_show(what));	/* as main() returns it */
+	}
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	read_back(efd, err, errlen);
+	close(efd);
+	close(ofd);
+	assert_true(WIFEXITED(st));
+	return WEXITSTATUS(st);
+}
+
+/* --help and --version: exit 0 once written, 1 and why when stdout is full. */
+static void show_to_stdout(void **state)
+{
+	char path[] = "/tmp/npuflowd-help.XXXXXX", err[256], *help, *got;
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_true(fd >= 0);
+	assert_int_equal(show_into(NPUFLOWD_SHOW_HELP, path, err, sizeof(err)), 0);
+	assert_string_equal(err, "");
+	help = help_of(NPUFLOWD_SHOW_HELP);
+	got = calloc(1, strlen(help) + 2);
+	assert_non_null(got);
+	assert_string_equal(read_back(fd, got, strlen(help) + 2), help);
+	free(got);
+	free(help);
+	close(fd);
+	unlink(path);
+	assert_int_equal(show_into(NPUFLOWD_SHOW_HELP, "/dev/full", err, sizeof(err)), 1);
+	assert_string_equal(err, "npuflowd: cannot write the output: No space left on device\n");
+	assert_int_equal(show_into(NPUFLOWD_SHOW_VERSION, "/dev/full", err, sizeof(err)), 1);
+	assert_string_equal(err, "npuflowd: cannot write the output: No space left on device\n");
 }
 
 /* "  -k, --name" or "      --name": how --help's line of @d begins. */
@@ -481,6 +546,7 @@ int main(void)
 		cmocka_unit_test(all_options),
 		cmocka_unit_test(errors),
 		cmocka_unit_test(flush_and_help),
+		cmocka_unit_test(show_to_stdout),
 		cmocka_unit_test(every_option_in_help),
 		cmocka_unit_test(every_option_parses),
 		cmocka_unit_test(getopt_from_table),

@@ -366,8 +366,12 @@ static char *slurp(int fd)
 	return buf;
 }
 
-/* How npuctl runs: as root, or as nobody (uid and gid 65534, no groups). */
+/*
+ * How npuctl runs: its stdout into a file of the test's, or into @out (then
+ * r.out is ""); as root, or as nobody (uid and gid 65534, no groups).
+ */
 struct as {
+	const char *out;
 	int nobody;
 };
 
@@ -403,6 +407,12 @@ static struct run vnpuctl(const struct as *as, const char *pins, va_list ap)
 	pid = fork();
 	assert_true(pid >= 0);
 	if (!pid) {
+		if (as->out) {
+			close(fd[0]);
+			fd[0] = open(as->out, O_WRONLY);
+			if (fd[0] < 0)
+				_exit(125);
+		}
 		dup2(fd[0], 1);
 		dup2(fd[1], 2);
 		if (as->nobody && become_nobody())
@@ -985,6 +995,24 @@ static void text_and_usage(void **state)
 	exited(&r, 0);
 	assert_string_equal(r.out, version_line());
 	run_free(&r);
+	/* what cannot be written is an error, as coreutils' close_stdout has it */
+	{
+		struct as full = { .out = "/dev/full" };
+		static const char *const cmds[][3] = {
+			{ "--help" }, { "--version" }, { "help" }, { "stats" },
+			{ "candidates", "--json" }, { "status", "--prometheus" },
+		};
+
+		for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+			r = npuctl_as(full, env.pins, cmds[i][0], cmds[i][1], cmds[i][2], NULL);
+			exited(&r, 1);
+			assert_string_equal(r.out, "");
+			if (!strstr(r.err, "npuctl: cannot write the output: No space left on "
+				    "device\n"))
+				fail_msg("npuctl %s >/dev/full said:\n%s", cmds[i][0], r.err);
+			run_free(&r);
+		}
+	}
 
 	/* --opt=VALUE as --opt VALUE */
 	{

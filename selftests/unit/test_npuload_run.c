@@ -73,6 +73,9 @@ static int scratch(void)
 	return fd;
 }
 
+/* As npuload()'s @out: no stdout at all (>&-). */
+#define CLOSED	"-"
+
 /*
  * npuload ARGS... (NULL-terminated), its stdout into @out (NULL: a file of
  * the test's, read back into r.out).
@@ -89,14 +92,18 @@ static struct run npuload(const char *out, ...)
 	while ((argv[argc] = va_arg(ap, char *)))
 		assert_true(++argc < 23);
 	va_end(ap);
-	fd[0] = out ? open(out, O_WRONLY | O_CLOEXEC) : scratch();
+	fd[0] = !out ? scratch() : open(strcmp(out, CLOSED) ? out : "/dev/null",
+						 O_WRONLY | O_CLOEXEC);
 	fd[1] = scratch();
 	assert_true(fd[0] >= 0);
 	fflush(NULL);
 	pid = fork();
 	assert_true(pid >= 0);
 	if (!pid) {
-		dup2(fd[0], 1);
+		if (out && !strcmp(out, CLOSED))
+			close(1);
+		else
+			dup2(fd[0], 1);
 		dup2(fd[1], 2);
 		alarm(5);	/* a run that goes on (usage taken as valid) ends */
 		execv(npuload_bin, argv);
@@ -199,12 +206,33 @@ static void help_and_version(void **state)
 	run_free(&r);
 }
 
+/* What cannot be written is an error, as coreutils' close_stdout has it: exit 1, said. */
+static void full_stdout(void **state)
+{
+	(void)state;
+	says(npuload("/dev/full", "--help", NULL), 1,
+	     "npuload: cannot write the output: No space left on device\n");
+	says(npuload("/dev/full", "server", "-h", NULL), 1,
+	     "npuload: cannot write the output: No space left on device\n");
+	says(npuload("/dev/full", "--version", NULL), 1,
+	     "npuload: cannot write the output: No space left on device\n");
+	/* a usage error writes nothing there: still 2 */
+	says(npuload("/dev/full", "bogus", NULL), 2,
+	     "npuload: unknown command 'bogus' (server or client)\n" TRY);
+	/* no stdout at all: an error only when something was meant for it */
+	says(npuload(CLOSED, "--version", NULL), 1,
+	     "npuload: cannot write the output: Bad file descriptor\n");
+	says(npuload(CLOSED, "bogus", NULL), 2,
+	     "npuload: unknown command 'bogus' (server or client)\n" TRY);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(out_of_range),
 		cmocka_unit_test(usage_errors),
 		cmocka_unit_test(help_and_version),
+		cmocka_unit_test(full_stdout),
 	};
 
 	return cmocka_run_group_tests_name("npuload_run", tests, setup, NULL);

@@ -37,6 +37,7 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
+#include "../../lib/npuflow_stdout.h"
 
 #define MAX_CONNS	4096
 #define MAX_SECS	3600
@@ -303,7 +304,8 @@ static void usage(FILE *f)
 		"       npuload --version | --help\n");
 }
 
-int main(int argc, char **argv)
+/* The command line, then the server or the client: the exit status. */
+static int run(int argc, char **argv)
 {
 	int port = 5300, secs = 10, nconn = 1024, size = 1448, opt, bad = 0;
 	const char *addr = NULL, *bind_addr = NULL;
@@ -366,4 +368,11 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "server"))
 		return server(port, secs, maxconn);
 	return client(addr, bind_addr, port, nconn, secs, rate, size);
+}
+
+int main(int argc, char **argv)
+{
+	int rc = run(argc, argv);
+
+	return npuflow_close_stdout("npuload") ? 1 : rc;
 }

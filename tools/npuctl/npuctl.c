@@ -20,6 +20,7 @@
 #include <string.h>
 #include <bpf/libbpf.h>
 #include "../../lib/npuflow_defaults.h"
+#include "../../lib/npuflow_stdout.h"
 #include "ctl.h"
 #include "json.h"
 #include "metrics.h"
@@ -475,9 +476,5 @@ int main(int argc, char **argv)
 		rc = -i;
 	else
 		rc = run(argc - i, argv + i);
-	if (fflush(stdout) || ferror(stdout)) {
-		fprintf(stderr, "npuctl: cannot write the output: %s\n", strerror(errno));
-		return 1;
-	}
-	return rc;
+	return npuflow_close_stdout("npuctl") ? 1 : rc;
 }
