@@ -473,7 +473,7 @@ static int parse_options(int argc, char **argv, struct npuflowd_opts *o, char *e
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, so, lo, NULL)) != -1) {
 		if (c == ':')
-			BAD("option '%s' needs a value", argv[optind - 1]);
+			BAD("option '%s' requires an argument", argv[optind - 1]);
 		d = opt_by_val(c);
 		if (!d)
 			BAD("unknown option '%s'", argv[optind - 1]);
