@@ -400,7 +400,8 @@ fm_cleanup() {
 	ip netns pids far 2>/dev/null | xargs -r kill 2>/dev/null
 	fm_flush
 	# npuflowd's whole log (a failure prints only its tail) beside the
-	# run's console log on the host: build/vm/last/npuflowd-TEST.log
+	# run's console log on the host: build/vm/last-K/npuflowd-TEST.log, K the
+	# guest that ran TEST (tools/vm/check)
 	if [ -n "${NPUVM_OUT:-}" ] && [ -s $FM_LOG ]; then
 		cp $FM_LOG "$NPUVM_OUT/npuflowd-$(basename "$0" .sh).log"
 		: > $FM_LOG
