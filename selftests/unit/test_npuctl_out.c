@@ -3,7 +3,8 @@
  * npuctl's writers (tools/npuctl/json.c, promtext.c, metrics.c): the JSON
  * of every record, field by field and parsed back with json-c, and the
  * Prometheus text exposition of stats and status, line by line and through
- * `promtool check metrics`.  npuctl run against real maps is
+ * `promtool check metrics`; status's text (text.c) where it says more than
+ * the counters.  npuctl run against real maps is
  * test_npuctl_run.c.
  */
 #include <stdarg.h>
@@ -18,6 +19,7 @@
 #include "../../tools/npuctl/json.c"
 #include "../../tools/npuctl/promtext.c"
 #include "../../tools/npuctl/metrics.c"
+#include "../../tools/npuctl/text.c"
 #include "npuctl_check.h"
 
 #define PLAIN (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
@@ -294,6 +296,40 @@ static void status_fields(void **state)
 	json_object_put(o);
 }
 
+/* 1 if @s begins with @prefix */
+static int starts(const char *s, const char *prefix)
+{
+	return !strncmp(s, prefix, strlen(prefix));
+}
+
+/*
+ * Stopped with its maps pinned: the text says rules stay in hardware only
+ * when npuflowd left made connections there, and how many.
+ */
+static void status_text_stopped(void **state)
+{
+	struct npuctl_status s = status();
+	char *out;
+
+	(void)state;
+	s.pid = 0;
+	s.bpffs = 1;
+	s.pinned = 1;
+	CAPTURE(out, npuctl_status_text(f, &s, "/sys/fs/bpf/npuflow"));
+	assert_true(starts(out, "npuflowd not running (its 3 made connections stay in hardware;"
+			   " maps in /sys/fs/bpf/npuflow)\n"));
+	free(out);
+	s.st.state[NPUFLOW_CS_MADE] = 1;
+	CAPTURE(out, npuctl_status_text(f, &s, "/sys/fs/bpf/npuflow"));
+	assert_non_null(strstr(out, "(its 1 made connection stays in hardware;"));
+	free(out);
+	s.st.state[NPUFLOW_CS_MADE] = 0;
+	CAPTURE(out, npuctl_status_text(f, &s, "/sys/fs/bpf/npuflow"));
+	assert_true(starts(out, "npuflowd not running (maps in /sys/fs/bpf/npuflow)\nconnections:"));
+	assert_null(strstr(out, "hardware"));
+	free(out);
+}
+
 static void jlist_lines(void **state)
 {
 	struct npuctl_jlist l;
@@ -531,6 +567,7 @@ int main(void)
 		cmocka_unit_test(port_fields),
 		cmocka_unit_test(flow_fields),
 		cmocka_unit_test(status_fields),
+		cmocka_unit_test(status_text_stopped),
 		cmocka_unit_test(jlist_lines),
 		cmocka_unit_test(prom_format),
 		cmocka_unit_test(prom_checker),

@@ -93,6 +93,19 @@ void npuctl_flow_text(FILE *f, const struct npuctl_flow *fl)
 	}
 }
 
+/*
+ * npuflowd stopped with its maps pinned: the connections it made stay in
+ * hardware until it starts again or is flushed, said only when there are.
+ */
+static void status_stopped_text(FILE *f, unsigned long long made, const char *pin_dir)
+{
+	if (made)
+		fprintf(f, "npuflowd not running (its %llu made connection%s in hardware; maps in %s)\n",
+			made, made == 1 ? " stays" : "s stay", pin_dir);
+	else
+		fprintf(f, "npuflowd not running (maps in %s)\n", pin_dir);
+}
+
 void npuctl_status_text(FILE *f, const struct npuctl_status *s, const char *pin_dir)
 {
 	char copy[512];
@@ -110,7 +123,7 @@ void npuctl_status_text(FILE *f, const struct npuctl_status *s, const char *pin_
 	if (s->pid)
 		fprintf(f, "npuflowd running (pid %d), up %.0f s\n", s->pid, s->uptime_ns / 1e9);
 	else
-		fprintf(f, "npuflowd not running (rules stay in hardware; maps in %s)\n", pin_dir);
+		status_stopped_text(f, s->st.state[NPUFLOW_CS_MADE], pin_dir);
 	fprintf(f, "connections:");
 	for (i = 1; i < NPUFLOW_CS_MAX; i++)
 		fprintf(f, " %s %llu", fm_state_name(i), (unsigned long long)s->st.state[i]);
