@@ -32,7 +32,7 @@ static struct fmd fmd;
 static int fm_on;
 static struct classify *cls;	/* for cache_gen_bump() */
 
-/* What a start holds, released by stop_all(). */
+/* What a start holds, released by stop_all(); @started once ready to serve. */
 struct run {
 	struct classify *skel;
 	struct xdp_program *prog;
@@ -42,6 +42,7 @@ struct run {
 	int attached[NPUFLOWD_MAX_PORTS];
 	int lock_fd;
 	int ctl_fd;
+	int started;
 };
 
 /*
@@ -337,7 +338,11 @@ static int start(struct run *r)
 	return 0;
 }
 
-/* Detach, close and free what @r holds; @rc, or 1 when a detach failed. */
+/*
+ * Detach, close and free what @r holds, and after a start that failed
+ * remove what it made in the pin directory (pins_undo); @rc, or 1 when a
+ * detach failed.
+ */
 static int stop_all(struct run *r, int rc)
 {
 	int i;
@@ -357,7 +362,9 @@ static int stop_all(struct run *r, int rc)
 		fmd_fini(&fmd);
 	cls = NULL;
 	classify__destroy(r->skel);
-	if (rc == 0)
+	if (!r->started)
+		pins_undo();
+	else if (rc == 0)
 		info("stopped; maps stay pinned in %s", opts.pin_dir);
 	close(r->lock_fd);
 	return rc;
@@ -385,15 +392,20 @@ int main(int argc, char **argv)
 		return 1;
 	if (opts.flush)
 		return flush();
-	/* pins_open before libxdp's first use: it reads $LIBXDP_BPFFS once */
-	if (resolve_ports(&r) || pins_open(1))
+	if (resolve_ports(&r))
 		return 1;
+	/* pins_open before libxdp's first use: it reads $LIBXDP_BPFFS once */
+	if (pins_open(1)) {
+		pins_undo();
+		return 1;
+	}
 	/*
 	 * Only once everything that can fail at start has run become a
 	 * daemon, so that "npuflowd IFNAME" exits non-zero when it cannot
 	 * attach and 0 once it is serving.
 	 */
-	if (!start(&r) && (opts.foreground || !daemonize(r.lock_fd)))
+	r.started = !start(&r) && (opts.foreground || !daemonize(r.lock_fd));
+	if (r.started)
 		rc = serve(r.rb, r.ctl_fd);
 	return stop_all(&r, rc);
 }

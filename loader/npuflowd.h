@@ -64,6 +64,8 @@ int pins_open(int start);
 int pins_check(struct classify *skel);
 void pins_chmod(void);
 int pins_remove(void);
+/* after a start that failed: what it made removed, what was there kept */
+void pins_undo(void);
 
 /* --- the classifier's attachment (npuflowd_xdp.c) -------------------------- */
 

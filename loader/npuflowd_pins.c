@@ -3,11 +3,15 @@
  * npuflowd's pin directory (--pin-dir, default /sys/fs/bpf/npuflow): opened
  * and checked once, bpffs mounted at /sys/fs/bpf if none is there, libxdp
  * pointed at the same BPF file system, the maps' pins checked against the
- * classifier's before libbpf reuses them, and removed by --flush.
+ * classifier's before libbpf reuses them, and removed by --flush.  What a
+ * start makes here (the mount, the directory, new pins, libxdp's state
+ * directory) is noted, and removed again when the start fails.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,17 +35,31 @@ static const char *const pinned_maps[] = {
 	"candidates", "counters", "events", "connections", "fmstats", "candcache",
 };
 
+#define NPUFLOWD_NMAPS	(sizeof(pinned_maps) / sizeof(pinned_maps[0]))
+
 /*
  * The pin directory, opened once and checked (not a symlink, a directory of
  * root's or ours, on bpffs): everything npuflowd does in it goes through
  * @fd, so what was checked is what is used.  @path is what libbpf pins
  * through: /proc/self/fd/N when /proc shows @fd there, else the name.
+ *
+ * What this start makes, for pins_undo(): @mounted when it mounted the BPF
+ * file system at NPUFLOWD_BPFFS (@mnt_dev, its device; @bound when the
+ * mount point is a bind mount of its own under it), @made_dir when it made
+ * the pin directory, @new_maps a bit for each of pinned_maps[] that was not
+ * pinned when the directory became ours, @new_xdp when libxdp's state
+ * directory @xdp_dir was not there then.  Nothing is noted until the
+ * directory is locked: what another instance makes is never ours.
  */
 static struct pins {
 	int parent_fd;
 	int fd;
 	char base[256];
 	char path[64];
+	int mounted, bound, made_dir, new_xdp;
+	dev_t mnt_dev;
+	unsigned int new_maps;
+	char xdp_dir[300];
 } pins = { .parent_fd = -1, .fd = -1 };
 
 static int fd_on_bpffs(int fd)
@@ -54,20 +72,30 @@ static int fd_on_bpffs(int fd)
 /*
  * Mount a BPF file system at @dir, mode 0700, as bpftool and libxdp do: the
  * mount point is made private first (bind-mounted on itself when it is no
- * mount point yet), so the new mount does not propagate.  0 or -errno.
+ * mount point yet, *@bound then 1), so the new mount does not propagate.
+ * 0 or -errno; on an error the bind mount is gone again.
  */
-static int mount_bpffs(const char *dir)
+static int mount_bpffs(const char *dir, int *bound)
 {
-	int bound = 0;
+	int e = 0;
 
+	*bound = 0;
 	while (mount("", dir, "none", MS_PRIVATE | MS_REC, NULL)) {
-		if (errno != EINVAL || bound)
-			return -errno;
+		e = -errno;
+		if (e != -EINVAL || *bound)
+			break;
 		if (mount(dir, dir, "none", MS_BIND, NULL))
 			return -errno;
-		bound = 1;
+		*bound = 1;
+		e = 0;
 	}
-	return mount("bpf", dir, "bpf", 0, "mode=0700") ? -errno : 0;
+	if (!e && mount("bpf", dir, "bpf", 0, "mode=0700"))
+		e = -errno;
+	if (e && *bound) {
+		umount2(dir, UMOUNT_NOFOLLOW);
+		*bound = 0;
+	}
+	return e;
 }
 
 /*
@@ -79,7 +107,8 @@ static int mount_bpffs(const char *dir)
 
 static int open_parent(const char *parent, int mount)
 {
-	int fd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC), e;
+	int fd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC), e, bound;
+	struct stat st;
 
 	if (fd < 0 && !mount && errno == ENOENT)
 		return -2;
@@ -100,19 +129,22 @@ static int open_parent(const char *parent, int mount)
 		    parent, NPUFLOWD_BPFFS);
 		return -1;
 	}
-	e = mount_bpffs(parent);
+	e = mount_bpffs(parent, &bound);
 	if (e) {
 		err("no BPF file system at %s, and cannot mount one: %s", parent, strerror(-e));
 		return -1;
 	}
 	info("mounted bpffs at %s", parent);
 	fd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0 || !fd_on_bpffs(fd)) {
+	if (fd < 0 || !fd_on_bpffs(fd) || fstat(fd, &st)) {
 		err("%s: not a BPF file system after mounting one", parent);
 		if (fd >= 0)
 			close(fd);
 		return -1;
 	}
+	pins.mounted = 1;
+	pins.bound = bound;
+	pins.mnt_dev = st.st_dev;
 	return fd;
 }
 
@@ -200,16 +232,44 @@ static void pins_path(void)
 	}
 }
 
+/* libxdp's state directory: $LIBXDP_BPFFS/xdp, as libxdp reads it. */
+static void xdp_dir_of(char *buf, size_t len)
+{
+	const char *fs = getenv("LIBXDP_BPFFS");
+
+	snprintf(buf, len, "%s/xdp", fs && fs[0] ? fs : NPUFLOWD_BPFFS);
+}
+
+/*
+ * Note, once the pin directory is ours (locked), what a start may make and
+ * pins_undo() removes: the directory if @made_dir, each map not pinned yet,
+ * libxdp's state directory if it is not there yet.
+ */
+static void pins_note_new(int made_dir)
+{
+	struct stat st;
+	size_t k;
+
+	pins.made_dir = made_dir;
+	for (k = 0; k < NPUFLOWD_NMAPS; k++)
+		if (fstatat(pins.fd, pinned_maps[k], &st, AT_SYMLINK_NOFOLLOW) && errno == ENOENT)
+			pins.new_maps |= 1u << k;
+	xdp_dir_of(pins.xdp_dir, sizeof(pins.xdp_dir));
+	pins.new_xdp = stat(pins.xdp_dir, &st) && errno == ENOENT;
+}
+
 /*
  * pins_open - open the pin directory for a start (@start: mount bpffs on its
  * parent if none is there, create the directory 0700, chmod it 0700) or for
  * --flush (mount and create nothing).  0 with pins.fd open; 0 with pins.fd
  * -1 for a flush that finds nothing (no bpffs, no directory); -1 (logged)
- * when the directory is refused or cannot be had.
+ * when the directory is refused or cannot be had.  A start notes what it
+ * makes, for pins_undo().
  */
 int pins_open(int start)
 {
 	char parent[256];
+	int made = 0;
 
 	if (npuflowd_pin_split(opts.pin_dir, parent, sizeof(parent), pins.base,
 			       sizeof(pins.base))) {
@@ -225,7 +285,9 @@ int pins_open(int start)
 	if (pins.parent_fd < 0)
 		return -1;
 	tell_libxdp(parent);
-	if (start && mkdirat(pins.parent_fd, pins.base, 0700) && errno != EEXIST) {
+	if (start && !mkdirat(pins.parent_fd, pins.base, 0700)) {
+		made = 1;
+	} else if (start && errno != EEXIST) {
 		err("mkdir %s: %s", opts.pin_dir, strerror(errno));
 		return -1;
 	}
@@ -253,6 +315,8 @@ int pins_open(int start)
 			err("cannot lock %s: %s", opts.pin_dir, strerror(errno));
 		return -1;
 	}
+	if (start)
+		pins_note_new(made);
 	if (start && fchmod(pins.fd, 0700))
 		warn("chmod %s: %s", opts.pin_dir, strerror(errno));
 	pins_path();
@@ -273,7 +337,7 @@ int pins_remove(void)
 
 	if (pins.fd < 0)
 		return 0;
-	for (k = 0; k < sizeof(pinned_maps) / sizeof(pinned_maps[0]); k++) {
+	for (k = 0; k < NPUFLOWD_NMAPS; k++) {
 		if (!unlinkat(pins.fd, pinned_maps[k], 0)) {
 			info("removed %s/%s", opts.pin_dir, pinned_maps[k]);
 		} else if (errno != ENOENT) {
@@ -348,7 +412,160 @@ void pins_chmod(void)
 {
 	size_t k;
 
-	for (k = 0; k < sizeof(pinned_maps) / sizeof(pinned_maps[0]); k++)
+	for (k = 0; k < NPUFLOWD_NMAPS; k++)
 		if (fchmodat(pins.fd, pinned_maps[k], 0600, 0))
 			warn("chmod %s/%s: %s", opts.pin_dir, pinned_maps[k], strerror(errno));
+}
+
+/* What pins_undo() removed, for its one line: items joined by ", ". */
+struct undone {
+	char text[512];
+	size_t len;
+};
+
+__attribute__((format(printf, 2, 3)))
+static void undone_add(struct undone *u, const char *fmt, ...)
+{
+	size_t room;
+	va_list ap;
+	int n;
+
+	if (u->len && u->len + 2 < sizeof(u->text)) {
+		memcpy(u->text + u->len, ", ", 3);
+		u->len += 2;
+	}
+	room = sizeof(u->text) - u->len;
+	va_start(ap, fmt);
+	n = vsnprintf(u->text + u->len, room, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		u->len += (size_t)n < room ? (size_t)n : room - 1;
+}
+
+/* Unpin the maps this start pinned; those pinned before it stay. */
+static void undo_maps(struct undone *u)
+{
+	char names[128] = "";
+	size_t k, n = 0;
+
+	for (k = 0; k < NPUFLOWD_NMAPS; k++) {
+		if (!(pins.new_maps & 1u << k))
+			continue;
+		if (!unlinkat(pins.fd, pinned_maps[k], 0))
+			n += snprintf(names + n, sizeof(names) - n, "%s%s", n ? " " : "",
+				      pinned_maps[k]);
+		else if (errno != ENOENT)
+			warn("cannot remove %s/%s: %s", opts.pin_dir, pinned_maps[k],
+			     strerror(errno));
+	}
+	if (n)
+		undone_add(u, "pinned maps %s", names);
+}
+
+/* The pin directory, if this start made it (kept if something else is in it). */
+static void undo_dir(struct undone *u)
+{
+	if (!pins.made_dir)
+		return;
+	if (!unlinkat(pins.parent_fd, pins.base, AT_REMOVEDIR))
+		undone_add(u, "%s", opts.pin_dir);
+	else
+		warn("kept %s: %s", opts.pin_dir, strerror(errno));
+}
+
+/* libxdp's state directory, if this start made it and it is empty, under libxdp's lock. */
+static void undo_xdp_dir(struct undone *u)
+{
+	int fd;
+
+	if (!pins.new_xdp)
+		return;
+	fd = open(pins.xdp_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (!flock(fd, LOCK_EX) && !rmdir(pins.xdp_dir))
+		undone_add(u, "%s (libxdp's, empty)", pins.xdp_dir);
+	close(fd);
+}
+
+/*
+ * Whether the BPF file system this start mounted is still the one at
+ * NPUFLOWD_BPFFS and holds nothing but what the kernel puts in each new
+ * one (bpf_preload's maps.debug and progs.debug).
+ */
+static int bpffs_ours_and_empty(void)
+{
+	int fd = open(NPUFLOWD_BPFFS, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct dirent *de;
+	struct stat st;
+	int empty = 1;
+	DIR *d;
+
+	if (fd < 0)
+		return 0;
+	d = fstat(fd, &st) || st.st_dev != pins.mnt_dev ? NULL : fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return 0;
+	}
+	while (empty && (de = readdir(d)))
+		empty = !strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
+			!strcmp(de->d_name, "maps.debug") || !strcmp(de->d_name, "progs.debug");
+	closedir(d);
+	return empty;
+}
+
+/*
+ * The BPF file system this start mounted, when nothing else is on it, and
+ * the bind mount under it; one mounted over it is another's, and kept.
+ */
+static void undo_mount(struct undone *u)
+{
+	struct statfs st;
+
+	if (!pins.mounted)
+		return;
+	if (!bpffs_ours_and_empty()) {
+		dbg("kept the BPF file system at %s: not empty, or not the one mounted",
+		    NPUFLOWD_BPFFS);
+		return;
+	}
+	if (umount2(NPUFLOWD_BPFFS, UMOUNT_NOFOLLOW)) {
+		warn("cannot unmount the BPF file system at %s: %s", NPUFLOWD_BPFFS,
+		     strerror(errno));
+		return;
+	}
+	pins.mounted = 0;
+	if (pins.bound && !statfs(NPUFLOWD_BPFFS, &st) && st.f_type != BPF_FS_MAGIC &&
+	    umount2(NPUFLOWD_BPFFS, UMOUNT_NOFOLLOW))
+		warn("cannot unmount the bind mount at %s: %s", NPUFLOWD_BPFFS, strerror(errno));
+	undone_add(u, "the bpffs mounted at %s", NPUFLOWD_BPFFS);
+}
+
+/*
+ * pins_undo - after a start that failed, remove what it made (struct pins):
+ * the maps it pinned, the pin directory, libxdp's state directory when
+ * empty, and the BPF file system it mounted when nothing else is on it; one
+ * info line says what went.  What was there before stays: a previous run's
+ * pinned maps hold the state of connections whose rules stay in hardware.
+ * The pin directory is closed (and its lock released).
+ */
+void pins_undo(void)
+{
+	struct undone u = { .len = 0 };
+
+	if (pins.fd >= 0) {
+		undo_maps(&u);
+		undo_dir(&u);
+		close(pins.fd);
+		pins.fd = -1;
+	}
+	if (pins.parent_fd >= 0) {
+		close(pins.parent_fd);
+		pins.parent_fd = -1;
+	}
+	undo_xdp_dir(&u);
+	undo_mount(&u);
+	if (u.len)
+		info("start failed: removed what it made: %s", u.text);
 }

@@ -11,11 +11,14 @@
 # dump must show both directions with the right counts; a second instance is
 # refused; SIGTERM, SIGINT, SIGHUP and SIGQUIT each leave no XDP program; a
 # restart reuses the pinned maps; under a service manager it sends READY=1,
-# WATCHDOG=1 keepalives and STOPPING=1; without -f it exits 1 when it cannot attach
-# and 0 once attached (then runs as a daemon); npuctl, built with ASan and
-# UBSan, lists 1,500 candidates and a connections map exactly once each while
-# entries go under it; a pin directory that is a symlink or another user's is
-# refused (by --flush too); --flush removes the pins.  Prints TAP.
+# WATCHDOG=1 keepalives and STOPPING=1; a start that fails after pinning
+# leaves what it found (no bpffs it mounted, no pin directory it made; a
+# pinned set's maps kept, only those it pinned removed); without -f it exits
+# 1 when it cannot attach and 0 once attached (then runs as a daemon);
+# npuctl, built with ASan and UBSan, lists 1,500 candidates and a connections
+# map exactly once each while entries go under it; a pin directory that is a
+# symlink or another user's is refused (by --flush too); --flush removes the
+# pins.  Prints TAP.
 #
 # Usage: veth-npuflowd.sh [BUILD_DIR]     (root; cleans up after itself)
 set -u
@@ -91,7 +94,7 @@ for i in 1 2 3 4 5; do
 		ip netns exec $A ping -6 -c1 -W1 fd00:211:2::2 >/dev/null && break
 	sleep 0.5
 done
-echo "1..55"
+echo "1..59"
 
 start_daemon() { # log, extra args...
 	local log=$1 i
@@ -319,6 +322,60 @@ for i in $(seq 1 50); do grep -q "classifier on 1 port" "$LOG.2" && break; sleep
 check "--mode skb attaches in generic mode" bash -c "ip -n $R link show npft-d0 | grep -q xdpgeneric"
 stop_daemon
 check "no XDP program left on the bridge" bash -c "! ip -n $R link show npft-d0 | grep -q xdp"
+
+# --- a start that fails after pinning leaves what it found ----------------------
+# Native mode on the bridge fails after libbpf pinned the maps (the first
+# attach loads the classifier): in a mount namespace of its own, with no BPF
+# file system at /sys/fs/bpf (as on a fresh machine) or an empty one of its
+# own, npuflowd exits 1 and leaves the mounts, the pin directory and libxdp's
+# directory as they were; where a pinned set was there, it keeps those maps
+# and removes only what it pinned itself.
+cat >"$WORK/failns.sh" <<'EOS'
+# failns.sh none|empty NPUFLOWD LOG: the failed start and what it left
+while grep -q ' /sys/fs/bpf ' /proc/self/mountinfo; do umount /sys/fs/bpf || exit 9; done
+if [ "$1" = empty ]; then mount -t bpf bpf /sys/fs/bpf || exit 9; fi
+m0=$(grep -c ' /sys/fs/bpf ' /proc/self/mountinfo)
+nsenter --net=/run/netns/npft-r timeout 10 "$2" -f -l debug --mode native npft-d0 >"$3" 2>&1
+rc=$?
+m1=$(grep -c ' /sys/fs/bpf ' /proc/self/mountinfo)
+echo "rc=$rc mounts=$m0,$m1 fs=$(stat -f -c %T /sys/fs/bpf)" \
+	"pins=$(test -e /sys/fs/bpf/npuflow && echo yes || echo no)" \
+	"xdp=$(test -e /sys/fs/bpf/xdp && echo yes || echo no)"
+EOS
+got=$(unshare -m --propagation private bash "$WORK/failns.sh" none "$BIN/npuflowd" "$LOG.3")
+echo "# no BPF file system: $got"
+grep -E "mounted bpffs|pinned map .*candidates'|cannot attach|start failed" "$LOG.3" | sed 's/^/# /'
+check "no BPF file system: a start failing after its pins exits 1 (bpffs mounted, maps pinned)" \
+	bash -c "[[ '$got' == 'rc=1 '* ]] && grep -q 'mounted bpffs at /sys/fs/bpf$' '$LOG.3' &&
+		grep -q \"pinned map '.*/candidates'\" '$LOG.3' && grep -q 'cannot attach in native mode' '$LOG.3'"
+check "... and leaves no BPF file system mounted, no pin directory, and says so in one line ($got)" \
+	bash -c "[ '$got' = 'rc=1 mounts=0,0 fs=sysfs pins=no xdp=no' ] &&
+		[ \$(grep -c 'info: start failed: removed what it made: .*the bpffs mounted at /sys/fs/bpf$' '$LOG.3') = 1 ]"
+got=$(unshare -m --propagation private bash "$WORK/failns.sh" empty "$BIN/npuflowd" "$LOG.3")
+grep -E "pinned map .*candidates'|start failed" "$LOG.3" | sed 's/^/# /'
+check "an empty BPF file system: a failed start keeps it, removes the pin directory and libxdp's ($got)" \
+	bash -c "[ '$got' = 'rc=1 mounts=1,1 fs=bpf_fs pins=no xdp=no' ] &&
+		grep -q \"pinned map '.*/candidates'\" '$LOG.3'"
+# a pinned set (the runs above stopped cleanly) without fmstats, as after an
+# upgrade that adds a map: the five are kept, the one this start pinned goes
+map_ids() {
+	local m id
+	for m in candidates counters events connections fmstats candcache; do
+		id=$(bpftool map show pinned $PIN/$m 2>/dev/null | sed -n '1s/:.*//p')
+		printf '%s ' "${id:--}"
+	done
+}
+rm -f $PIN/fmstats
+ids0=$(map_ids)
+xdp0=$(test -e /sys/fs/bpf/xdp && echo yes || echo no)
+$NR timeout 10 "$BIN/npuflowd" -f -l debug --mode native npft-d0 >"$LOG.3" 2>&1; rc=$?
+ids1=$(map_ids)
+gone=$(tr -cd - <<<"$ids0")
+xdp1=$(test -e /sys/fs/bpf/xdp && echo yes || echo no)
+grep -E "pinned map .*fmstats'|start failed" "$LOG.3" | sed 's/^/# /'
+check "pins there: a failed start keeps them (ids $ids1), removes the one it pinned (rc $rc; xdp $xdp0 $xdp1)" \
+	bash -c "[ $rc = 1 ] && [ '$ids0' = '$ids1' ] && [ '$gone' = - ] && [ -d $PIN ] &&
+		[ $xdp0 = $xdp1 ] && grep -q \"pinned map '.*/fmstats'\" '$LOG.3'"
 
 # without -f: everything that can fail at start runs before npuflowd
 # daemonizes, so a failed attach is the exit status and a 0 means attached
