@@ -62,15 +62,16 @@ stream() {
 	wait_offloaded 5201 2 && HWOFF_SEEN=$((HWOFF_SEEN + 1))
 	t1=$SECONDS
 	sleep 1
-	h0=$(host_frames); w0=$(wire_frames)
+	h0=$(host_frames); w0=$(wire_frames); local g0; g0=$(fp_stat givebacks)
 	sleep 4
-	h1=$(host_frames); w1=$(wire_frames)
+	h1=$(host_frames); w1=$(wire_frames); local g1; g1=$(fp_stat givebacks)
 	wait $pid
-	local bps
+	local bps rtx
 	bps=$(jq -r '.end.sum_received.bits_per_second // 0 | floor' "$out")
+	rtx=$(jq -r '.end.sum_sent.retransmits // "?"' "$out")
 	# share in units of 0.01 %
 	share=$(( (h1 - h0) * 10000 / (w1 - w0 + 1) ))
-	diag "$name: ${bps} bit/s; 4 s from 1 s after the offload (~$((t1 - t0)) s after the start): stream frames $((w1 - w0)), host frames $((h1 - h0)) (${share} / 10000)"
+	diag "$name: ${bps} bit/s, $rtx retransmitted; 4 s from 1 s after the offload (~$((t1 - t0)) s after the start): stream frames $((w1 - w0)), host frames $((h1 - h0)) (${share} / 10000), give-backs $((g1 - g0))"
 	ktap_result $([ $((w1 - w0)) -gt 1000 ] && [ "$share" -lt 10 ]; echo $?) \
 		"$name: the host takes < 0.1 % of the stream's frames"
 }
@@ -94,7 +95,8 @@ fp_xfer() {
 		[ "$ce0" = "$ce1" ] && [ $((f1 - f0)) -gt 5000 ]; echo $?) \
 		"8 MB $name through the fast path, $to's wire rx $rx: intact, no checksum errors"
 }
-fp_fwd() { awk '$1 == "forwarded" { print $2 }' /sys/kernel/debug/npusim/0/fp_stats; }
+fp_stat() { awk -v k="$1" '$1 == k { print $2 }' /sys/kernel/debug/npusim/0/fp_stats; }
+fp_fwd() { fp_stat forwarded; }
 
 HWOFF_SEEN=0
 ruleset
