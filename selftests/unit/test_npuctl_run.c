@@ -39,6 +39,7 @@
 #include <bpf/libbpf.h>
 #include "../../bpf/npuflow.h"
 #include "npuctl_check.h"
+#include "run_check.h"
 
 #define S_NS	1000000000ull
 #define SLACK	(60 * S_NS)	/* npuctl under the sanitizers on a busy machine */
@@ -341,31 +342,6 @@ static void need_world(void)
 
 /* ---------------------------------------------------------- npuctl */
 
-struct run {
-	int rc;		/* exit status, 128 + signal */
-	char *out;	/* stdout, malloc'd */
-	char *err;	/* stderr, malloc'd */
-};
-
-/* All of @fd, malloc'd. */
-static char *slurp(int fd)
-{
-	size_t len = 0, cap = 4096;
-	char *buf = malloc(cap);
-	ssize_t n;
-
-	assert_non_null(buf);
-	while ((n = read(fd, buf + len, cap - len - 1)) > 0) {
-		len += n;
-		if (cap - len < 2) {
-			buf = realloc(buf, cap *= 2);
-			assert_non_null(buf);
-		}
-	}
-	buf[len] = '\0';
-	return buf;
-}
-
 /*
  * How npuctl runs: its stdout into a file of the test's, or into @out (then
  * r.out is ""); as root, or as nobody (uid and gid 65534, no groups).
@@ -424,7 +400,6 @@ static struct run vnpuctl(const struct as *as, const char *pins, va_list ap)
 	assert_int_equal(waitpid(pid, &st, 0), pid);
 	r.rc = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 	for (int i = 0; i < 2; i++) {
-		lseek(fd[i], 0, SEEK_SET);
 		*(i ? &r.err : &r.out) = slurp(fd[i]);
 		close(fd[i]);
 		unlink(path[i]);
@@ -458,12 +433,6 @@ static struct run npuctl_as(struct as as, const char *pins, ...)
 	r = vnpuctl(&as, pins, ap);
 	va_end(ap);
 	return r;
-}
-
-static void run_free(struct run *r)
-{
-	free(r->out);
-	free(r->err);
 }
 
 /* @r exited @rc: else fail, showing what it said. */

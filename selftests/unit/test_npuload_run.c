@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
+#include "run_check.h"
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
@@ -34,32 +35,6 @@ static int setup(void **state)
 	self[n] = '\0';
 	snprintf(npuload_bin, sizeof(npuload_bin), "%s/npuload", dirname(self));
 	return access(npuload_bin, X_OK) ? -1 : 0;
-}
-
-struct run {
-	int rc;		/* exit status, 128 + signal */
-	char *out;	/* stdout, malloc'd */
-	char *err;	/* stderr, malloc'd */
-};
-
-/* All of @fd from its start, malloc'd. */
-static char *slurp(int fd)
-{
-	size_t len = 0, cap = 4096;
-	char *buf = malloc(cap);
-	ssize_t n;
-
-	assert_non_null(buf);
-	lseek(fd, 0, SEEK_SET);
-	while ((n = read(fd, buf + len, cap - len - 1)) > 0) {
-		len += n;
-		if (cap - len < 2) {
-			buf = realloc(buf, cap *= 2);
-			assert_non_null(buf);
-		}
-	}
-	buf[len] = '\0';
-	return buf;
 }
 
 /* A file of the test's, already unlinked. */
@@ -116,12 +91,6 @@ static struct run npuload(const char *out, ...)
 	close(fd[0]);
 	close(fd[1]);
 	return r;
-}
-
-static void run_free(struct run *r)
-{
-	free(r->out);
-	free(r->err);
 }
 
 /* @r exited @rc, wrote nothing on stdout, and said @err on stderr: else fail. */
