@@ -202,12 +202,21 @@ int npuep_setup_tc(struct net_device *netdev, enum tc_setup_type type,
 		   void *type_data)
 {
 	struct npuep_port *port = netdev_priv(netdev);
+	struct flow_block_offload *f = type_data;
 
 	switch (type) {
 	case TC_SETUP_FT:
-		return npuep_setup_block(port, type_data, npuep_ft_block_cb);
+		return npuep_setup_block(port, f, npuep_ft_block_cb);
 	case TC_SETUP_BLOCK:
-		return npuep_setup_block(port, type_data, npuep_tc_block_cb);
+		/*
+		 * The callback takes ft_sem and the flow-table lock and
+		 * nothing rtnl guards, as the flowtable's callback (called
+		 * from nf_flow_table's work, without rtnl) does: tc need not
+		 * take rtnl for an offloaded rule, so rules written from
+		 * more than one socket are added side by side.
+		 */
+		f->unlocked_driver_cb = true;
+		return npuep_setup_block(port, f, npuep_tc_block_cb);
 	default:
 		return -EOPNOTSUPP;
 	}
