@@ -259,7 +259,18 @@ static struct fm_entry *alloc_entry(struct fm *fm, uint32_t *id)
 	e = &fm->e[*id];
 	memset(e, 0, sizeof(*e));
 	fm->nused++;
+	if (*id >= fm->id_end)
+		fm->id_end = *id + 1;
 	return e;
+}
+
+/* After @id was freed: the end comes down past the free ids below it. */
+static void id_end_lower(struct fm *fm, uint32_t id)
+{
+	if (id + 1 != fm->id_end)
+		return;
+	while (fm->id_end && fm->e[fm->id_end - 1].rec.state == NPUFLOW_CS_FREE)
+		fm->id_end--;
 }
 
 void fm_forget(struct fm *fm, uint32_t id)
@@ -274,6 +285,7 @@ void fm_forget(struct fm *fm, uint32_t id)
 	if (!fm->free_dirty)
 		fm->free[fm->nfree++] = id;
 	fm->nused--;
+	id_end_lower(fm, id);
 }
 
 static void set_state(struct fm_entry *e, uint32_t st, uint64_t now)
@@ -662,7 +674,7 @@ unsigned int fm_tick(struct fm *fm, uint64_t now, fm_action_cb cb, void *ctx)
 	unsigned int n = 0;
 	uint32_t id;
 
-	for (id = 0; id < fm->cfg.max_conns; id++) {
+	for (id = 0; id < fm->id_end; id++) {
 		struct fm_entry *e = &fm->e[id];
 
 		switch (e->rec.state) {
@@ -737,6 +749,8 @@ int fm_restore(struct fm *fm, uint32_t id, const struct npuflow_conn *rec)
 		goto bad;
 	fm->free_dirty = 1;
 	fm->nused++;
+	if (id >= fm->id_end)
+		fm->id_end = id + 1;
 	fm->stat[NPUFLOW_FM_RESTORED]++;
 	return 0;
 bad:
@@ -813,9 +827,10 @@ void fm_count_states(const struct fm *fm, __u64 *out)
 	uint32_t i;
 
 	memset(out, 0, NPUFLOW_CS_MAX * sizeof(*out));
-	for (i = 0; i < fm->cfg.max_conns; i++)
+	for (i = 0; i < fm->id_end; i++)
 		if (fm->e[i].rec.state < NPUFLOW_CS_MAX)
 			out[fm->e[i].rec.state]++;
+	out[NPUFLOW_CS_FREE] += fm->cfg.max_conns - fm->id_end;
 }
 
 const char *fm_action_name(enum fm_action a)

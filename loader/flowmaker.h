@@ -133,6 +133,7 @@ struct fm {
 	uint32_t *index;		/* open addressing: id + 1, 0 = empty */
 	uint32_t index_mask;
 	uint32_t nused;
+	uint32_t id_end;		/* every id from it on is free (fm_id_end) */
 	int free_dirty;			/* restored: rebuild the stack */
 	uint64_t stat[NPUFLOW_FM_SLOTS];
 	uint64_t refused[NPUFLOW_FR_SLOTS];
@@ -208,6 +209,14 @@ struct fm_entry *fm_find_ct(struct fm *fm, const struct npuflow_key *orig,
 			    const struct npuflow_key *reply, uint32_t zone, uint32_t ct_id);
 /* Find by direction key / ct key; NULL if unknown. */
 struct fm_entry *fm_find(struct fm *fm, const struct npuflow_key *k);
+/*
+ * One past the highest id in use: the walks of the table stop there (ids
+ * are taken lowest first, so it stays near the number in use).
+ */
+static inline uint32_t fm_id_end(const struct fm *fm)
+{
+	return fm->id_end;
+}
 static inline struct fm_entry *fm_get(struct fm *fm, uint32_t id)
 {
 	return id < fm->cfg.max_conns && fm->e[id].rec.state != NPUFLOW_CS_FREE ?

@@ -959,12 +959,12 @@ static int ct_sweep(struct fmd *d)
 	uint32_t id;
 	int n = 0;
 
-	memset(d->mark, 0, d->fm.cfg.max_conns);
+	memset(d->mark, 0, fm_id_end(&d->fm));	/* mark_cb marks ids in use */
 	if (ctc_dump(&d->ct, mark_cb, d)) {
 		d->log(L_WARN, "conntrack dump failed: %s", strerror(errno));
 		return -1;
 	}
-	for (id = 0; id < d->fm.cfg.max_conns; id++) {
+	for (id = 0; id < fm_id_end(&d->fm); id++) {
 		struct fm_entry *e = &d->fm.e[id];
 
 		if (e->rec.state == NPUFLOW_CS_FREE || !e->has_ct || d->mark[id])
@@ -1001,10 +1001,10 @@ static void sweep(struct fmd *d)
 	uint32_t id;
 	int n;
 
-	for (id = 0; id < d->fm.cfg.max_conns; id++)
+	for (id = 0; id < fm_id_end(&d->fm); id++)
 		if (d->fm.e[id].rec.state != NPUFLOW_CS_FREE && d->fm.e[id].has_ct)
 			break;
-	if (id == d->fm.cfg.max_conns)
+	if (id == fm_id_end(&d->fm))
 		return;
 	n = ct_sweep(d);
 	if (n <= 0)
@@ -1159,7 +1159,7 @@ static void keepalive(struct fmd *d, uint64_t now)
 		}
 	}
 	d->ka_ct_ns += fmd_now() - t1;
-	for (i = 0; i < d->fm.cfg.max_conns; i++)
+	for (i = 0; i < fm_id_end(&d->fm); i++)
 		if (d->fm.e[i].dirty && d->fm.e[i].rec.state == NPUFLOW_CS_MADE)
 			sync_id(d, i);
 	free(c.orph);
@@ -1425,7 +1425,7 @@ static void recheck_egress(struct fmd *d, uint64_t now)
 	d->next_recheck_ns = now + (d->mon.nl ? FMD_RECHECK_NS : FMD_RECHECK_IDLE_NS);
 	d->egress_idle_ns = now + FMD_RECHECK_IDLE_NS;
 	fmd_egress_recheck_ports(d, now);
-	for (id = 0; id < d->fm.cfg.max_conns; id++) {
+	for (id = 0; id < fm_id_end(&d->fm); id++) {
 		struct fm_entry *e = &d->fm.e[id];
 
 		if (e->rec.state != NPUFLOW_CS_MADE)
@@ -1573,7 +1573,7 @@ int fmd_release(struct fmd *d, uint32_t id, uint64_t now)
 
 	if (id != UINT32_MAX)
 		return release_one(d, id, now);
-	for (i = 0; i < d->fm.cfg.max_conns; i++)
+	for (i = 0; i < fm_id_end(&d->fm); i++)
 		n += release_one(d, i, now);
 	return n;
 }
@@ -1650,7 +1650,7 @@ int fmd_restore(struct fmd *d, uint64_t now)
 	}
 	free(ids);
 	/* 2. conntrack: entries that went while we were down */
-	for (i = 0; i < d->fm.cfg.max_conns; i++) {
+	for (i = 0; i < fm_id_end(&d->fm); i++) {
 		struct fm_entry *e = &d->fm.e[i];
 		struct ct_info ci;
 
@@ -1671,7 +1671,7 @@ int fmd_restore(struct fmd *d, uint64_t now)
 		return -1;
 	for (p = 0; p < d->nports; p++)
 		dump_port(d, &c, d->ports[p].ifindex, 0);
-	for (i = 0; i < d->fm.cfg.max_conns; i++) {
+	for (i = 0; i < fm_id_end(&d->fm); i++) {
 		struct fm_entry *e = &d->fm.e[i];
 		int dir, bad = 0;
 

@@ -707,6 +707,44 @@ static void test_restore(void **st)
 	fm_free(fm);
 }
 
+/*
+ * The walks of the table (fm_tick, fm_count_states, the daemon's) end at
+ * fm_id_end(): past it every entry is free.  It follows the highest id in
+ * use as entries are allocated, forgotten and restored, whatever the
+ * table's size, so that a table of 65,536 with 3 in use is not walked
+ * whole twice a tick.
+ */
+static void test_id_end(void **st)
+{
+	struct fm *fm = new_fm(65536);
+	struct npuflow_conn rec;
+	__u64 states[NPUFLOW_CS_MAX];
+	uint32_t a, b, c;
+
+	(void)st;
+	assert_int_equal(fm_id_end(fm), 0);
+	a = make_conn(fm, 0, S);
+	b = make_conn(fm, 1, S);
+	c = make_conn(fm, 2, S);
+	assert_int_equal(a, 0);
+	assert_int_equal(c, 2);
+	assert_int_equal(fm_id_end(fm), 3);
+	fm_forget(fm, b);			/* a hole: the end stays */
+	assert_int_equal(fm_id_end(fm), 3);
+	rec = fm->e[c].rec;
+	fm_forget(fm, c);			/* the last: the end comes down past the hole */
+	assert_int_equal(fm_id_end(fm), 1);
+	assert_int_equal(fm_restore(fm, 40000, &rec), 0);
+	assert_int_equal(fm_id_end(fm), 40001);
+	fm_count_states(fm, states);
+	assert_int_equal(states[NPUFLOW_CS_MADE], 2);
+	assert_int_equal(states[NPUFLOW_CS_FREE], 65536 - 2);	/* the table's, walked or not */
+	fm_forget(fm, 40000);
+	fm_forget(fm, a);
+	assert_int_equal(fm_id_end(fm), 0);
+	fm_free(fm);
+}
+
 /* index integrity under many inserts and deletes (backward-shift deletion) */
 static void test_index_churn(void **st)
 {
@@ -947,6 +985,7 @@ int main(void)
 		cmocka_unit_test(test_watch_and_refused_expiry),
 		cmocka_unit_test(test_core_full),
 		cmocka_unit_test(test_restore),
+		cmocka_unit_test(test_id_end),
 		cmocka_unit_test(test_index_churn),
 		cmocka_unit_test(test_rescan),
 		cmocka_unit_test(test_egress_moved),
