@@ -368,10 +368,71 @@ static void warm_lookups(struct fmd *d, uint64_t now)
 	ctc_find(&d->ct, &k, 0, &ci, &dir);
 }
 
+/* A neighbour on one of the ports whose address a route leads to (an
+ * IPv6 link-local one is not routed). */
+static int warm_routable(const struct fmd *d, const struct nls_neigh_note *n)
+{
+	return fmd_port_of(d, n->ifindex) >= 0 &&
+	       !(n->family == AF_INET6 && n->addr[0] == 0xfe && (n->addr[1] & 0xc0) == 0x80);
+}
+
+/* Two routable neighbours of @nb[@n] on two different ports, *a and *b:
+ * 1, or 0. */
+static int warm_pair(const struct fmd *d, const struct nls_neigh_note *nb, int n, int *a,
+		     int *b)
+{
+	int i, j;
+
+	for (i = 0; i < n; i++)
+		for (j = i + 1; j < n && warm_routable(d, &nb[i]); j++)
+			if (nb[j].ifindex != nb[i].ifindex && warm_routable(d, &nb[j])) {
+				*a = i;
+				*b = j;
+				return 1;
+			}
+	return 0;
+}
+
+/*
+ * The forwarding path's lookups, run once per family as a connection
+ * between two neighbours on two ports would have them (the route from the
+ * ingress port, the next hop, the egress port's facts; both directions):
+ * under TCG the first run of the kernel's forwarding route lookup costs the
+ * first connection about 20 ms.  Families with no such pair are skipped.
+ * Their answers stay in rtcache for a max age, as any connection's.
+ */
+static int warm_egress(struct fmd *d)
+{
+	static const int fams[2] = { AF_INET, AF_INET6 };
+	struct nls_neigh_note nb[64];
+	struct fmd_egress eg;
+	struct npuflow_key k;
+	int f, n, a, b, done = 0;
+
+	for (f = 0; f < 2; f++) {
+		n = nls_neighs_get(&d->rt, fams[f], nb, 64);
+		if (n <= 0 || !warm_pair(d, nb, n, &a, &b))
+			continue;
+		memset(&k, 0, sizeof(k));
+		k.family = fams[f] == AF_INET6 ? 10 : 2;
+		k.proto = IPPROTO_TCP;
+		k.ifindex = nb[a].ifindex;
+		memcpy(k.saddr, nb[a].addr, 16);
+		memcpy(k.daddr, nb[b].addr, 16);
+		fmd_egress(d, &k, k.daddr, 0, &eg);
+		k.ifindex = nb[b].ifindex;
+		memcpy(k.saddr, nb[b].addr, 16);
+		memcpy(k.daddr, nb[a].addr, 16);
+		fmd_egress(d, &k, k.daddr, 0, &eg);
+		done++;
+	}
+	return done;
+}
+
 void fmd_warmup(struct fmd *d)
 {
 	uint64_t t0 = fmd_now(), t1, t2, t3, t4;
-	int i, rc, hw, nq = 0;
+	int i, rc, hw, fams, nq = 0;
 
 	for (i = 0; i < d->nports; i++)
 		if (!ensure_clsact(d, d->ports[i].ifindex))
@@ -382,6 +443,7 @@ void fmd_warmup(struct fmd *d)
 	rc = warm_tc(d);
 	t2 = fmd_now();
 	warm_lookups(d, t2);
+	fams = warm_egress(d);
 	t3 = fmd_now();
 	hw = rc ? rc : warm_driver(d);
 	t4 = fmd_now();
@@ -394,9 +456,11 @@ void fmd_warmup(struct fmd *d)
 		d->log(L_INFO, "warm-up in %.1f ms: clsact on %d of %d port(s) %.1f ms, "
 		       "cls_flower, act_pedit, act_csum, act_vlan, act_mirred loaded by a "
 		       "software rule %.1f ms, deleted, the ports' facts, the rules' and "
-		       "VLANs' dumps and a conntrack query %.1f ms, the driver's path by a "
+		       "VLANs' dumps, a conntrack query and the forwarding lookups between "
+		       "two neighbours (%d famil%s) %.1f ms, the driver's path by a "
 		       "hardware rule %.1f ms%s%s", (t4 - t0) / 1e6, nq, d->nports,
-		       (t1 - t0) / 1e6, (t2 - t1) / 1e6, (t3 - t2) / 1e6, (t4 - t3) / 1e6,
+		       (t1 - t0) / 1e6, (t2 - t1) / 1e6, fams, fams == 1 ? "y" : "ies",
+		       (t3 - t2) / 1e6, (t4 - t3) / 1e6,
 		       hw ? ", refused: " : ", deleted", hw ? strerror(-hw) : "");
 }
 
@@ -1538,6 +1602,7 @@ void fmd_tick(struct fmd *d, uint64_t now)
 	}
 	monitor_poll(d);
 	recheck_egress(d, now);
+	fmd_egress_keep(d, now);	/* the next connection's shared facts */
 	ruleset_poll(d, now);
 	t0 = fmd_now();
 	rescan(d, now);

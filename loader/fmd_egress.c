@@ -21,16 +21,12 @@ int fmd_port_of(const struct fmd *d, uint32_t ifindex)
 	return -1;
 }
 
-int fmd_port_facts(struct fmd *d, int po, uint64_t now)
+/* Port @po's facts asked of rtnetlink: 0, or -ENODEV. */
+static int port_facts_ask(struct fmd *d, int po, uint64_t now)
 {
 	struct fmd_port *p = &d->ports[po];
 	struct nls_link l;
 
-	if (rtc_fresh(d->rtc, p->facts_gen, p->facts_ns, now)) {
-		d->fm.stat[NPUFLOW_FM_EGRESS_CACHED]++;
-		return 0;
-	}
-	d->fm.stat[NPUFLOW_FM_EGRESS_ASKED]++;
 	if (nls_link_get(&d->rt, p->ifindex, &l))
 		return -ENODEV;
 	memcpy(p->mac, l.mac, 6);
@@ -41,22 +37,33 @@ int fmd_port_facts(struct fmd *d, int po, uint64_t now)
 	return 0;
 }
 
+static int port_facts_fresh(const struct fmd *d, int po, uint64_t now)
+{
+	const struct fmd_port *p = &d->ports[po];
+
+	return rtc_fresh(d->rtc, p->facts_gen, p->facts_ns, now);
+}
+
+int fmd_port_facts(struct fmd *d, int po, uint64_t now)
+{
+	if (port_facts_fresh(d, po, now)) {
+		d->fm.stat[NPUFLOW_FM_EGRESS_CACHED]++;
+		return 0;
+	}
+	d->fm.stat[NPUFLOW_FM_EGRESS_ASKED]++;
+	return port_facts_ask(d, po, now);
+}
+
 /*
- * The host's 802.1Q devices, from rtc's generation: one dump when
- * rtnetlink announced a change.  Those on a port have their shaping read
- * with them.  A dump that fails leaves none: tagged directions stay on the
- * host until the next.
+ * The host's 802.1Q devices, one dump.  Those on a port have their
+ * shaping read with them.  A dump that fails leaves none: tagged
+ * directions stay on the host until the next.
  */
-static void vlans_fresh(struct fmd *d, uint64_t now)
+static void vlans_ask(struct fmd *d, uint64_t now)
 {
 	struct fmd_vlans *t = &d->vlans;
 	int i, n;
 
-	if (t->valid && rtc_fresh(d->rtc, t->gen, t->at_ns, now)) {
-		d->fm.stat[NPUFLOW_FM_EGRESS_CACHED]++;
-		return;
-	}
-	d->fm.stat[NPUFLOW_FM_EGRESS_ASKED]++;
 	n = nls_vlans_get(&d->rt, t->v, FMD_VLANS_MAX);
 	t->n = n > 0 ? n : 0;
 	for (i = 0; i < t->n; i++)
@@ -65,6 +72,23 @@ static void vlans_fresh(struct fmd *d, uint64_t now)
 	t->gen = d->rtc->gen;
 	t->at_ns = now;
 	t->valid = 1;
+}
+
+static int vlans_are_fresh(const struct fmd *d, uint64_t now)
+{
+	return d->vlans.valid && rtc_fresh(d->rtc, d->vlans.gen, d->vlans.at_ns, now);
+}
+
+/* The 802.1Q devices, from rtc's generation: asked again when rtnetlink
+ * announced a change or they aged out. */
+static void vlans_fresh(struct fmd *d, uint64_t now)
+{
+	if (vlans_are_fresh(d, now)) {
+		d->fm.stat[NPUFLOW_FM_EGRESS_CACHED]++;
+		return;
+	}
+	d->fm.stat[NPUFLOW_FM_EGRESS_ASKED]++;
+	vlans_ask(d, now);
 }
 
 /* The 802.1Q device tagging @vid on @lower, as an index of d->vlans, or -1. */
@@ -109,6 +133,18 @@ static int rules_select(struct fmd *d)
 void fmd_egress_warm(struct fmd *d, uint64_t now)
 {
 	vlans_fresh(d, now);
+	rules_select(d);
+}
+
+void fmd_egress_keep(struct fmd *d, uint64_t now)
+{
+	int i;
+
+	for (i = 0; i < d->nports; i++)
+		if (!port_facts_fresh(d, i, now))
+			port_facts_ask(d, i, now);
+	if (!vlans_are_fresh(d, now))
+		vlans_ask(d, now);
 	rules_select(d);
 }
 

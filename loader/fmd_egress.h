@@ -35,6 +35,15 @@ int fmd_port_facts(struct fmd *d, int po, uint64_t now);
  * devices and what the policy rules select by, one dump each.
  */
 void fmd_egress_warm(struct fmd *d, uint64_t now);
+/*
+ * The same, and every port's facts, asked again when they have aged out
+ * or rtnetlink announced a change (rtcache's generation and max age), and
+ * not counted as a connection's lookups: called from the loop's tick, so
+ * that the first connection after a quiet second finds them as the next
+ * one does.  At most one round a max age: each port's link and qdiscs,
+ * the 802.1Q devices', the policy rules' dumps.
+ */
+void fmd_egress_keep(struct fmd *d, uint64_t now);
 
 /*
  * The egress of a direction arriving as @k (ingress port, and its 802.1Q

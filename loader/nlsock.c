@@ -635,6 +635,39 @@ int nls_neigh_get(struct nlsock *s, int family, uint32_t ifindex, const uint8_t 
 	return 0;
 }
 
+struct neighs_ctx {
+	struct nls_neigh_note *out;
+	int max, n;
+};
+
+static int neighs_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct neighs_ctx *c = data;
+	struct nls_neigh_note n;
+
+	if (nls_neigh_note(nlh, &n) || !n.usable || c->n >= c->max)
+		return MNL_CB_OK;
+	c->out[c->n++] = n;
+	return MNL_CB_OK;
+}
+
+int nls_neighs_get(struct nlsock *s, int family, struct nls_neigh_note *out, int max)
+{
+	char buf[64] __attribute__((aligned(8)));
+	struct neighs_ctx c = { .out = out, .max = max };
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct ndmsg *nd;
+	int rc;
+
+	nlh->nlmsg_type = RTM_GETNEIGH;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	nlh->nlmsg_seq = nls_seq(s);
+	nd = mnl_nlmsg_put_extra_header(nlh, sizeof(*nd));
+	nd->ndm_family = family;
+	rc = nls_talk(s, nlh, nlh->nlmsg_len, neighs_cb, &c);
+	return rc ? rc : c.n;
+}
+
 /* --- link ------------------------------------------------------------ */
 
 /* A VLAN device's IFLA_INFO_DATA: its id and protocol.  0, or -1. */

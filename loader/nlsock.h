@@ -127,6 +127,22 @@ int nls_rules_select(struct nlsock *s);
  * (REACHABLE, STALE, DELAY, PROBE, PERMANENT, NOARP), -ENOENT / -EAGAIN. */
 int nls_neigh_get(struct nlsock *s, int family, uint32_t ifindex, const uint8_t *addr,
 		  uint8_t mac[6]);
+/* A neighbour announcement (RTM_NEWNEIGH, RTM_DELNEIGH) of the monitor,
+ * or an entry of a dump. */
+struct nls_neigh_note {
+	int family;		/* AF_INET, AF_INET6 */
+	uint32_t ifindex;
+	uint8_t addr[16];	/* 4 or 16 bytes */
+	uint8_t mac[6];		/* when usable */
+	int usable;		/* a new entry whose 6-byte MAC nls_neigh_get() would
+				 * return (its valid states); 0: deleted, or no MAC */
+};
+/*
+ * The neighbours of @family with a usable MAC (nls_neigh_get()'s states),
+ * on every device, at most @max into @out: their number, or -errno.  One
+ * RTM_GETNEIGH dump.
+ */
+int nls_neighs_get(struct nlsock *s, int family, struct nls_neigh_note *out, int max);
 /* Link facts: MAC, MTU, switch id (devlink port's coprocessor), kind. */
 struct nls_link {
 	uint8_t mac[6];
@@ -169,15 +185,6 @@ int nls_monitor_open(struct nlsock *s);
  */
 int nls_monitor_changed(struct nlsock *s);
 
-/* A neighbour announcement (RTM_NEWNEIGH, RTM_DELNEIGH) of the monitor. */
-struct nls_neigh_note {
-	int family;		/* AF_INET, AF_INET6 */
-	uint32_t ifindex;
-	uint8_t addr[16];	/* 4 or 16 bytes */
-	uint8_t mac[6];		/* when usable */
-	int usable;		/* a new entry whose 6-byte MAC nls_neigh_get() would
-				 * return (its valid states); 0: deleted, or no MAC */
-};
 /*
  * @nlh (nlmsg_len bytes readable, as nls_msg_ok() checks) as a neighbour
  * note: 0 and *@n, or -1 if it is another message or malformed (no address

@@ -205,6 +205,39 @@ static void test_neigh_note(void **st)
 	assert_int_equal(note(nlh, nlh->nlmsg_len - 2, &n), -1);
 }
 
+/*
+ * A neighbour dump's entries (nls_neighs_get's callback): the usable ones
+ * kept, in order, at most the room given; the rest of the dump read on.
+ */
+static void test_neighs(void **st)
+{
+	struct nls_neigh_note out[2];
+	struct neighs_ctx c = { .out = out, .max = 2 };
+	struct nlmsghdr *nlh;
+
+	(void)st;
+	nlh = neigh_msg(RTM_NEWNEIGH, AF_INET, NUD_FAILED);	/* not usable */
+	mnl_attr_put(nlh, NDA_DST, 4, "\x0a\0\x02\x01");
+	mnl_attr_put(nlh, NDA_LLADDR, 6, "\x02\0\0\0\0\x01");
+	assert_int_equal(run(neighs_cb, nlh, &c), MNL_CB_OK);
+	nlh = msg(RTM_NEWROUTE, sizeof(struct rtmsg));		/* not a neighbour */
+	assert_int_equal(run(neighs_cb, nlh, &c), MNL_CB_OK);
+	assert_int_equal(c.n, 0);
+	nlh = neigh_msg(RTM_NEWNEIGH, AF_INET, NUD_REACHABLE);
+	mnl_attr_put(nlh, NDA_DST, 4, "\x0a\0\x02\x02");
+	mnl_attr_put(nlh, NDA_LLADDR, 6, "\x02\0\0\0\0\x02");
+	assert_int_equal(run(neighs_cb, nlh, &c), MNL_CB_OK);
+	nlh = neigh_msg(RTM_NEWNEIGH, AF_INET, NUD_PERMANENT);
+	mnl_attr_put(nlh, NDA_DST, 4, "\x0a\0\x02\x03");
+	mnl_attr_put(nlh, NDA_LLADDR, 6, "\x02\0\0\0\0\x03");
+	assert_int_equal(run(neighs_cb, nlh, &c), MNL_CB_OK);
+	assert_int_equal(run(neighs_cb, nlh, &c), MNL_CB_OK);	/* no room: read on */
+	assert_int_equal(c.n, 2);
+	assert_int_equal(out[0].addr[3], 2);
+	assert_memory_equal(out[1].mac, "\x02\0\0\0\0\x03", 6);
+	assert_int_equal(out[1].ifindex, 8);
+}
+
 struct answers {
 	int got[4];
 	uint16_t type[4];
@@ -651,6 +684,7 @@ int main(void)
 		cmocka_unit_test(test_route),
 		cmocka_unit_test(test_neigh),
 		cmocka_unit_test(test_neigh_note),
+		cmocka_unit_test(test_neighs),
 		cmocka_unit_test(test_link),
 		cmocka_unit_test(test_vlans),
 		cmocka_unit_test(test_nft_gens),
