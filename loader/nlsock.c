@@ -369,6 +369,17 @@ int nls_batch(struct nlsock *s, void *msgs, size_t len, uint32_t seq0, int *rcs,
 	return nls_batch_data(s, msgs, len, seq0, rcs, n, NULL, NULL);
 }
 
+/* A request of @type with @flags at @buf, numbered by @s (nls_seq()). */
+static struct nlmsghdr *request(void *buf, struct nlsock *s, uint16_t type, uint16_t flags)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+
+	nlh->nlmsg_type = type;
+	nlh->nlmsg_flags = flags;
+	nlh->nlmsg_seq = nls_seq(s);
+	return nlh;
+}
+
 /* --- route ---------------------------------------------------------- */
 
 struct route_ctx {
@@ -422,13 +433,10 @@ int nls_route_get(struct nlsock *s, int family, const uint8_t *src, const uint8_
 	char buf[512] __attribute__((aligned(8)));
 	int alen = family == AF_INET6 ? 16 : 4, rc;
 	struct route_ctx c = { .r = out, .alen = alen };
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct nlmsghdr *nlh = request(buf, s, RTM_GETROUTE, NLM_F_REQUEST);
 	struct rtmsg *rm;
 
 	memset(out, 0, sizeof(*out));
-	nlh->nlmsg_type = RTM_GETROUTE;
-	nlh->nlmsg_flags = NLM_F_REQUEST;
-	nlh->nlmsg_seq = nls_seq(s);
 	rm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rm));
 	rm->rtm_family = family;
 	rm->rtm_dst_len = alen * 8;
@@ -493,13 +501,10 @@ static int rule_cb(const struct nlmsghdr *nlh, void *data)
 int nls_rules_select(struct nlsock *s)
 {
 	char buf[64] __attribute__((aligned(8)));
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct nlmsghdr *nlh = request(buf, s, RTM_GETRULE, NLM_F_REQUEST | NLM_F_DUMP);
 	struct fib_rule_hdr *fr;
 	int sel = 0, rc;
 
-	nlh->nlmsg_type = RTM_GETRULE;
-	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
-	nlh->nlmsg_seq = nls_seq(s);
 	fr = mnl_nlmsg_put_extra_header(nlh, sizeof(*fr));
 	fr->family = AF_UNSPEC;
 	rc = nls_talk(s, nlh, nlh->nlmsg_len, rule_cb, &sel);
@@ -614,13 +619,10 @@ int nls_neigh_get(struct nlsock *s, int family, uint32_t ifindex, const uint8_t 
 {
 	char buf[256] __attribute__((aligned(8)));
 	struct neigh_ctx c = { .mac = mac };
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct nlmsghdr *nlh = request(buf, s, RTM_GETNEIGH, NLM_F_REQUEST);
 	struct ndmsg *nd;
 	int rc;
 
-	nlh->nlmsg_type = RTM_GETNEIGH;
-	nlh->nlmsg_flags = NLM_F_REQUEST;
-	nlh->nlmsg_seq = nls_seq(s);
 	nd = mnl_nlmsg_put_extra_header(nlh, sizeof(*nd));
 	nd->ndm_family = family;
 	nd->ndm_ifindex = ifindex;
@@ -655,13 +657,10 @@ int nls_neighs_get(struct nlsock *s, int family, struct nls_neigh_note *out, int
 {
 	char buf[64] __attribute__((aligned(8)));
 	struct neighs_ctx c = { .out = out, .max = max };
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct nlmsghdr *nlh = request(buf, s, RTM_GETNEIGH, NLM_F_REQUEST | NLM_F_DUMP);
 	struct ndmsg *nd;
 	int rc;
 
-	nlh->nlmsg_type = RTM_GETNEIGH;
-	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
-	nlh->nlmsg_seq = nls_seq(s);
 	nd = mnl_nlmsg_put_extra_header(nlh, sizeof(*nd));
 	nd->ndm_family = family;
 	rc = nls_talk(s, nlh, nlh->nlmsg_len, neighs_cb, &c);
@@ -768,13 +767,10 @@ static int link_cb(const struct nlmsghdr *nlh, void *data)
 int nls_link_get(struct nlsock *s, uint32_t ifindex, struct nls_link *out)
 {
 	char buf[256] __attribute__((aligned(8)));
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct nlmsghdr *nlh = request(buf, s, RTM_GETLINK, NLM_F_REQUEST);
 	struct ifinfomsg *ifi;
 
 	memset(out, 0, sizeof(*out));
-	nlh->nlmsg_type = RTM_GETLINK;
-	nlh->nlmsg_flags = NLM_F_REQUEST;
-	nlh->nlmsg_seq = nls_seq(s);
 	ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
 	ifi->ifi_family = AF_UNSPEC;
 	ifi->ifi_index = ifindex;
@@ -815,15 +811,12 @@ static int vlans_cb(const struct nlmsghdr *nlh, void *data)
 int nls_vlans_get(struct nlsock *s, struct nls_vlan *out, int max)
 {
 	char buf[256] __attribute__((aligned(8)));
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct nlmsghdr *nlh = request(buf, s, RTM_GETLINK, NLM_F_REQUEST | NLM_F_DUMP);
 	struct vlans_ctx c = { .v = out, .max = max };
 	struct ifinfomsg *ifi;
 	struct nlattr *li;
 	int rc;
 
-	nlh->nlmsg_type = RTM_GETLINK;
-	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
-	nlh->nlmsg_seq = nls_seq(s);
 	ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
 	ifi->ifi_family = AF_UNSPEC;
 	mnl_attr_put_u32(nlh, IFLA_EXT_MASK, RTEXT_FILTER_SKIP_STATS);
@@ -887,13 +880,10 @@ int nls_shaped(struct nlsock *s, uint32_t ifindex)
 {
 	char buf[256] __attribute__((aligned(8)));
 	struct qd_ctx c = { .ifindex = ifindex };
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct nlmsghdr *nlh = request(buf, s, RTM_GETQDISC, NLM_F_REQUEST | NLM_F_DUMP);
 	struct tcmsg *t;
 	int rc;
 
-	nlh->nlmsg_type = RTM_GETQDISC;
-	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
-	nlh->nlmsg_seq = nls_seq(s);
 	t = mnl_nlmsg_put_extra_header(nlh, sizeof(*t));
 	t->tcm_family = AF_UNSPEC;
 	t->tcm_ifindex = ifindex;	/* strict dumps filter by it; the cb checks anyway */
