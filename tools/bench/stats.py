@@ -470,29 +470,43 @@ def made(flows, prefix):
     put(prefix + ".handle_sum_ms", round_to(fsum((c["hw_ns"] - c["made_ns"]) / 1e6 for c in cs), 1))
 
 
+def put_before(prefix, c):
+    """Prints, of made connection C (or None), PREFIX.to_cross_ms: its
+    first punted frame to its crossing frame (the traffic's part), and
+    PREFIX.queue_ms: the crossing to npuflowd's handling, ms with two
+    decimals; None for either without a crossing."""
+    cross = c is not None and gt0(c, "cross_ns") and gt0(c, "first_ns")
+    put(prefix + ".to_cross_ms", round_to((c["cross_ns"] - c["first_ns"]) / 1e6, 2) if cross else None)
+    put(prefix + ".queue_ms", round_to((c["made_ns"] - c["cross_ns"]) / 1e6, 2) if cross else None)
+
+
 def first(flows, handle_key, to_hw_key):
     """Prints, of the first made connection in FLOWS (npuctl flows --json,
     its order) that reached hardware, HANDLE_KEY: npuflowd's handling to in
     hardware, ms; and of the first with a first punted frame too,
-    TO_HW_KEY: first punted frame to in hardware, ms with two decimals."""
+    TO_HW_KEY: first punted frame to in hardware, ms with two decimals, and
+    what came before the handling (put_before, keys beside TO_HW_KEY's)."""
     fl = load_json(flows, [])
     a = [c for c in fl if c.get("state") == "made" and gt0(c, "hw_ns")]
     put(handle_key, (a[0]["hw_ns"] - a[0]["made_ns"]) / 1e6 if a else None)
     b = [c for c in a if gt0(c, "first_ns")]
     put(to_hw_key, round_to((b[0]["hw_ns"] - b[0]["first_ns"]) / 1e6, 2) if b else None)
+    put_before(to_hw_key.rsplit(".", 1)[0], b[0] if b else None)
 
 
 def earliest(flows, prefix):
     """Prints, of the made connection of FLOWS (npuctl flows --json) whose
     first punted frame came first, PREFIX.to_hw_ms (first punted frame to
     in hardware) and PREFIX.handle_ms (npuflowd's handling to in
-    hardware), ms with two decimals."""
+    hardware), ms with two decimals, and what came before the handling
+    (put_before)."""
     cs = sorted((c for c in load_json(flows, [])
                  if c.get("state") == "made" and c.get("remakes") == 0 and gt0(c, "hw_ns") and
                  gt0(c, "first_ns") and gt0(c, "cross_ns")), key=lambda c: c["first_ns"])
     c = cs[0] if cs else None
     put(prefix + ".to_hw_ms", round_to((c["hw_ns"] - c["first_ns"]) / 1e6, 2) if c else None)
     put(prefix + ".handle_ms", round_to((c["hw_ns"] - c["made_ns"]) / 1e6, 2) if c else None)
+    put_before(prefix, c)
 
 
 def revive(cand0, cand1, flows, prefix):
