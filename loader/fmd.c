@@ -383,13 +383,16 @@ static int warm_pair(const struct fmd *d, const struct nls_neigh_note *nb, int n
 {
 	int i, j;
 
-	for (i = 0; i < n; i++)
-		for (j = i + 1; j < n && warm_routable(d, &nb[i]); j++)
+	for (i = 0; i < n; i++) {
+		if (!warm_routable(d, &nb[i]))
+			continue;
+		for (j = i + 1; j < n; j++)
 			if (nb[j].ifindex != nb[i].ifindex && warm_routable(d, &nb[j])) {
 				*a = i;
 				*b = j;
 				return 1;
 			}
+	}
 	return 0;
 }
 
@@ -410,7 +413,7 @@ static int warm_egress(struct fmd *d)
 	int f, n, a, b, done = 0;
 
 	for (f = 0; f < 2; f++) {
-		n = nls_neighs_get(&d->rt, fams[f], nb, 64);
+		n = nls_neighs_get(&d->rt, fams[f], nb, sizeof(nb) / sizeof(nb[0]));
 		if (n <= 0 || !warm_pair(d, nb, n, &a, &b))
 			continue;
 		memset(&k, 0, sizeof(k));
