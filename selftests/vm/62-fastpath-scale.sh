@@ -7,6 +7,7 @@
 # with `devlink resource set` + reload: the overflow stays on the host
 # path, counted, and the traffic does not notice.
 # timeout: 600
+# guest: alone
 . "$(dirname "$0")/lib.sh"
 ktap_plan 6
 LOAD=$NPU_REPO/build/bin/npuload
