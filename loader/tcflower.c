@@ -278,7 +278,13 @@ static void put_vlan(struct nlmsghdr *nlh, uint16_t idx, int push, uint16_t vid,
 	mnl_attr_nest_end(nlh, act);
 }
 
-/* The actions: [vlan pop] [pedit, csum] [vlan push] mirred. */
+/*
+ * The actions: [vlan pop] [pedit[, csum]] [vlan push] mirred.  A rule in
+ * software too updates the checksums its pedit breaks (act_csum); a
+ * hardware-only one (skip_sw) leaves them to the device, which updates
+ * every checksum it rewrites (the driver takes a csum action and does
+ * nothing with it), and is one action cheaper to write.
+ */
 static int put_actions(struct nlmsghdr *nlh, const struct tcfl_rule *r)
 {
 	const struct npuflow_key *m = &r->match;
@@ -297,6 +303,8 @@ static int put_actions(struct nlmsghdr *nlh, const struct tcfl_rule *r)
 		put_vlan(nlh, idx++, 0, 0, hw);
 	if (n) {
 		put_pedit(nlh, idx++, keys, n, hw);
+	}
+	if (n && !hw) {
 		cs.update_flags = (m->family == 10 ? 0 : TCA_CSUM_UPDATE_FLAG_IPV4HDR) |
 				  (m->proto == 6 ? TCA_CSUM_UPDATE_FLAG_TCP :
 						   TCA_CSUM_UPDATE_FLAG_UDP);
@@ -741,8 +749,10 @@ int tcfl_fmt(const struct tcfl_rule *r, const char *in, const char *out, char *b
 	if (r->dec_ttl)
 		n += snprintf(buf + n, len > (size_t)n ? len - n : 0, " munge %s add 255",
 			      v6 ? "ip6 hoplimit" : "ip ttl");
-	n += snprintf(buf + n, len > (size_t)n ? len - n : 0, " pipe action csum %s%s pipe",
-		      v6 ? "" : "ip ", l4);
+	n += snprintf(buf + n, len > (size_t)n ? len - n : 0, " pipe");
+	if (!(r->flags & TCA_CLS_FLAGS_SKIP_SW))
+		n += snprintf(buf + n, len > (size_t)n ? len - n : 0, " action csum %s%s pipe",
+			      v6 ? "" : "ip ", l4);
 	if (r->push_vid)
 		n += snprintf(buf + n, len > (size_t)n ? len - n : 0,
 			      " action vlan push id %u pipe", r->push_vid);

@@ -11,12 +11,14 @@
  *                      [munge ip src set A'] [munge ip dst set B'] \
  *                      [munge tcp sport set X'] [munge tcp dport set Y'] \
  *                      munge ip ttl add 255 pipe \
- *      action csum ip tcp pipe \
  *      action mirred egress redirect dev OUT
  *
- * sends (IPv6: munge ip6 src/dst, munge ip6 hoplimit add 255, csum tcp/udp
- * only; a skip_sw rule's actions each with no_percpu: TCA_ACT_FLAGS, no
- * per-CPU counters).  The TTL add is there only for routed flows: the driver decrements
+ * sends (IPv6: munge ip6 src/dst, munge ip6 hoplimit add 255; a skip_sw
+ * rule's actions each with no_percpu: TCA_ACT_FLAGS, no per-CPU counters).
+ * A rule in software too (npuflowd --tc-skip-sw 0) has
+ * `action csum ip tcp pipe` (IPv6: `csum tcp`/`udp`) after its pedit; a
+ * hardware-only one leaves the checksums to the device, which updates
+ * every checksum it rewrites.  The TTL add is there only for routed flows: the driver decrements
  * TTL when it sees it.  A direction that arrives 802.1Q-tagged is filed
  * under `protocol 802.1Q prio NPUFLOW_TC_PRIO_VLAN` and matches
  * `vlan_id V vlan_ethtype ip|ipv6`, its first action `vlan pop`; one that

@@ -209,10 +209,10 @@ static void test_routed_v4(void **st)
 				}
 		assert_int_equal(seen, 3);	/* FIN and RST stay with the host */
 	}
-	assert_int_equal(in.nactions, 3);
+	/* hardware only: the device updates the checksums, no csum action */
+	assert_int_equal(in.nactions, 2);
 	assert_string_equal(in.actions[0], "pedit");
-	assert_string_equal(in.actions[1], "csum");
-	assert_string_equal(in.actions[2], "mirred");
+	assert_string_equal(in.actions[1], "mirred");
 
 	decode(nlh, &x);
 	/* eth dst 02:00:00:00:08:02, eth src 02:00:00:00:08:01, ttl add 255 */
@@ -225,7 +225,7 @@ static void test_routed_v4(void **st)
 		   "\x00\x00\x00\x00");
 	assert_key(&x, 3, TCA_PEDIT_KEY_EX_HDR_TYPE_IP4, TCA_PEDIT_KEY_EX_CMD_ADD, 8,
 		   "\xff\x00\x00\x00", "\x00\xff\xff\xff");
-	assert_int_equal(x.csum_flags, TCA_CSUM_UPDATE_FLAG_IPV4HDR | TCA_CSUM_UPDATE_FLAG_TCP);
+	assert_int_equal(x.csum_flags, 0);
 	assert_int_equal(x.mirred_ifindex, 8);
 	assert_int_equal(x.mirred_action, TC_ACT_STOLEN);
 	assert_int_equal(x.mirred_eaction, TCA_EGRESS_REDIR);
@@ -249,12 +249,12 @@ static void test_hw_only_no_percpu(void **st)
 	tcfl_rule_from_conn(&c, 0, TCA_CLS_FLAGS_SKIP_SW, &r);
 	assert_true(tcfl_build_add(buf, sizeof(buf), &r, 7) > 0);
 	decode((struct nlmsghdr *)buf, &x);
-	assert_int_equal(x.nkinds, 4);		/* pedit, csum, vlan push, mirred */
-	assert_int_equal(x.no_percpu, 4);
+	assert_int_equal(x.nkinds, 3);		/* pedit, vlan push, mirred */
+	assert_int_equal(x.no_percpu, 3);
 	tcfl_rule_from_conn(&c, 0, 0, &r);
 	assert_true(tcfl_build_add(buf, sizeof(buf), &r, 7) > 0);
 	decode((struct nlmsghdr *)buf, &x);
-	assert_int_equal(x.nkinds, 4);
+	assert_int_equal(x.nkinds, 4);		/* pedit, csum, vlan push, mirred */
 	assert_int_equal(x.no_percpu, 0);
 }
 
@@ -707,12 +707,11 @@ static void test_vlan_both_tagged(void **st)
 	assert_int_equal(match_u16(nlh, TCA_FLOWER_KEY_VLAN_ID), 10);
 	assert_int_equal(match_u16(nlh, TCA_FLOWER_KEY_VLAN_ETH_TYPE), htons(ETH_P_IP));
 	decode(nlh, &x);
-	assert_int_equal(x.nkinds, 5);
+	assert_int_equal(x.nkinds, 4);
 	assert_string_equal(x.kinds[0], "vlan");
 	assert_string_equal(x.kinds[1], "pedit");
-	assert_string_equal(x.kinds[2], "csum");
-	assert_string_equal(x.kinds[3], "vlan");
-	assert_string_equal(x.kinds[4], "mirred");
+	assert_string_equal(x.kinds[2], "vlan");
+	assert_string_equal(x.kinds[3], "mirred");
 	assert_int_equal(x.pops, 1);
 	assert_int_equal(x.pushes, 1);
 	assert_int_equal(x.push_vid, 20);
@@ -726,7 +725,7 @@ static void test_vlan_both_tagged(void **st)
 	assert_memory_equal(&in.match, &c.key[0], sizeof(in.match));
 	assert_int_equal(in.vlan_pop, 1);
 	assert_int_equal(in.push_vid, 20);
-	assert_int_equal(in.nactions, 5);
+	assert_int_equal(in.nactions, 4);
 	assert_true(tcfl_prio_ours(in.prio));
 
 	tcfl_fmt(&r, "p3", "p8", txt, sizeof(txt));
@@ -734,6 +733,8 @@ static void test_vlan_both_tagged(void **st)
 	assert_non_null(strstr(txt, " vlan_id 10 vlan_ethtype ip "));
 	assert_non_null(strstr(txt, "action vlan pop pipe action pedit"));
 	assert_non_null(strstr(txt, "action vlan push id 20 pipe action mirred"));
+	assert_non_null(strstr(txt, " skip_sw "));
+	assert_null(strstr(txt, "csum"));
 }
 
 /* Tagged on one side only, IPv6: the tagged direction pops and leaves
