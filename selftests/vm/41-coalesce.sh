@@ -10,6 +10,7 @@
 # configuration ethtool -c reports can be written back unchanged; a refused
 # -C says why (extack), so does a refused -L.
 # timeout: 300
+# guest: alone (DIM moves only at the rate a stream reaches at full speed)
 . "$(dirname "$0")/lib.sh"
 ktap_plan 11
 DBG=/sys/kernel/debug/npusim/0

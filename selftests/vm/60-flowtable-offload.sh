@@ -9,6 +9,7 @@
 # the receiver's wire checking every sum (rx off) and taking the sums the
 # fast path left partial as verified (rx on, the default).
 # timeout: 600
+# guest: alone (a stream window timed in seconds)
 . "$(dirname "$0")/lib.sh"
 ktap_plan 15
 SECS=8

@@ -7,7 +7,7 @@
 # with `devlink resource set` + reload: the overflow stays on the host
 # path, counted, and the traffic does not notice.
 # timeout: 600
-# guest: alone
+# guest: alone (its counts are of a load the guest carries at full speed)
 . "$(dirname "$0")/lib.sh"
 ktap_plan 6
 LOAD=$NPU_REPO/build/bin/npuload

@@ -17,6 +17,7 @@
 #     of its frames cross after the kill.
 # Counts only; times belong to the benchmark.
 # timeout: 600
+# guest: alone (frames counted against a second of the stream)
 . "$(dirname "$0")/lib.sh"
 ktap_plan 13
 LOAD=$NPU_REPO/build/bin/npuload

@@ -11,7 +11,7 @@
 #     table, the rules and the coprocessor's table are empty in one pass.
 # Counts only; times belong to the benchmark.
 # timeout: 600
-# guest: alone
+# guest: alone (its counts are of a load the guest carries at full speed)
 . "$(dirname "$0")/lib.sh"
 ktap_plan 10
 LOAD=$NPU_REPO/build/bin/npuload
