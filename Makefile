@@ -77,8 +77,10 @@ dkms-check: all
 # (tools/bench/test-report, a second), that tools/vm/check retries only
 # the emulator's int3 fault, and only once (tools/vm/test-check, a second),
 # and boots a clone of this checkout under /tmp once: the runner must work
-# wherever a checkout lives (tools/vm/test-anywhere).  The tests run in one
-# guest (NPUVM_BOOTS=2: two side by side, each on one host thread; tools/vm/check).
+# wherever a checkout lives (tools/vm/test-anywhere).  The tests run in two
+# guests side by side, each on one host thread, then those marked
+# "# guest: alone" in a guest of their own (tools/vm/check; NPUVM_BOOTS=1:
+# every test in one guest).
 vm-check: all
 	$(MAKE) -C selftests/bpf all
 	tools/vm/ksft-prep >/dev/null
