@@ -172,10 +172,13 @@ for i in $(seq 90); do
 		{ ok=0; break; }
 	sleep 1
 done
-diag "after ~$i s: $m of $N made, coprocessor $(fp fp_conns); $(fm_ctl status --json | jq -c '.counters | {events, rescans, rescanned, rescan_lost, made}')"
+# every crossing lost so far, those after the first count included (a
+# slow guest loses more while npuflowd catches up)
+lost_all=$(stat_sum events_lost)
+diag "after ~$i s: $m of $N made, coprocessor $(fp fp_conns), $lost_all events lost in all; $(fm_ctl status --json | jq -c '.counters | {events, rescans, rescanned, rescan_lost, made}')"
 ktap_result $([ "$lost" -gt 0 ]; echo $?) "the full ring lost threshold events ($lost)"
 ktap_result $ok "npuflowd rescanned the candidates: all $N connections made"
-ktap_result $([ "$(fm_ctl status --json | jq '.counters.rescans >= 1 and .counters.rescanned >= 1 and .counters.rescanned <= '"$lost")" = true ] &&
+ktap_result $([ "$(fm_ctl status --json | jq '.counters.rescans >= 1 and .counters.rescanned >= 1 and .counters.rescanned <= '"$lost_all")" = true ] &&
 	[ "$(fp fp_conns)" -ge $N ]; echo $?) \
 	"rescans counted, each lost crossing handed over at most once, the coprocessor holds them"
 [ "$KTAP_FAIL" = 0 ] || tail -40 $FM_LOG | sed 's/^/# /'

@@ -91,7 +91,7 @@ kill "$FM_CLI" 2>/dev/null; wait "$FM_CLI" 2>/dev/null
 # through its default route, untagged: the path is symmetric)
 ip -n pc -6 route add $FAR6/128 via $V10_6:1
 ip -n far -6 route del $V10_6:/64
-fm_stream $FAR6
+fm_stream $FAR6 120	# it outlasts both windows and both waits below (at most 80 s)
 ktap_result $(fm_wait_jq 30 '[.[] | select(.family == 6 and .state == "made")] | length == 1'; echo $?) \
 	"IPv6 over VLAN 10 -> untagged: the connection is made"
 diag "$(fm_flows | jq -c '[.[] | select(.family == 6)][0] | {id, state, reason, dirs}')"
