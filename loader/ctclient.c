@@ -107,16 +107,11 @@ static int from_ct(const struct nf_conntrack *ct, struct ct_info *ci)
 	return 0;
 }
 
-/* An nf_conntrack with @t as its original (or reply) tuple. */
-static struct nf_conntrack *to_ct(const struct npuflow_key *t, int as_reply, uint32_t zone)
+/* @t as @ct's original (@as_reply 0) or reply tuple: addresses, protocol, ports. */
+static void set_tuple(struct nf_conntrack *ct, const struct npuflow_key *t, int as_reply)
 {
-	struct nf_conntrack *ct = nfct_new();
 	int v6 = t->family == 10;
 
-	if (!ct)
-		return NULL;
-	nfct_set_attr_u8(ct, ATTR_L3PROTO, v6 ? AF_INET6 : AF_INET);
-	nfct_set_attr_u8(ct, ATTR_L4PROTO, t->proto);
 	if (v6) {
 		nfct_set_attr(ct, as_reply ? ATTR_REPL_IPV6_SRC : ATTR_ORIG_IPV6_SRC, t->saddr);
 		nfct_set_attr(ct, as_reply ? ATTR_REPL_IPV6_DST : ATTR_ORIG_IPV6_DST, t->daddr);
@@ -134,6 +129,18 @@ static struct nf_conntrack *to_ct(const struct npuflow_key *t, int as_reply, uin
 		nfct_set_attr_u8(ct, ATTR_ORIG_L4PROTO, t->proto);
 	nfct_set_attr_u16(ct, as_reply ? ATTR_REPL_PORT_SRC : ATTR_ORIG_PORT_SRC, t->sport);
 	nfct_set_attr_u16(ct, as_reply ? ATTR_REPL_PORT_DST : ATTR_ORIG_PORT_DST, t->dport);
+}
+
+/* An nf_conntrack with @t as its original (or reply) tuple. */
+static struct nf_conntrack *to_ct(const struct npuflow_key *t, int as_reply, uint32_t zone)
+{
+	struct nf_conntrack *ct = nfct_new();
+
+	if (!ct)
+		return NULL;
+	nfct_set_attr_u8(ct, ATTR_L3PROTO, t->family == 10 ? AF_INET6 : AF_INET);
+	nfct_set_attr_u8(ct, ATTR_L4PROTO, t->proto);
+	set_tuple(ct, t, as_reply);
 	if (zone)
 		nfct_set_attr_u16(ct, ATTR_ZONE, zone);
 	return ct;
@@ -385,6 +392,49 @@ size_t ctc_build_be_liberal(void *buf, size_t len, const struct npuflow_key *ori
 		return 0;
 	/* as nfct_query(NFCT_Q_UPDATE): IPCTNL_MSG_CT_NEW without NLM_F_CREATE */
 	n = build_req(buf, len, IPCTNL_MSG_CT_NEW, orig->family, seq, ct);
+	nfct_destroy(ct);
+	return n;
+}
+
+size_t ctc_build_create(void *buf, size_t len, const struct npuflow_key *orig, uint32_t zone,
+			uint32_t secs, uint32_t seq)
+{
+	struct nf_conntrack *ct;
+	struct npuflow_key r;
+	size_t n;
+
+	if (orig->proto != IPPROTO_TCP)
+		return 0;
+	ct = to_ct(orig, 0, zone);
+	if (!ct)
+		return 0;
+	r = *orig;
+	memcpy(r.saddr, orig->daddr, sizeof(r.saddr));
+	memcpy(r.daddr, orig->saddr, sizeof(r.daddr));
+	r.sport = orig->dport;
+	r.dport = orig->sport;
+	nfct_set_attr_u8(ct, ATTR_REPL_L3PROTO, orig->family == 10 ? AF_INET6 : AF_INET);
+	set_tuple(ct, &r, 1);
+	nfct_set_attr_u32(ct, ATTR_TIMEOUT, secs);
+	nfct_set_attr_u32(ct, ATTR_STATUS, IPS_SEEN_REPLY | IPS_ASSURED);
+	nfct_set_attr_u8(ct, ATTR_TCP_STATE, TCP_CONNTRACK_ESTABLISHED);
+	/* as nfct_query(NFCT_Q_CREATE): CT_NEW with NLM_F_CREATE | NLM_F_EXCL */
+	n = build_req(buf, len, IPCTNL_MSG_CT_NEW, orig->family, seq, ct);
+	if (n)
+		((struct nlmsghdr *)buf)->nlmsg_flags |= NLM_F_CREATE | NLM_F_EXCL;
+	nfct_destroy(ct);
+	return n;
+}
+
+size_t ctc_build_delete(void *buf, size_t len, const struct npuflow_key *orig, uint32_t zone,
+			uint32_t seq)
+{
+	struct nf_conntrack *ct = to_ct(orig, 0, zone);
+	size_t n;
+
+	if (!ct)
+		return 0;
+	n = build_req(buf, len, IPCTNL_MSG_CT_DELETE, orig->family, seq, ct);
 	nfct_destroy(ct);
 	return n;
 }

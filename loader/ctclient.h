@@ -70,6 +70,18 @@ size_t ctc_build_be_liberal(void *buf, size_t len, const struct npuflow_key *ori
 size_t ctc_build_get(void *buf, size_t len, const struct npuflow_key *t, uint32_t zone,
 		     uint32_t seq);
 /*
+ * An entry made by hand, for npuflowd's warm-up: TCP @orig (its reply the
+ * same tuple reversed, no NAT) ESTABLISHED and seen both ways, @secs to
+ * live, built into @buf (@len bytes) as nfnetlink message @seq (CT_NEW with
+ * NLM_F_CREATE | NLM_F_EXCL: an entry there already is -EEXIST, not
+ * changed): its length, or 0 if it does not fit or is not TCP.
+ */
+size_t ctc_build_create(void *buf, size_t len, const struct npuflow_key *orig, uint32_t zone,
+			uint32_t secs, uint32_t seq);
+/* The deletion of @orig's entry (CT_DELETE) likewise: its length, or 0. */
+size_t ctc_build_delete(void *buf, size_t len, const struct npuflow_key *orig, uint32_t zone,
+			uint32_t seq);
+/*
  * An answer's entry (CT_NEW, nlmsg_len bytes readable): 0, -EBADMSG if it is
  * not one or lacks a part of a tuple, -ENOMEM.  libnetfilter_conntrack's
  * parser (nfct_nlmsg_parse(), as nfct_query()'s and the events') ends the

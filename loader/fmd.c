@@ -346,26 +346,88 @@ static int warm_driver(struct fmd *d)
 			 FMD_WARMUP_HW_HANDLE);
 }
 
+/* The warm-up's GET answer: its entry read as a make's lookup reads one. */
+static int warm_ct_answer(int i, const struct nlmsghdr *nlh, void *arg)
+{
+	struct ct_info ci;
+	int dir;
+
+	(void)i;
+	if (!ctc_parse(nlh, &ci))
+		*(int *)arg = !ctc_dir(&ci, &ci.orig, &dir);
+	return 0;
+}
+
+/*
+ * Conntrack's paths a make runs, once with an entry to find: a TCP entry
+ * made for the warm-up (192.0.2.1:9 to 198.51.100.1:9, TEST-NET-1 to
+ * TEST-NET-2 of RFC 5737 and the discard port, 2 s to live), then in one
+ * batch, as a make's lookups and writes send theirs, looked up, made
+ * be-liberal and deleted.  A query that finds no entry leaves the answer's
+ * path (the entry's attributes, ctc_parse()) to the first connection
+ * (docs/measurements.md, "The first connection after start").  1 if the
+ * entry was made and found, 0 if not (an entry there already is not
+ * touched; without the batch socket nothing is made): then a query that
+ * finds no entry is asked instead.
+ */
+static int warm_conntrack(struct fmd *d)
+{
+	struct fmd_wq *q = &d->wq;
+	uint32_t seq0 = q->ctb.seq + 1;
+	int rcs[3], found = 0, dir;
+	struct npuflow_key k;
+	struct ct_info ci;
+	size_t n, len;
+
+	memset(&k, 0, sizeof(k));
+	k.family = 2;
+	k.proto = IPPROTO_TCP;
+	memcpy(k.saddr, "\xc0\x00\x02\x01", 4);
+	memcpy(k.daddr, "\xc6\x33\x64\x01", 4);
+	k.sport = k.dport = htons(9);
+	n = q->ctb.nl ? ctc_build_create(q->buf, q->buflen, &k, 0, 2, seq0) : 0;
+	if (n) {
+		nls_seq(&q->ctb);
+		n = !nls_batch(&q->ctb, q->buf, n, seq0, rcs, 1) && !rcs[0];
+	}
+	if (!n) {
+		memset(&k, 0, sizeof(k));
+		k.family = 2;
+		k.proto = IPPROTO_TCP;
+		ctc_find(&d->ct, &k, 0, &ci, &dir);
+		return 0;
+	}
+	seq0 = q->ctb.seq + 1;
+	n = ctc_build_get(q->buf, q->buflen, &k, 0, seq0);
+	len = MNL_ALIGN(n);
+	n = n ? ctc_build_be_liberal(q->buf + len, q->buflen - len, &k, 0, seq0 + 1) : 0;
+	len += MNL_ALIGN(n);
+	n = n ? ctc_build_delete(q->buf + len, q->buflen - len, &k, 0, seq0 + 2) : 0;
+	len += n;
+	q->ctb.seq += 3;
+	if (!n || nls_batch_data(&q->ctb, q->buf, len, seq0, rcs, 3, warm_ct_answer, &found) ||
+	    rcs[2]) {
+		d->log(L_WARN, "warm-up: its conntrack entry is left to time out (2 s)");
+		return 0;
+	}
+	return found && !rcs[0] && !rcs[1];
+}
+
 /*
  * The lookups' first run, which costs the first connection several times
  * the next one's: each port's link and shaping, the policy rules' dump,
- * the 802.1Q devices' dump, and a conntrack query for a connection no one
- * has (0.0.0.0:0 to 0.0.0.0:0, TCP).  What a neighbour's announcement
- * leaves cached (rtc_neigh_seen()) the first connection finds.
+ * the 802.1Q devices' dump, and conntrack's (warm_conntrack()).  What a
+ * neighbour's announcement leaves cached (rtc_neigh_seen()) the first
+ * connection finds.  1 if conntrack's entry was made and found, else 0.
  */
-static void warm_lookups(struct fmd *d, uint64_t now)
+static int warm_lookups(struct fmd *d, uint64_t now)
 {
-	struct npuflow_key k;
-	struct ct_info ci;
-	int i, dir;
+	int i;
 
 	for (i = 0; i < d->nports; i++)
 		fmd_port_facts(d, i, now);
 	fmd_egress_warm(d, now);
-	memset(&k, 0, sizeof(k));
-	k.family = 2;
-	k.proto = 6;
-	ctc_find(&d->ct, &k, 0, &ci, &dir);
+	return warm_conntrack(d);
 }
 
 /* A neighbour on one of the ports whose address a route leads to (an
@@ -436,6 +498,7 @@ void fmd_warmup(struct fmd *d)
 {
 	uint64_t t0 = fmd_now(), t1, t2, t3, t4;
 	int i, rc, hw, fams, nq = 0;
+	const char *ct;
 
 	for (i = 0; i < d->nports; i++)
 		if (!ensure_clsact(d, d->ports[i].ifindex))
@@ -445,24 +508,25 @@ void fmd_warmup(struct fmd *d)
 		return;
 	rc = warm_tc(d);
 	t2 = fmd_now();
-	warm_lookups(d, t2);
+	ct = warm_lookups(d, t2) ? "a conntrack entry made, found, made be-liberal and deleted" :
+				    "a conntrack query";
 	fams = warm_egress(d);
 	t3 = fmd_now();
 	hw = rc ? rc : warm_driver(d);
 	t4 = fmd_now();
 	if (rc)
 		d->log(L_WARN, "warm-up: clsact on %d of %d port(s) in %.1f ms; tc modules not "
-		       "loaded: %s%s%s (the first connection loads them)", nq, d->nports,
-		       (t1 - t0) / 1e6, strerror(-rc), d->tc.ext_ack[0] ? ": " : "",
-		       d->tc.ext_ack);
+		       "loaded: %s%s%s (the first connection loads them); %s in %.1f ms",
+		       nq, d->nports, (t1 - t0) / 1e6, strerror(-rc),
+		       d->tc.ext_ack[0] ? ": " : "", d->tc.ext_ack, ct, (t3 - t2) / 1e6);
 	else
 		d->log(L_INFO, "warm-up in %.1f ms: clsact on %d of %d port(s) %.1f ms, "
 		       "cls_flower, act_pedit, act_csum, act_vlan, act_mirred loaded by a "
 		       "software rule %.1f ms, deleted, the ports' facts, the rules' and "
-		       "VLANs' dumps, a conntrack query and the forwarding lookups between "
+		       "VLANs' dumps, %s and the forwarding lookups between "
 		       "two neighbours (%d famil%s) %.1f ms, the driver's path by a "
 		       "hardware rule %.1f ms%s%s", (t4 - t0) / 1e6, nq, d->nports,
-		       (t1 - t0) / 1e6, (t2 - t1) / 1e6, fams, fams == 1 ? "y" : "ies",
+		       (t1 - t0) / 1e6, (t2 - t1) / 1e6, ct, fams, fams == 1 ? "y" : "ies",
 		       (t3 - t2) / 1e6, (t4 - t3) / 1e6,
 		       hw ? ", refused: " : ", deleted", hw ? strerror(-hw) : "");
 }

@@ -121,7 +121,7 @@ if $NR tc qdisc add dev ra clsact 2>/dev/null &&
 fi
 $NR tc qdisc del dev ra clsact 2>/dev/null
 echo "# software flower: $([ $FLOWER = 1 ] && echo yes || echo 'no (cls_flower/act_pedit/act_csum missing): rule writes are refused')"
-echo "1..39"
+echo "1..40"
 
 # --- helpers --------------------------------------------------------------------------
 start_daemon() {
@@ -173,6 +173,12 @@ receiver 5202
 receiver 5203
 sleep 0.3
 check "npuflowd starts with the flow maker" start_daemon
+# the warm-up's own conntrack entry (192.0.2.1:9 > 198.51.100.1:9) is gone once it has run
+warm_ct() {
+	grep -q "a conntrack entry made, found, made be-liberal and deleted" "$LOG" &&
+		[ "$($NR conntrack -L -s 192.0.2.1 2>/dev/null | grep -c 198.51.100.1)" = 0 ]
+}
+check "warm-up: a conntrack entry made, found, made be-liberal and deleted; none left" warm_ct
 
 # --- 1. a TCP stream over the threshold (IPv4, masqueraded) --------------------
 sender "$LOG.s1" 10.212.2.2 5201

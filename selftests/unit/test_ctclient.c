@@ -199,6 +199,57 @@ static void test_build_be_liberal(void **st)
 }
 
 /*
+ * The warm-up's entry (ctc_build_create): CT_NEW that creates and refuses
+ * an entry there already, both tuples (the reply the original reversed),
+ * ESTABLISHED, seen both ways, its timeout and zone; its deletion
+ * (ctc_build_delete) by the original tuple.  Not TCP or no room: 0.
+ */
+static void test_build_create_delete(void **st)
+{
+	struct npuflow_key k = key4();
+	char buf[1024] __attribute__((aligned(8)));
+	struct nlmsghdr *nlh = (struct nlmsghdr *)buf;
+	struct nf_conntrack *ct = nfct_new();
+	size_t n;
+
+	(void)st;
+	assert_non_null(ct);
+	n = ctc_build_create(buf, sizeof(buf), &k, 7, 2, 42);
+	assert_request(nlh, n, IPCTNL_MSG_CT_NEW);
+	assert_int_equal(nlh->nlmsg_flags & (NLM_F_CREATE | NLM_F_EXCL),
+			 NLM_F_CREATE | NLM_F_EXCL);
+	assert_int_equal(nfct_nlmsg_parse(nlh, ct), 0);
+	assert_int_equal(nfct_get_attr_u32(ct, ATTR_ORIG_IPV4_SRC), htonl(0x0a000102));
+	assert_int_equal(nfct_get_attr_u32(ct, ATTR_ORIG_IPV4_DST), htonl(0x0a000202));
+	assert_int_equal(nfct_get_attr_u32(ct, ATTR_REPL_IPV4_SRC), htonl(0x0a000202));
+	assert_int_equal(nfct_get_attr_u32(ct, ATTR_REPL_IPV4_DST), htonl(0x0a000102));
+	assert_int_equal(nfct_get_attr_u16(ct, ATTR_REPL_PORT_SRC), htons(5201));
+	assert_int_equal(nfct_get_attr_u16(ct, ATTR_REPL_PORT_DST), htons(40000));
+	assert_int_equal(nfct_get_attr_u8(ct, ATTR_REPL_L4PROTO), IPPROTO_TCP);
+	assert_int_equal(nfct_get_attr_u8(ct, ATTR_TCP_STATE), TCP_CONNTRACK_ESTABLISHED);
+	/* libnetfilter_conntrack adds IPS_CONFIRMED to a status it sends */
+	assert_int_equal(nfct_get_attr_u32(ct, ATTR_STATUS),
+			 IPS_SEEN_REPLY | IPS_ASSURED | IPS_CONFIRMED);
+	assert_int_equal(nfct_get_attr_u32(ct, ATTR_TIMEOUT), 2);
+	assert_int_equal(nfct_get_attr_u16(ct, ATTR_ZONE), 7);
+	nfct_destroy(ct);
+	assert_int_equal(ctc_build_create(buf, 100, &k, 0, 2, 1), 0);
+
+	ct = nfct_new();
+	assert_non_null(ct);
+	n = ctc_build_delete(buf, sizeof(buf), &k, 7, 42);
+	assert_request(nlh, n, IPCTNL_MSG_CT_DELETE);
+	assert_int_equal(nlh->nlmsg_flags & NLM_F_CREATE, 0);
+	assert_int_equal(nfct_nlmsg_parse(nlh, ct), 0);
+	assert_int_equal(nfct_get_attr_u16(ct, ATTR_ORIG_PORT_SRC), htons(40000));
+	assert_int_equal(nfct_get_attr_u16(ct, ATTR_ZONE), 7);
+	nfct_destroy(ct);
+	assert_int_equal(ctc_build_delete(buf, 100, &k, 0, 1), 0);
+	k.proto = IPPROTO_UDP;
+	assert_int_equal(ctc_build_create(buf, sizeof(buf), &k, 0, 2, 1), 0);
+}
+
+/*
  * A GET for the batch (ctc_build_get): as nfct_query(NFCT_Q_GET) sends it,
  * the tuple as the original one, the zone; an answer (CT_NEW, as ctnetlink
  * replies) read back by ctc_parse into both tuples, and ctc_dir says which
@@ -262,6 +313,7 @@ int main(void)
 		cmocka_unit_test(test_other_family),
 		cmocka_unit_test(test_build_be_liberal),
 		cmocka_unit_test(test_build_get_parse),
+		cmocka_unit_test(test_build_create_delete),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
