@@ -301,19 +301,27 @@ static size_t build_req(void *buf, size_t len, uint8_t type, int family, uint32_
 	return nlh->nlmsg_len;
 }
 
-size_t ctc_build_get(void *buf, size_t len, const struct npuflow_key *t, uint32_t zone,
-		     uint32_t seq)
+/* A request of @type that names an entry by @t as its original tuple and
+ * @zone, as build_req(). */
+static size_t build_tuple_req(void *buf, size_t len, uint8_t type, const struct npuflow_key *t,
+			      uint32_t zone, uint32_t seq)
 {
 	struct nf_conntrack *ct = to_ct(t, 0, zone);
 	size_t n;
 
 	if (!ct)
 		return 0;
-	/* as nfct_query(NFCT_Q_GET): the tuple as the original one finds
-	 * the entry by either direction (ctc_find) */
-	n = build_req(buf, len, IPCTNL_MSG_CT_GET, t->family, seq, ct);
+	n = build_req(buf, len, type, t->family, seq, ct);
 	nfct_destroy(ct);
 	return n;
+}
+
+size_t ctc_build_get(void *buf, size_t len, const struct npuflow_key *t, uint32_t zone,
+		     uint32_t seq)
+{
+	/* as nfct_query(NFCT_Q_GET): the tuple as the original one finds
+	 * the entry by either direction (ctc_find) */
+	return build_tuple_req(buf, len, IPCTNL_MSG_CT_GET, t, zone, seq);
 }
 
 int ctc_parse(const struct nlmsghdr *nlh, struct ct_info *out)
@@ -429,14 +437,7 @@ size_t ctc_build_create(void *buf, size_t len, const struct npuflow_key *orig, u
 size_t ctc_build_delete(void *buf, size_t len, const struct npuflow_key *orig, uint32_t zone,
 			uint32_t seq)
 {
-	struct nf_conntrack *ct = to_ct(orig, 0, zone);
-	size_t n;
-
-	if (!ct)
-		return 0;
-	n = build_req(buf, len, IPCTNL_MSG_CT_DELETE, orig->family, seq, ct);
-	nfct_destroy(ct);
-	return n;
+	return build_tuple_req(buf, len, IPCTNL_MSG_CT_DELETE, orig, zone, seq);
 }
 
 int ctc_events(struct ctc *c)

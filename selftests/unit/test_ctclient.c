@@ -173,6 +173,15 @@ static void assert_request(const struct nlmsghdr *nlh, size_t n, uint8_t type)
 	assert_int_equal(nlh->nlmsg_type, (NFNL_SUBSYS_CTNETLINK << 8) | type);
 }
 
+/* An update or a deletion (no NLM_F_CREATE) of @type read back into @ct. */
+static void assert_update(const struct nlmsghdr *nlh, size_t n, uint8_t type,
+			  struct nf_conntrack *ct)
+{
+	assert_request(nlh, n, type);
+	assert_int_equal(nlh->nlmsg_flags & NLM_F_CREATE, 0);
+	assert_int_equal(nfct_nlmsg_parse(nlh, ct), 0);
+}
+
 static void test_build_be_liberal(void **st)
 {
 	struct npuflow_key k = key4();
@@ -184,9 +193,7 @@ static void test_build_be_liberal(void **st)
 	(void)st;
 	assert_non_null(ct);
 	n = ctc_build_be_liberal(buf, sizeof(buf), &k, 7, 42);
-	assert_request(nlh, n, IPCTNL_MSG_CT_NEW);
-	assert_int_equal(nlh->nlmsg_flags & NLM_F_CREATE, 0);
-	assert_int_equal(nfct_nlmsg_parse(nlh, ct), 0);
+	assert_update(nlh, n, IPCTNL_MSG_CT_NEW, ct);
 	assert_int_equal(nfct_get_attr_u32(ct, ATTR_ORIG_IPV4_SRC), htonl(0x0a000102));
 	assert_int_equal(nfct_get_attr_u16(ct, ATTR_ORIG_PORT_DST), htons(5201));
 	assert_int_equal(nfct_get_attr_u16(ct, ATTR_ZONE), 7);
@@ -238,9 +245,7 @@ static void test_build_create_delete(void **st)
 	ct = nfct_new();
 	assert_non_null(ct);
 	n = ctc_build_delete(buf, sizeof(buf), &k, 7, 42);
-	assert_request(nlh, n, IPCTNL_MSG_CT_DELETE);
-	assert_int_equal(nlh->nlmsg_flags & NLM_F_CREATE, 0);
-	assert_int_equal(nfct_nlmsg_parse(nlh, ct), 0);
+	assert_update(nlh, n, IPCTNL_MSG_CT_DELETE, ct);
 	assert_int_equal(nfct_get_attr_u16(ct, ATTR_ORIG_PORT_SRC), htons(40000));
 	assert_int_equal(nfct_get_attr_u16(ct, ATTR_ZONE), 7);
 	nfct_destroy(ct);
