@@ -346,16 +346,38 @@ static int warm_driver(struct fmd *d)
 			 FMD_WARMUP_HW_HANDLE);
 }
 
+/* The warm-up's GET: the key it asked, and whether the answer was its entry. */
+struct warm_ct {
+	const struct npuflow_key *k;
+	int found;
+};
+
 /* The warm-up's GET answer: its entry read as a make's lookup reads one. */
 static int warm_ct_answer(int i, const struct nlmsghdr *nlh, void *arg)
 {
+	struct warm_ct *w = arg;
 	struct ct_info ci;
 	int dir;
 
 	(void)i;
-	if (!ctc_parse(nlh, &ci))
-		*(int *)arg = !ctc_dir(&ci, &ci.orig, &dir);
+	if (!ctc_parse(nlh, &ci) && !ctc_dir(&ci, w->k, &dir))
+		w->found = 1;
 	return 0;
+}
+
+/* The warm-up's entry, made alone (so that an entry there already is
+ * never deleted): 1 if the kernel made it, else 0. */
+static int warm_ct_create(struct fmd *d, const struct npuflow_key *k)
+{
+	struct fmd_wq *q = &d->wq;
+	uint32_t seq = q->ctb.seq + 1;
+	size_t n = q->ctb.nl ? ctc_build_create(q->buf, q->buflen, k, 0, 2, seq) : 0;
+	int rc;
+
+	if (!n)
+		return 0;
+	nls_seq(&q->ctb);
+	return !nls_batch(&q->ctb, q->buf, n, seq, &rc, 1) && !rc;
 }
 
 /*
@@ -366,35 +388,29 @@ static int warm_ct_answer(int i, const struct nlmsghdr *nlh, void *arg)
  * be-liberal and deleted.  A query that finds no entry leaves the answer's
  * path (the entry's attributes, ctc_parse()) to the first connection
  * (docs/measurements.md, "The first connection after start").  1 if the
- * entry was made and found, 0 if not (an entry there already is not
- * touched; without the batch socket nothing is made): then a query that
- * finds no entry is asked instead.
+ * entry was made, found and made be-liberal; 0 if not (an entry there
+ * already is not touched; without the batch socket nothing is made, and a
+ * query that finds no entry is asked instead).
  */
 static int warm_conntrack(struct fmd *d)
 {
+	struct npuflow_key none, k;
 	struct fmd_wq *q = &d->wq;
-	uint32_t seq0 = q->ctb.seq + 1;
-	int rcs[3], found = 0, dir;
-	struct npuflow_key k;
+	struct warm_ct w = { .k = &k };
+	uint32_t seq0;
+	int rcs[3], dir;
 	struct ct_info ci;
 	size_t n, len;
 
-	memset(&k, 0, sizeof(k));
-	k.family = 2;
-	k.proto = IPPROTO_TCP;
+	memset(&none, 0, sizeof(none));
+	none.family = 2;
+	none.proto = IPPROTO_TCP;
+	k = none;
 	memcpy(k.saddr, "\xc0\x00\x02\x01", 4);
 	memcpy(k.daddr, "\xc6\x33\x64\x01", 4);
 	k.sport = k.dport = htons(9);
-	n = q->ctb.nl ? ctc_build_create(q->buf, q->buflen, &k, 0, 2, seq0) : 0;
-	if (n) {
-		nls_seq(&q->ctb);
-		n = !nls_batch(&q->ctb, q->buf, n, seq0, rcs, 1) && !rcs[0];
-	}
-	if (!n) {
-		memset(&k, 0, sizeof(k));
-		k.family = 2;
-		k.proto = IPPROTO_TCP;
-		ctc_find(&d->ct, &k, 0, &ci, &dir);
+	if (!warm_ct_create(d, &k)) {
+		ctc_find(&d->ct, &none, 0, &ci, &dir);
 		return 0;
 	}
 	seq0 = q->ctb.seq + 1;
@@ -405,12 +421,12 @@ static int warm_conntrack(struct fmd *d)
 	n = n ? ctc_build_delete(q->buf + len, q->buflen - len, &k, 0, seq0 + 2) : 0;
 	len += n;
 	q->ctb.seq += 3;
-	if (!n || nls_batch_data(&q->ctb, q->buf, len, seq0, rcs, 3, warm_ct_answer, &found) ||
+	if (!n || nls_batch_data(&q->ctb, q->buf, len, seq0, rcs, 3, warm_ct_answer, &w) ||
 	    rcs[2]) {
 		d->log(L_WARN, "warm-up: its conntrack entry is left to time out (2 s)");
 		return 0;
 	}
-	return found && !rcs[0] && !rcs[1];
+	return w.found && !rcs[0] && !rcs[1];
 }
 
 /*
