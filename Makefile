@@ -76,6 +76,8 @@ dkms-check: all
 # never shows a figure of a command that failed in the guest
 # (tools/bench/test-report, a second), that tools/vm/check retries only
 # the emulator's int3 fault, and only once (tools/vm/test-check, a second),
+# that tools/vm/run boots once more a guest that crashed before /init and
+# only then (tools/vm/test-run, a second),
 # and boots a clone of this checkout under /tmp once: the runner must work
 # wherever a checkout lives (tools/vm/test-anywhere).  The tests run in two
 # guests side by side, each on one host thread, then those marked
@@ -86,6 +88,7 @@ vm-check: all
 	tools/vm/ksft-prep >/dev/null
 	$(if $(TESTS),,tools/bench/test-report)
 	$(if $(TESTS),,tools/vm/test-check)
+	$(if $(TESTS),,tools/vm/test-run)
 	$(if $(TESTS),,tools/vm/test-anywhere)
 	NPUVM_TIMEOUT=$(VM_TIMEOUT) tools/vm/check $(TESTS)
 
