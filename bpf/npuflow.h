@@ -162,6 +162,8 @@ enum npuflow_stat {
 	NPUFLOW_S_REVIVE,		/* revive events raised */
 	NPUFLOW_S_EVENT_LOST,		/* ring buffer full: event not raised */
 	NPUFLOW_S_CAND_FAIL,		/* candidate map update failed */
+	NPUFLOW_S_CACHED,		/* candidate frames the per-CPU cache took (also
+					 * NPUFLOW_S_CANDIDATE): written back, or still held */
 	NPUFLOW_S_MAX,
 };
 #define NPUFLOW_S_SLOTS		20	/* >= NPUFLOW_S_MAX */
@@ -190,6 +192,7 @@ static inline void npuflow_cache_to_counters(struct npuflow_counters *c,
 	c->frames[r] += e->frames;
 	c->bytes[r] += e->bytes;
 	c->stat[NPUFLOW_S_CANDIDATE] += e->frames;
+	c->stat[NPUFLOW_S_CACHED] += e->frames;
 	if (e->pflags & NPUFLOW_CF_IP_OPTIONS)
 		c->stat[NPUFLOW_S_IP_OPTIONS] += e->frames;
 	if (e->pflags & NPUFLOW_CF_FRAGMENT)

@@ -45,6 +45,7 @@ static const char *const stat_names[NPUFLOW_S_MAX] = {
 	[NPUFLOW_S_REVIVE] = "revive_events",
 	[NPUFLOW_S_EVENT_LOST] = "events_lost",
 	[NPUFLOW_S_CAND_FAIL] = "candidate_fail",
+	[NPUFLOW_S_CACHED] = "cached",
 };
 
 const char *npuflow_reason_name(unsigned int reason)

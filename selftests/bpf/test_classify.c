@@ -224,6 +224,13 @@ static int check_counters(const struct exp_cnt *e)
 			      npuflow_reason_name(i), (unsigned long long)c.bytes[i],
 			      (unsigned long long)wb);
 		}
+		/* how many of them the cache took depends on the clock's ticks
+		 * (t_cache_counters counts it exactly) */
+		CHECK(c.stat[NPUFLOW_S_CACHED] <= c.stat[NPUFLOW_S_CANDIDATE],
+		      "slot %u: %llu cached of %llu candidate frames", s,
+		      (unsigned long long)c.stat[NPUFLOW_S_CACHED],
+		      (unsigned long long)c.stat[NPUFLOW_S_CANDIDATE]);
+		c.stat[NPUFLOW_S_CACHED] = e->stat[NPUFLOW_S_CACHED];
 		for (i = 0; i < NPUFLOW_S_SLOTS; i++)
 			CHECK(c.stat[i] == e->stat[i], "slot %u stat %s = %llu want %llu", s,
 			      npuflow_stat_name(i) ? npuflow_stat_name(i) : "?",
@@ -1295,7 +1302,7 @@ static int t_cache_counters(void)
 	struct npuflow_counters cn, rc;
 	struct npuflow_cand raw;
 	struct exp_cand c;
-	uint64_t n;
+	uint64_t n, held, took;
 	int i;
 
 	s.tcp_flags = 0x10;
@@ -1321,6 +1328,15 @@ static int t_cache_counters(void)
 	      "the map's counters %llu + cache %llu, want %llu with the cache used",
 	      (unsigned long long)rc.stat[NPUFLOW_S_CANDIDATE], (unsigned long long)cache_frames(),
 	      (unsigned long long)n);
+	/* the cache's own count: what it took, held ones included; never the first frame */
+	held = cache_frames();
+	CHECK(cn.stat[NPUFLOW_S_CACHED] >= held && cn.stat[NPUFLOW_S_CACHED] < n &&
+	      rc.stat[NPUFLOW_S_CACHED] + held == cn.stat[NPUFLOW_S_CACHED],
+	      "cached: %llu as read (the map's counters %llu), %llu held, of %llu frames",
+	      (unsigned long long)cn.stat[NPUFLOW_S_CACHED],
+	      (unsigned long long)rc.stat[NPUFLOW_S_CACHED], (unsigned long long)held,
+	      (unsigned long long)n);
+	took = cn.stat[NPUFLOW_S_CACHED];
 	/* same key and hash, another connection index: not a hit */
 	m.conn = 7;
 	TRY(runf(&f, &m));
@@ -1336,6 +1352,9 @@ static int t_cache_counters(void)
 	      rc.bytes[NPUFLOW_R_FLOW_MISS] == n * f.len,
 	      "the map's counters: %llu candidate frames after the write-back, want %llu",
 	      (unsigned long long)rc.stat[NPUFLOW_S_CANDIDATE], (unsigned long long)n);
+	CHECK(rc.stat[NPUFLOW_S_CACHED] == took && !cache_frames(),
+	      "the map's counters: %llu cached after the write-back, want %llu",
+	      (unsigned long long)rc.stat[NPUFLOW_S_CACHED], (unsigned long long)took);
 	/* the new metadata is cached: hits again, exact as read */
 	i = send_until_cached(&f, &m, 50);
 	CHECK(i > 0, "the new metadata never cached");

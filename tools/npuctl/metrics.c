@@ -38,6 +38,8 @@ static const char *const stat_help[NPUFLOW_S_MAX] = {
 	[NPUFLOW_S_EVENT_LOST] = "Threshold events not raised: the event ring was full "
 				 "(npuflowd's rescan finds them).",
 	[NPUFLOW_S_CAND_FAIL] = "Candidate map updates that failed.",
+	[NPUFLOW_S_CACHED] = "Candidate frames the per-CPU candidate cache took instead of "
+			     "the map (also counted as candidate).",
 };
 
 /* The metric of a flow-maker counter (enum npuflow_fm_stat). */
