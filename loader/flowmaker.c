@@ -839,7 +839,8 @@ int fm_keepalive_due(uint64_t now, uint64_t due_ns, uint64_t made_ns, uint64_t p
 		return 0;
 	if (now - due_ns >= period_ns)
 		return 1;
-	return !made_ns || now - made_ns >= FM_KEEPALIVE_QUIET_NS;
+	/* a write after @now was read (the caller's flush) is a write now */
+	return !made_ns || (now > made_ns && now - made_ns >= FM_KEEPALIVE_QUIET_NS);
 }
 
 const char *fm_action_name(enum fm_action a)

@@ -182,7 +182,8 @@ int fm_hw_stats(struct fm *fm, uint32_t id, int dir, uint64_t packets, uint64_t 
 /*
  * fm_keepalive_due() - whether keepalive's pass runs now.
  * @now: the clock, in ns; @due_ns: when it is due (now + its period when it
- * last ran); @made_ns: when connections were last written (0: never);
+ * last ran); @made_ns: when connections were last written (0: never; later
+ * than @now when the caller wrote after reading the clock);
  * @period_ns: keepalive's period.
  *
  * Keepalive reads every rule's hardware counters from the device (about

@@ -981,6 +981,8 @@ static void test_keepalive_due(void **state)
 	assert_int_equal(fm_keepalive_due(due + 500 * ms, due, due + 499 * ms, period), 0);
 	/* a write at this very moment still puts it off */
 	assert_int_equal(fm_keepalive_due(due + 10 * ms, due, due + 10 * ms, period), 0);
+	/* and one after @now was read (the tick's own flush writes after it) */
+	assert_int_equal(fm_keepalive_due(due + 10 * ms, due, due + 11 * ms, period), 0);
 	/* quiet for 50 ms: runs */
 	assert_int_equal(fm_keepalive_due(due + 560 * ms, due, due + 510 * ms, period), 1);
 	/* one period late: runs, writes or not */
