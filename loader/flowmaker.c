@@ -833,16 +833,6 @@ void fm_count_states(const struct fm *fm, __u64 *out)
 	out[NPUFLOW_CS_FREE] += fm->cfg.max_conns - fm->id_end;
 }
 
-int fm_keepalive_due(uint64_t now, uint64_t due_ns, uint64_t made_ns, uint64_t period_ns)
-{
-	if (now < due_ns)
-		return 0;
-	if (now - due_ns >= period_ns)
-		return 1;
-	/* a write after @now was read (the caller's flush) is a write now */
-	return !made_ns || (now > made_ns && now - made_ns >= FM_KEEPALIVE_QUIET_NS);
-}
-
 const char *fm_action_name(enum fm_action a)
 {
 	static const char *const n[FM_A_MAX] = {

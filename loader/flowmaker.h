@@ -179,23 +179,6 @@ enum fm_action fm_release(struct fm *fm, uint32_t id, uint64_t now);
 int fm_hw_stats(struct fm *fm, uint32_t id, int dir, uint64_t packets, uint64_t bytes,
 		uint64_t last_used_ns, uint64_t now);
 
-/*
- * fm_keepalive_due() - whether keepalive's pass runs now.
- * @now: the clock, in ns; @due_ns: when it is due (now + its period when it
- * last ran); @made_ns: when connections were last written (0: never; later
- * than @now when the caller wrote after reading the clock);
- * @period_ns: keepalive's period.
- *
- * Keepalive reads every rule's hardware counters from the device (about
- * 71 ms for 2,048 rules under TCG, docs/measurements.md), as long as a
- * burst's makes take; it is put off while connections are being written
- * (the last written less than FM_KEEPALIVE_QUIET_NS ago), at most until
- * one period past its due time, so that it never falls further behind
- * than that.  Returns 1 when it runs now, else 0.
- */
-#define FM_KEEPALIVE_QUIET_NS	(50ull * 1000000)
-int fm_keepalive_due(uint64_t now, uint64_t due_ns, uint64_t made_ns, uint64_t period_ns);
-
 /* A refused entry's retry is due (FM_A_RECHECK): the candidate of key[0] now
  * shows @frames/@bytes (0/0 if it is gone).  FM_A_LOOKUP if it moved since
  * it was refused; FM_A_FORGET if it stayed idle for watch_ns (the daemon

@@ -1009,7 +1009,6 @@ static void wq_flush(struct fmd *d)
 	t1 = fmd_now();
 	wq_rules(d, n, rc);
 	hw_ns = fmd_now();
-	d->written_ns = hw_ns;
 	d->make_ns += hw_ns - t0;
 	d->fm.stat[NPUFLOW_FM_WRITE_US] += (hw_ns - t0) / 1000;
 	for (i = 0; i < n; i++)
@@ -1676,13 +1675,9 @@ void fmd_tick(struct fmd *d, uint64_t now)
 		}
 	}
 	d->fmtick_ns += fmd_now() - t0;
-	if (fm_keepalive_due(now, d->next_keepalive_ns, d->written_ns, d->o->keepalive_ns)) {
+	if (now >= d->next_keepalive_ns) {
 		d->next_keepalive_ns = now + d->o->keepalive_ns;
-		d->ka_put_off += d->ka_waiting;
-		d->ka_waiting = 0;
 		keepalive(d, now);
-	} else if (now >= d->next_keepalive_ns) {
-		d->ka_waiting = 1;	/* connections are being written */
 	}
 	if (now >= d->next_sweep_ns) {
 		d->next_sweep_ns = now + FMD_SWEEP_NS;

@@ -143,9 +143,6 @@ struct fmd {
 	/* keepalive's time since npuflowd's last busy line (npuflowd.c): the
 	 * tc dumps (hardware counters) and the conntrack timeout refreshes */
 	uint64_t ka_ns, ka_dump_ns, ka_ct_ns, ka_runs, ka_refreshed;
-	uint64_t ka_put_off;		/* keepalives that waited for makes (fm_keepalive_due) */
-	int ka_waiting;			/* this one is waiting */
-	uint64_t written_ns;		/* the last batch of connections written */
 	/* cumulative: makes (lookups and writes), the policy's timers and
 	 * what they made due, the rescans */
 	uint64_t make_ns, fmtick_ns, rescan_ns;

@@ -132,12 +132,11 @@ static void loop_stats_start(struct loop_stats *s, uint64_t now)
 static void loop_stats_log(const struct loop_stats *s, uint64_t now)
 {
 	info("loop: %llu of %llu ms busy: %llu events %llu ms, conntrack events and control "
-	     "%llu ms, timers %llu ms (keepalive %llu runs, %llu put off by makes, %llu ms: tc dumps %llu ms, %llu "
+	     "%llu ms, timers %llu ms (keepalive %llu runs %llu ms: tc dumps %llu ms, %llu "
 	     "conntrack refreshes %llu ms); poll %llu ms; of all: makes %llu ms (lookups and "
 	     "writes), the log %llu ms, the policy's timers %llu ms, rescans %llu ms",
 	     MS(now - s->t0 - s->poll), MS(now - s->t0), (unsigned long long)s->n, MS(s->ev),
-	     MS(s->ct), MS(s->tick), (unsigned long long)fmd.ka_runs,
-	     (unsigned long long)fmd.ka_put_off, NS_MS(fmd.ka_ns),
+	     MS(s->ct), MS(s->tick), (unsigned long long)fmd.ka_runs, NS_MS(fmd.ka_ns),
 	     NS_MS(fmd.ka_dump_ns), (unsigned long long)fmd.ka_refreshed, NS_MS(fmd.ka_ct_ns),
 	     MS(s->poll), NS_MS(fmd.make_ns - s->make0),
 	     MS(log_spent_us() - s->log0 + s->log_flush), NS_MS(fmd.fmtick_ns - s->fmtick0),
@@ -155,7 +154,6 @@ static void loop_stats_period(struct loop_stats *s)
 		loop_stats_log(s, now);
 	loop_stats_start(s, now);
 	fmd.ka_ns = fmd.ka_dump_ns = fmd.ka_ct_ns = fmd.ka_runs = fmd.ka_refreshed = 0;
-	fmd.ka_put_off = 0;
 }
 
 /* The flow maker's part of a pass: conntrack events, the control socket, timers. */

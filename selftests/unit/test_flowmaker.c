@@ -965,31 +965,6 @@ static void test_warmup_rule(void **st)
 	assert_true(id >= 1u << 24);
 }
 
-/* Keepalive runs when due, is put off while connections are being
- * written, and never more than one period past its due time. */
-static void test_keepalive_due(void **state)
-{
-	const uint64_t ms = 1000000, period = 1000 * ms, due = 5000 * ms;
-
-	(void)state;
-	assert_int_equal(fm_keepalive_due(due - 1, due, 0, period), 0);
-	assert_int_equal(fm_keepalive_due(due, due, 0, period), 1);
-	/* the last write long ago: runs */
-	assert_int_equal(fm_keepalive_due(due, due, due - 60 * ms, period), 1);
-	/* a write in the last 50 ms: put off */
-	assert_int_equal(fm_keepalive_due(due, due, due - 10 * ms, period), 0);
-	assert_int_equal(fm_keepalive_due(due + 500 * ms, due, due + 499 * ms, period), 0);
-	/* a write at this very moment still puts it off */
-	assert_int_equal(fm_keepalive_due(due + 10 * ms, due, due + 10 * ms, period), 0);
-	/* and one after @now was read (the tick's own flush writes after it) */
-	assert_int_equal(fm_keepalive_due(due + 10 * ms, due, due + 11 * ms, period), 0);
-	/* quiet for 50 ms: runs */
-	assert_int_equal(fm_keepalive_due(due + 560 * ms, due, due + 510 * ms, period), 1);
-	/* one period late: runs, writes or not */
-	assert_int_equal(fm_keepalive_due(due + period, due, due + period, period), 1);
-	assert_int_equal(fm_keepalive_due(due + period - 1, due, due + period - 2, period), 0);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1015,7 +990,6 @@ int main(void)
 		cmocka_unit_test(test_rescan),
 		cmocka_unit_test(test_egress_moved),
 		cmocka_unit_test(test_names),
-		cmocka_unit_test(test_keepalive_due),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
