@@ -55,14 +55,14 @@ fi
 
 # A hung command channel: commands fail with ETIMEDOUT, nothing hangs.
 if [ -e $DBG/cmd_stall ]; then
-	echo 1 > $DBG/cmd_stall
+	inject cmd_stall 1
 	t0=$(date +%s)
 	out=$(ip link set "$P8" mtu 1400 2>&1); rc=$?
 	t=$(( $(date +%s) - t0 ))
 	diag "mtu change with the channel stalled: rc $rc after ${t}s: $out"
 	ktap_result $([ $rc != 0 ] && [ $t -le 10 ]; echo $?) "stalled command channel: MTU change fails in bounded time"
 	ktap_result $(dmesg | grep -q 'npuep.*timed out'; echo $?) "the timeout is logged"
-	echo 0 > $DBG/cmd_stall
+	inject cmd_stall 0
 	check "channel resumes: MTU 1400 accepted" ip link set "$P8" mtu 1400
 	ip link set "$P8" mtu 1500
 else

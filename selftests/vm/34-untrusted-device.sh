@@ -25,7 +25,7 @@ DL=auxiliary/npusim.npu.0
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 CORRUPT=/sys/kernel/debug/npusim/0/corrupt
 
-corrupt() { echo "$1 $2" > $CORRUPT; }
+corrupt() { inject $CORRUPT "$1 $2"; }
 done_of() { awk -v c="$1" '$1 == c { print $5 }' $CORRUPT; }
 armed_of() { awk -v c="$1" '$1 == c { print $3 }' $CORRUPT; }
 # counter summed over ports 3 and 8 (the only ports with traffic)

@@ -66,14 +66,14 @@ h0=$(health) f0=$(fp fp_cmd_failed)
 # 48 creates queued behind a stalled ring (more than its 32 slots: the rest
 # wait in the driver's backlog), then the engine resumes, slowly: 3.8 s of
 # writes on the normal ring, longer than a waited command's 2 s timeout.
-echo 1 > $DBG/cmd_stall
+inject cmd_stall 1
 rules 9 48; rc=$?
-echo 80000 > $DBG/cmd_delay_us
+inject cmd_delay_us 80000
 st0=$(fp fp_stats_reads)
-echo 0 > $DBG/cmd_stall
+inject cmd_stall 0
 ok=1; wait_until 20 in_hw 56 && ok=0
 st1=$(fp fp_stats_reads)
-echo 0 > $DBG/cmd_delay_us
+inject cmd_delay_us 0
 h1=$(health)
 diag "tc rc $rc; slow engine: $(fp fp_conns)/$(fp hw_fp_conns) in driver/coprocessor; stats reads $st0 -> $st1 while the writes drained"
 diag "cmd error recover resyncs replayed: $h0 -> $h1; read timeouts $(read_timeouts)"
@@ -86,9 +86,9 @@ ktap_result $([ "$h1" = "$h0" ]; echo $?) \
 # A read that times out: the engine stops for longer than a waited command's
 # timeout, then resumes.  The timeout is counted, nothing is reset.
 t0=$(read_timeouts)
-echo 1 > $DBG/cmd_stall
+inject cmd_stall 1
 ok=1; wait_until 8 read_timeouts_past "$t0" && ok=0
-echo 0 > $DBG/cmd_stall
+inject cmd_stall 0
 st2=$(fp fp_stats_reads)
 h2=$(health)
 diag "stalled: read timeouts $t0 -> $(read_timeouts); cmd error recover resyncs replayed: $h0 -> $h2"
@@ -108,9 +108,9 @@ ktap_result $(in_hw 56 && [ "$(fp fp_cmd_failed)" = "$f0" ]; echo $?) \
 h3=$(health)
 errors_past() { [ "$(devlink -j health show $DL reporter cmd |
 	jq -r '[.. | objects | select(.reporter? != null)][0].error')" -gt "$1" ]; }
-echo 1 > $DBG/cmd_stall
+inject cmd_stall 1
 ok=1; wait_until 25 errors_past "${h3%% *}" && ok=0
-echo 0 > $DBG/cmd_stall
+inject cmd_stall 0
 wait_until 10 in_hw 56 || { devlink health recover $DL reporter cmd; wait_until 20 in_hw 56; }
 h4=$(health)
 diag "stopped: read timeouts $(read_timeouts); cmd error recover resyncs replayed: $h3 -> $h4"

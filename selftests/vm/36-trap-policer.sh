@@ -135,7 +135,7 @@ ktap_result $([ "$DD" -gt 0 ] && [ "$TK" -le "$MAXP" ]; echo $?) \
 	"enforced after the reload ($TK <= $MAXP taken, $DD dropped)"
 
 r0=$(hrep fw recover)
-echo 1 > $DBG/fw_fault
+inject fw_fault 1
 for i in $(seq 50); do [ "$(hrep fw recover)" != "$r0" ] && [ "$(cat $DBG/fw_fault)" = 0 ] && break; sleep 0.1; done
 ktap_result $([ "$(hrep fw recover)" != "$r0" ]; echo $?) "firmware fault recovered"
 run_flood 5000

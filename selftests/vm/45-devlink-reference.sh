@@ -168,9 +168,9 @@ ktap_result $([ "$(hrep cmd state)" = healthy ] && [ "$(hrep cmd error)" = 0 ] &
 	"reporter cmd: healthy, error 0, recover 0"
 check "cmd diagnose shows head/tail/seq" bash -c \
 	"devlink -j health diagnose $DL reporter cmd | jq -e '.. | objects | select(.ring? == \"normal\") | .head, .tail, .seq'"
-echo 1 > $DBG/cmd_stall
+inject cmd_stall 1
 ip link set "$P8" mtu 1400 2>/dev/null; rc=$?
-echo 0 > $DBG/cmd_stall
+inject cmd_stall 0
 ok=1; wait_until 5 bash -c "[ \"\$(devlink -j health show $DL reporter cmd | jq '.. | objects | select(.reporter?) | .recover')\" = 1 ]" && ok=0
 diag "mtu rc $rc; cmd error $(hrep cmd error) recover $(hrep cmd recover) state $(hrep cmd state)"
 ktap_result $([ $rc != 0 ] && [ $ok = 0 ] && [ "$(hrep cmd error)" = 1 ] && [ "$(hrep cmd state)" = healthy ]; echo $?) \
@@ -184,9 +184,9 @@ diag "before manual recover: error $(hrep cmd error) recover $(hrep cmd recover)
 check "manual recover" devlink health recover $DL reporter cmd
 ktap_result $([ "$(hrep cmd recover)" = 1 ]; echo $?) "a recover of a healthy reporter is a no-op (recover 1)"
 devlink health set $DL reporter cmd auto_recover false
-echo 1 > $DBG/cmd_stall
+inject cmd_stall 1
 ip link set "$P8" mtu 1400 2>/dev/null
-echo 0 > $DBG/cmd_stall
+inject cmd_stall 0
 wait_until 5 bash -c "[ \"\$(devlink -j health show $DL reporter cmd | jq -r '.. | objects | select(.reporter?) | .state')\" = error ]"
 ktap_result $([ "$(hrep cmd state)" = error ] && [ "$(hrep cmd error)" = 2 ] && [ "$(hrep cmd recover)" = 1 ]; echo $?) \
 	"auto_recover false: state error, error 2, recover still 1"
@@ -223,7 +223,7 @@ ktap_result $([ $((f1 - f0)) -gt 500 ]; echo $?) "the stream is forwarded in har
 conntrack -L -p tcp 2>/dev/null | sed 's/^/# before the fault: /' | head -4
 # The region snapshot of the table while the stream is in hardware (read below).
 devlink region new $DL/flow-table snapshot 7; snap_rc=$?
-echo 1 > $DBG/fw_fault
+inject fw_fault 1
 ok=1; wait_until 5 bash -c "[ \"\$(devlink -j health show $DL reporter fw | jq '.. | objects | select(.reporter?) | .recover')\" = 1 ]" && ok=0
 diag "fw error $(hrep fw error) recover $(hrep fw recover) fw_fault $(cat $DBG/fw_fault)"
 ktap_result $([ $ok = 0 ] && [ "$(hrep fw error)" = 1 ] && [ "$(cat $DBG/fw_fault)" = 0 ]; echo $?) \

@@ -133,7 +133,7 @@ ktap_result $([ "$d_q1" = $N ] && [ "$d_punt" = $N ] && [ "$d_trap" = $N ]; echo
 # recovery writes the rules again (auto-recover off to see the empty table).
 hstate() { devlink -j health show $DL reporter fw | jq -r '.. | objects | select(.reporter?) | .state'; }
 devlink health set $DL reporter fw auto_recover false
-echo 1 > $DBG/fw_fault
+inject fw_fault 1
 for i in $(seq 50); do [ "$(hstate)" = error ] && break; sleep 0.1; done
 emptied=$(hw_rules)
 devlink health recover $DL reporter fw

@@ -79,10 +79,10 @@ tc filter add dev "$P3" ingress protocol ip prio 1 flower skip_sw \
 	action mirred egress redirect dev "$P8"
 sleep 0.5
 c0="$(fp fp_conns)/$(fp hw_fp_conns)"
-echo 1 > $DBG/cmd_stall
+inject cmd_stall 1
 tc filter del dev "$P3" ingress		# a posted reclaim, not executed
 ip link set "$P3" mtu 1400 2>/dev/null	# a waited command: times out
-echo 0 > $DBG/cmd_stall
+inject cmd_stall 0
 st=$(devlink -j health show $DL reporter cmd | jq -r '.. | objects | select(.reporter?) | .state')
 diag "before: driver/coprocessor connections $c0; after the stalled delete $(fp fp_conns)/$(fp hw_fp_conns), reporter $st"
 ktap_result $([ "$c0" = 1/1 ] && [ "$(fp fp_conns)" = 0 ] && [ "$(fp hw_fp_conns)" = 1 ] && [ "$st" = error ]; echo $?) \
@@ -100,12 +100,12 @@ ktap_result $([ "$(fp fp_conns)" = 0 ] && [ "$(fp hw_fp_conns)" = 0 ] && [ "$rs"
 # (the driver rings the doorbell again while the ring stands still).
 backlog() { devlink -j health diagnose $DL reporter cmd | jq '[.. | objects | select(has("backlog")) | .backlog] | add'; }
 f0=$(fp fp_cmd_ring_full) e0=$(fp fp_cmd_failed)
-echo 1 > $DBG/cmd_stall
+inject cmd_stall 1
 for i in $(seq 40); do
 	echo "filter add dev $P3 ingress protocol ip prio 1 flower skip_sw ip_proto udp src_ip $PC4 dst_ip $FAR4 src_port $((4100 + i)) dst_port 5000 action mirred egress redirect dev $P8"
 done | tc -batch -; rc=$?
 bl=$(backlog); c1="$(fp fp_conns)/$(fp hw_fp_conns)"
-echo 0 > $DBG/cmd_stall
+inject cmd_stall 0
 for i in $(seq 100); do [ "$(fp hw_fp_conns)" = 40 ] && [ "$(backlog)" = 0 ] && break; sleep 0.1; done
 diag "tc rc $rc; stalled: driver/coprocessor $c1, backlog $bl, ring-full posts $(( $(fp fp_cmd_ring_full) - f0 )); moving again: $(fp fp_conns)/$(fp hw_fp_conns), backlog $(backlog)"
 ktap_result $([ $rc = 0 ] && [ "$c1" = 40/0 ] && [ "${bl:-0}" -ge 8 ]; echo $?) \

@@ -32,6 +32,17 @@ check_fail() {
 }
 diag() { tap_diag "$@"; }
 ktap_finish() { [ "$KTAP_FAIL" = 0 ]; exit $?; }
+# inject KNOB VALUE: write VALUE to the model's fault knob KNOB (a path, or a
+# name under its debugfs directory), and say so on the console and in the
+# kernel log, so that the kernel's messages about the fault (timeouts,
+# refused descriptors, recoveries) read as this test's, not as a bug.
+inject() {
+	local f=$1 what
+	case $f in /*) ;; *) f=/sys/kernel/debug/npusim/0/$f ;; esac
+	if [ "${2##* }" = 0 ]; then what="cleared"; else what="injected on purpose: the kernel's messages about it are expected"; fi
+	echo "npuvm: $(basename "$0" .sh): fault $(basename "$f") $2 $what" > /dev/kmsg 2>/dev/null
+	echo "$2" > "$f"
+}
 
 NPU_REPO=$(pwd)
 
