@@ -33,9 +33,10 @@ check_fail() {
 diag() { tap_diag "$@"; }
 ktap_finish() { [ "$KTAP_FAIL" = 0 ]; exit $?; }
 # inject KNOB VALUE: write VALUE to the model's fault knob KNOB (a path, or a
-# name under its debugfs directory), and say so on the console and in the
-# kernel log, so that the kernel's messages about the fault (timeouts,
-# refused descriptors, recoveries) read as this test's, not as a bug.
+# name under its debugfs directory), after a line in the kernel log (which
+# the guest's console prints) saying so, so that the kernel's messages about
+# the fault (timeouts, refused descriptors, recoveries) read as this test's,
+# not as a bug.
 inject() {
 	local f=$1 what
 	case $f in /*) ;; *) f=/sys/kernel/debug/npusim/0/$f ;; esac
