@@ -32,11 +32,12 @@ static uint32_t slot(int family, uint32_t ifindex, const uint8_t *a, const uint8
 	return h & (RTC_SLOTS - 1);
 }
 
-void rtc_init(struct rtc *c, uint64_t max_age_ns)
+void rtc_init(struct rtc *c, uint64_t max_age_ns, uint64_t lookup_max_age_ns)
 {
 	memset(c, 0, sizeof(*c));
 	c->gen = 1;
 	c->max_age_ns = max_age_ns;
+	c->lookup_max_age_ns = lookup_max_age_ns;
 }
 
 void rtc_invalidate(struct rtc *c)
@@ -44,9 +45,15 @@ void rtc_invalidate(struct rtc *c)
 	c->gen++;
 }
 
+static int fresh_for(const struct rtc *c, uint64_t gen, uint64_t at_ns, uint64_t now_ns,
+		     uint64_t max_age_ns)
+{
+	return gen == c->gen && now_ns >= at_ns && now_ns - at_ns < max_age_ns;
+}
+
 int rtc_fresh(const struct rtc *c, uint64_t gen, uint64_t at_ns, uint64_t now_ns)
 {
-	return gen == c->gen && now_ns >= at_ns && now_ns - at_ns < c->max_age_ns;
+	return fresh_for(c, gen, at_ns, now_ns, c->max_age_ns);
 }
 
 /* @f as a key: a zero flow for NULL. */
@@ -81,7 +88,7 @@ int rtc_route_get(struct rtc *c, int family, const uint8_t *src, const uint8_t *
 
 	if (s->used && s->family == family && s->iif == iif && !memcmp(s->src, src, n) &&
 	    !memcmp(s->dst, dst, n) && !memcmp(&s->f, &k, sizeof(k)) &&
-	    rtc_fresh(c, s->gen, s->at_ns, now_ns)) {
+	    fresh_for(c, s->gen, s->at_ns, now_ns, c->lookup_max_age_ns)) {
 		*out = s->r;
 		c->hits++;
 		return 0;
@@ -125,7 +132,7 @@ int rtc_neigh_get(struct rtc *c, int family, uint32_t ifindex, const uint8_t *ad
 {
 	const struct rtc_neigh_slot *s = neigh_slot(c, family, ifindex, addr);
 
-	if (s && rtc_fresh(c, s->gen, s->at_ns, now_ns)) {
+	if (s && fresh_for(c, s->gen, s->at_ns, now_ns, c->lookup_max_age_ns)) {
 		memcpy(mac, s->mac, 6);
 		c->hits++;
 		return 0;

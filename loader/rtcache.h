@@ -11,9 +11,13 @@
  * round trip costs a wake-up of npuflowd on a CPU the forwarding shares.
  *
  * An entry serves while the cache's generation is the one it was filled at
- * and it is younger than @max_age_ns (the bound on anything rtnetlink does
- * not announce to the monitor, such as a qdisc change, and on a lost
- * announcement).  Direct-mapped: a colliding key replaces the slot.
+ * and it is younger than its maximum age.  Routes and neighbours, which
+ * rtnetlink announces (a lost announcement is an ENOBUFS the monitor
+ * counts as a change), serve up to @lookup_max_age_ns; the facts kept
+ * beside them (rtc_fresh(): a port's link and shaping, the 802.1Q devices)
+ * up to @max_age_ns, the bound on what rtnetlink does not announce to the
+ * monitor, such as a qdisc change.  Direct-mapped: a colliding key
+ * replaces the slot.
  */
 #ifndef _RTCACHE_H
 #define _RTCACHE_H
@@ -42,17 +46,20 @@ struct rtc_neigh_slot {
 
 struct rtc {
 	uint64_t gen;			/* bumped by rtc_invalidate() */
-	uint64_t max_age_ns;
+	uint64_t max_age_ns;		/* rtc_fresh()'s facts */
+	uint64_t lookup_max_age_ns;	/* routes and neighbours */
 	uint64_t hits, misses;
 	struct rtc_route_slot route[RTC_SLOTS];
 	struct rtc_neigh_slot neigh[RTC_SLOTS];
 };
 
-/* Empty, entries serving at most @max_age_ns. */
-void rtc_init(struct rtc *c, uint64_t max_age_ns);
+/* Empty: routes and neighbours serving at most @lookup_max_age_ns, the
+ * facts of rtc_fresh() at most @max_age_ns (0: nothing is kept). */
+void rtc_init(struct rtc *c, uint64_t max_age_ns, uint64_t lookup_max_age_ns);
 /* Everything looked up so far is stale (rtnetlink announced a change). */
 void rtc_invalidate(struct rtc *c);
-/* Whether a fact filled at generation @gen and time @at_ns still serves. */
+/* Whether a fact filled at generation @gen and time @at_ns still serves
+ * (@max_age_ns). */
 int rtc_fresh(const struct rtc *c, uint64_t gen, uint64_t at_ns, uint64_t now_ns);
 
 /*

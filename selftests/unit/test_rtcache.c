@@ -2,7 +2,8 @@
 /*
  * The flow maker's egress-facts cache (loader/rtcache.c): an entry answers
  * only for its exact key, only while no change was announced and only while
- * younger than the maximum age; a colliding key replaces it.
+ * younger than the maximum age; a colliding key replaces it.  Routes and
+ * neighbours, which rtnetlink announces, have a maximum age of their own.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -31,7 +32,7 @@ static void test_route_exact_key(void **state)
 	struct nls_route r = route(8), got;
 
 	(void)state;
-	rtc_init(&c, 1000 * MS);
+	rtc_init(&c, 1000 * MS, 1000 * MS);
 	assert_int_equal(rtc_route_get(&c, AF_INET, a4, b4, 3, NULL, 0, &got), -ENOENT);
 	rtc_route_put(&c, AF_INET, a4, b4, 3, NULL, 0, &r);
 	assert_int_equal(rtc_route_get(&c, AF_INET, a4, b4, 3, NULL, 10 * MS, &got), 0);
@@ -54,7 +55,7 @@ static void test_route_flow_key(void **state)
 	struct nls_flow zero = { 0 };
 
 	(void)state;
-	rtc_init(&c, 1000 * MS);
+	rtc_init(&c, 1000 * MS, 1000 * MS);
 	rtc_route_put(&c, AF_INET, a4, b4, 3, NULL, 0, &r);
 	rtc_route_put(&c, AF_INET, a4, b4, 3, &f, 0, &r2);
 	assert_int_equal(rtc_route_get(&c, AF_INET, a4, b4, 3, &zero, 1 * MS, &got), 0);
@@ -75,7 +76,7 @@ static void test_stale(void **state)
 	uint8_t mac[6] = { 2, 0, 0, 0, 8, 2 }, m[6];
 
 	(void)state;
-	rtc_init(&c, 1000 * MS);
+	rtc_init(&c, 1000 * MS, 1000 * MS);
 	rtc_route_put(&c, AF_INET6, a6, b6, 3, NULL, 5 * MS, &r);
 	rtc_neigh_put(&c, AF_INET6, 8, b6, 5 * MS, mac);
 	assert_int_equal(rtc_neigh_get(&c, AF_INET6, 8, b6, 6 * MS, m), 0);
@@ -91,9 +92,32 @@ static void test_stale(void **state)
 	rtc_neigh_put(&c, AF_INET6, 8, b6, 7 * MS, mac);
 	assert_int_equal(rtc_neigh_get(&c, AF_INET6, 8, b6, 8 * MS, m), 0);
 	/* max age 0 (no monitor): nothing is ever kept */
-	rtc_init(&c, 0);
+	rtc_init(&c, 0, 0);
 	rtc_neigh_put(&c, AF_INET6, 8, b6, 7 * MS, mac);
 	assert_int_equal(rtc_neigh_get(&c, AF_INET6, 8, b6, 7 * MS, m), -ENOENT);
+}
+
+/* Routes and neighbours (announced: an announcement invalidates them) serve
+ * up to their own maximum age, longer than the facts' (rtc_fresh: what
+ * rtnetlink does not announce, such as a port's qdisc). */
+static void test_lookup_max_age(void **state)
+{
+	struct nls_route r = route(8), got;
+	uint8_t mac[6] = { 2, 0, 0, 0, 8, 2 }, m[6];
+
+	(void)state;
+	rtc_init(&c, 1000 * MS, 30000 * MS);
+	rtc_route_put(&c, AF_INET, a4, b4, 3, NULL, 0, &r);
+	rtc_neigh_put(&c, AF_INET, 8, b4, 0, mac);
+	assert_false(rtc_fresh(&c, c.gen, 0, 1500 * MS));
+	assert_int_equal(rtc_route_get(&c, AF_INET, a4, b4, 3, NULL, 1500 * MS, &got), 0);
+	assert_int_equal(rtc_neigh_get(&c, AF_INET, 8, b4, 29999 * MS, m), 0);
+	assert_int_equal(rtc_route_get(&c, AF_INET, a4, b4, 3, NULL, 30000 * MS, &got), -ENOENT);
+	assert_int_equal(rtc_neigh_get(&c, AF_INET, 8, b4, 30000 * MS, m), -ENOENT);
+	/* an announcement still makes them stale at once */
+	rtc_route_put(&c, AF_INET, a4, b4, 3, NULL, 0, &r);
+	rtc_invalidate(&c);
+	assert_int_equal(rtc_route_get(&c, AF_INET, a4, b4, 3, NULL, 1 * MS, &got), -ENOENT);
 }
 
 static void test_collision_replaces(void **state)
@@ -102,7 +126,7 @@ static void test_collision_replaces(void **state)
 	uint32_t first = slot(AF_INET, 8, addr, NULL), i;
 
 	(void)state;
-	rtc_init(&c, 1000 * MS);
+	rtc_init(&c, 1000 * MS, 1000 * MS);
 	rtc_neigh_put(&c, AF_INET, 8, addr, 0, mac);
 	for (i = 0x201; i < 65536; i++) {	/* past 10.0.2.0 itself */
 		addr[2] = i >> 8;
@@ -133,7 +157,7 @@ static void test_neigh_seen(void **state)
 	struct nls_route r = route(8), got;
 
 	(void)state;
-	rtc_init(&c, 1000 * MS);
+	rtc_init(&c, 1000 * MS, 1000 * MS);
 	rtc_route_put(&c, AF_INET, a4, b4, 3, NULL, 0, &r);
 	rtc_neigh_put(&c, AF_INET, 8, b4, 0, mac);
 	rtc_neigh_put(&c, AF_INET6, 8, b6, 0, mac);
@@ -163,6 +187,7 @@ int main(void)
 		cmocka_unit_test(test_route_exact_key),
 		cmocka_unit_test(test_route_flow_key),
 		cmocka_unit_test(test_stale),
+		cmocka_unit_test(test_lookup_max_age),
 		cmocka_unit_test(test_collision_replaces),
 		cmocka_unit_test(test_neigh_seen),
 	};
