@@ -1563,14 +1563,30 @@ static void tick_cb(void *ctx, enum fm_action a, uint32_t id)
  * connection's egress is looked up again (from rtcache where it still
  * serves: the connections between two hosts share their lookups), and one
  * whose egress moved or cannot be made any more goes back to the host: its
- * rules deleted, its candidates re-armed, the entry forgotten.  The host
+ * rules deleted, its candidates re-armed, the entry forgotten.  A next hop
+ * not resolved at the moment keeps its connections as they are (a probe
+ * unanswered under load took 901 of 1,024 back to the host at once, and
+ * they were made again); its next resolution says whether the MAC moved.  The host
  * forwards its frames with the new facts meanwhile, and they make it again
  * (or keep it on the host, refused) as any new connection.
  */
+/* Why fmd_egress_check() took a made connection back, for the log. */
+static const char *egress_why(uint32_t rc)
+{
+	return rc == FMD_EG_MOVED ? "its egress moved" :
+	       rc == FMD_EG_IPSEC ? "an IPsec policy covers it" :
+	       rc == FM_EG_NO_ROUTE ? "its egress cannot be made any more: no route" :
+	       rc == FM_EG_FOREIGN ? "its egress cannot be made any more: another device's port" :
+	       rc == FM_EG_SHAPED ? "its egress cannot be made any more: a shaped port" :
+	       rc == FM_EG_LOCAL ? "its egress cannot be made any more: the host's own" :
+	       rc == FM_EG_VLAN ? "its egress cannot be made any more: a tag not written" :
+	       "its egress cannot be made any more";
+}
+
 static void recheck_egress(struct fmd *d, uint64_t now)
 {
+	int n = 0, kept = 0;
 	uint32_t id, rc;
-	int n = 0;
 
 	if (now >= d->egress_idle_ns)
 		d->egress_dirty = 1;
@@ -1587,20 +1603,23 @@ static void recheck_egress(struct fmd *d, uint64_t now)
 		if (e->rec.state != NPUFLOW_CS_MADE)
 			continue;
 		rc = fmd_egress_check(d, &e->rec, e->ct_mark);
-		if (!rc || fm_egress_moved(&d->fm, id, now) != FM_A_TAKEOUT)
+		if (rc == FM_EG_NO_NEIGH)
+			kept++;
+		if (!rc || rc == FM_EG_NO_NEIGH ||
+		    fm_egress_moved(&d->fm, id, now) != FM_A_TAKEOUT)
 			continue;
 		hw_delete(d, e);
 		rearm(d, e);
-		d->log(L_INFO, "connection %u back to the host: %s", id,
-		       rc == FMD_EG_MOVED ? "its egress moved" :
-		       rc == FMD_EG_IPSEC ? "an IPsec policy covers it" :
-		       "its egress cannot be made any more");
+		d->log(L_INFO, "connection %u back to the host: %s", id, egress_why(rc));
 		fm_forget(&d->fm, id);
 		sync_id(d, id);
 		n++;
 	}
 	if (n)
 		d->log(L_INFO, "egress recheck: %d connection(s) back to the host", n);
+	if (kept)
+		d->log(L_INFO, "egress recheck: %d connection(s) kept, their next hop not "
+		       "resolved now", kept);
 }
 
 /*

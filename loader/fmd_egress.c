@@ -184,12 +184,19 @@ static uint32_t route(struct fmd *d, const struct npuflow_key *k, const uint8_t 
 static uint32_t next_hop(struct fmd *d, int af, uint32_t oif, const uint8_t *addr,
 			 uint64_t now, uint8_t dmac[6])
 {
-	if (!rtc_neigh_get(d->rtc, af, oif, addr, now, dmac)) {
+	int rc = rtc_neigh_get(d->rtc, af, oif, addr, now, dmac);
+
+	if (rc != -ENOENT) {
 		d->fm.stat[NPUFLOW_FM_EGRESS_CACHED]++;
-		return 0;
+		return rc ? FM_EG_NO_NEIGH : 0;
 	}
 	d->fm.stat[NPUFLOW_FM_EGRESS_ASKED]++;
-	if (nls_neigh_get(&d->rt, af, oif, addr, dmac))
+	rc = nls_neigh_get(&d->rt, af, oif, addr, dmac);
+	/* not resolved now (no entry, incomplete, failed): kept as such, so
+	 * that the connections sharing it ask once */
+	if (rc == -ENOENT || rc == -EAGAIN)
+		rtc_neigh_put(d->rtc, af, oif, addr, now, NULL);
+	if (rc)
 		return FM_EG_NO_NEIGH;
 	rtc_neigh_put(d->rtc, af, oif, addr, now, dmac);
 	return 0;
@@ -255,11 +262,14 @@ uint32_t fmd_egress(struct fmd *d, const struct npuflow_key *k, const uint8_t *o
 	return next_hop(d, af, r.oif, r.nexthop, now, eg->dmac);
 }
 
-/* Direction @dir of @c leaves as @eg says: same port, tag and MACs. */
-static int egress_same(const struct npuflow_conn *c, int dir, const struct fmd_egress *eg)
+/* Direction @dir of @c leaves as @eg says: same port, tag and source MAC,
+ * and the same next hop's MAC when @dmac. */
+static int egress_same(const struct npuflow_conn *c, int dir, const struct fmd_egress *eg,
+		       int dmac)
 {
 	return eg->oif == c->out_ifindex[dir] && eg->out_vid == c->out_vid[dir] &&
-	       !memcmp(eg->dmac, c->dmac[dir], 6) && !memcmp(eg->smac, c->smac[dir], 6);
+	       (!dmac || !memcmp(eg->dmac, c->dmac[dir], 6)) &&
+	       !memcmp(eg->smac, c->smac[dir], 6);
 }
 
 void fmd_egress_recheck_ports(struct fmd *d, uint64_t now)
@@ -302,19 +312,23 @@ int fmd_ipsec(struct fmd *d, const struct npuflow_key key[2], const uint32_t out
 
 uint32_t fmd_egress_check(struct fmd *d, const struct npuflow_conn *c, uint32_t mark)
 {
+	uint32_t rc, unresolved = 0;
 	struct fmd_egress eg;
-	uint32_t rc;
 	int dir, po;
 
 	for (dir = 0; dir < 2; dir++) {
 		rc = fmd_egress(d, &c->key[dir], c->key[!dir].saddr, mark, &eg);
-		if (rc)
+		if (rc == FM_EG_NO_NEIGH)
+			unresolved = rc;	/* all but the next hop's MAC is in @eg */
+		else if (rc)
 			return rc;
-		if (!egress_same(c, dir, &eg))
+		if (!egress_same(c, dir, &eg, rc != FM_EG_NO_NEIGH))
 			return FMD_EG_MOVED;
 		po = fmd_port_of(d, eg.oif);
 		if (po >= 0 && d->ports[po].mtu_changed)
 			return FMD_EG_MOVED;
 	}
-	return fmd_ipsec(d, c->key, c->out_ifindex) ? FMD_EG_IPSEC : 0;
+	if (fmd_ipsec(d, c->key, c->out_ifindex))
+		return FMD_EG_IPSEC;
+	return unresolved;
 }

@@ -85,12 +85,15 @@ void fmd_egress_recheck_ports(struct fmd *d, uint64_t now);
 
 /*
  * Whether made connection @c (conntrack mark @mark) still leaves as its
- * rules say: 0 if both
- * directions route out of the same port with the same tag and MACs and no
- * egress port's MTU changed; FMD_EG_MOVED if a fact changed; the FM_EG_*
- * refusal of a direction that cannot be made any more (no route, a
- * neighbour no longer valid, an egress now shaped or local); FMD_EG_IPSEC
- * if an IPsec policy now covers it (fmd_ipsec).
+ * rules say: 0 if both directions route out of the same port with the same
+ * tag and MACs and no egress port's MTU changed; FMD_EG_MOVED if a fact
+ * changed; the FM_EG_* refusal of a direction that cannot be made any more
+ * (no route, an egress now foreign, shaped or local); FMD_EG_IPSEC if an
+ * IPsec policy now covers it (fmd_ipsec); FM_EG_NO_NEIGH when all holds but
+ * a next hop is not resolved at the moment (no entry, or one incomplete or
+ * failed: a probe unanswered under load, the host seeing none of the
+ * connection's frames).  The last is no move: the rules carry the MAC the
+ * kernel resolved last, and a new one is announced.
  */
 uint32_t fmd_egress_check(struct fmd *d, const struct npuflow_conn *c, uint32_t mark);
 

@@ -132,7 +132,11 @@ int rtc_neigh_get(struct rtc *c, int family, uint32_t ifindex, const uint8_t *ad
 {
 	const struct rtc_neigh_slot *s = neigh_slot(c, family, ifindex, addr);
 
-	if (s && fresh_for(c, s->gen, s->at_ns, now_ns, c->lookup_max_age_ns)) {
+	if (s && s->unresolved && fresh_for(c, s->gen, s->at_ns, now_ns, c->max_age_ns)) {
+		c->hits++;
+		return -EAGAIN;
+	}
+	if (s && !s->unresolved && fresh_for(c, s->gen, s->at_ns, now_ns, c->lookup_max_age_ns)) {
 		memcpy(mac, s->mac, 6);
 		c->hits++;
 		return 0;
@@ -151,7 +155,10 @@ void rtc_neigh_put(struct rtc *c, int family, uint32_t ifindex, const uint8_t *a
 	s->family = family;
 	s->ifindex = ifindex;
 	memcpy(s->addr, addr, alen(family));
-	memcpy(s->mac, mac, 6);
+	if (mac)
+		memcpy(s->mac, mac, 6);
+	else
+		s->unresolved = 1;
 	s->gen = c->gen;
 	s->at_ns = now_ns;
 }
@@ -163,7 +170,7 @@ int rtc_neigh_seen(struct rtc *c, int family, uint32_t ifindex, const uint8_t *a
 
 	if (!s || s->gen != c->gen)
 		return 1;
-	if (mac && !memcmp(s->mac, mac, 6))
+	if (s->unresolved ? !mac : mac && !memcmp(s->mac, mac, 6))
 		return 0;
 	memset(s, 0, sizeof(*s));
 	return 1;

@@ -37,7 +37,7 @@ struct rtc_route_slot {
 };
 
 struct rtc_neigh_slot {
-	uint8_t used, family;
+	uint8_t used, family, unresolved;
 	uint32_t ifindex;
 	uint8_t addr[16];
 	uint8_t mac[6];
@@ -74,16 +74,24 @@ void rtc_route_put(struct rtc *c, int family, const uint8_t *src, const uint8_t 
 		   uint32_t iif, const struct nls_flow *f, uint64_t now_ns,
 		   const struct nls_route *r);
 
-/* The MAC of neighbour @addr on @ifindex, as rtc_route_get(). */
+/*
+ * The MAC of neighbour @addr on @ifindex, as rtc_route_get(); -EAGAIN
+ * (counted a hit) while it is cached as not resolved, for at most the
+ * facts' @max_age_ns: a probe's answer may come any moment.
+ */
 int rtc_neigh_get(struct rtc *c, int family, uint32_t ifindex, const uint8_t *addr,
 		  uint64_t now_ns, uint8_t mac[6]);
+/* Neighbour @addr on @ifindex has @mac, or is not resolved now (NULL: no
+ * entry, or one incomplete or failed). */
 void rtc_neigh_put(struct rtc *c, int family, uint32_t ifindex, const uint8_t *addr,
 		   uint64_t now_ns, const uint8_t mac[6]);
 /*
  * rtnetlink announced neighbour @addr on @ifindex with @mac (NULL: deleted,
  * or in a state without a usable MAC).  0 if that changes no direction's
- * MAC: the neighbour is cached at this generation with the same MAC; 1 if
- * it may: the cached MAC differs or is gone (its slot is dropped), or the
+ * MAC: the neighbour is cached at this generation with the same MAC, or
+ * as not resolved and still without one; 1 if it may: the cached MAC
+ * differs or is gone, or an unresolved one has a MAC now (the slot is
+ * dropped), or the
  * neighbour is not cached (a made connection's may have lost its slot to
  * a colliding key).  Nothing else is touched: a neighbour's refresh
  * (REACHABLE to STALE and back) keeps the routes and the other neighbours.

@@ -120,6 +120,29 @@ static void test_lookup_max_age(void **state)
 	assert_int_equal(rtc_route_get(&c, AF_INET, a4, b4, 3, NULL, 1 * MS, &got), -ENOENT);
 }
 
+/* A neighbour not resolved now is kept as such for the facts' age only,
+ * and its first MAC announced drops it (a move to check); a second
+ * unusable note changes nothing. */
+static void test_neigh_unresolved(void **state)
+{
+	uint8_t mac[6] = { 2, 0, 0, 0, 8, 2 }, m[6];
+
+	(void)state;
+	rtc_init(&c, 1000 * MS, 30000 * MS);
+	rtc_neigh_put(&c, AF_INET, 8, b4, 0, NULL);
+	assert_int_equal(rtc_neigh_get(&c, AF_INET, 8, b4, 999 * MS, m), -EAGAIN);
+	assert_int_equal(rtc_neigh_get(&c, AF_INET, 8, b4, 1000 * MS, m), -ENOENT);
+	rtc_neigh_put(&c, AF_INET, 8, b4, 0, NULL);
+	assert_int_equal(rtc_neigh_seen(&c, AF_INET, 8, b4, NULL), 0);
+	assert_int_equal(rtc_neigh_get(&c, AF_INET, 8, b4, 1 * MS, m), -EAGAIN);
+	assert_int_equal(rtc_neigh_seen(&c, AF_INET, 8, b4, mac), 1);
+	assert_int_equal(rtc_neigh_get(&c, AF_INET, 8, b4, 1 * MS, m), -ENOENT);
+	/* resolved again: a MAC serves up to the lookups' age */
+	rtc_neigh_put(&c, AF_INET, 8, b4, 0, mac);
+	assert_int_equal(rtc_neigh_get(&c, AF_INET, 8, b4, 20000 * MS, m), 0);
+	assert_memory_equal(m, mac, 6);
+}
+
 static void test_collision_replaces(void **state)
 {
 	uint8_t mac[6] = { 2, 0, 0, 0, 8, 2 }, m[6], addr[16] = { 10, 0, 2, 0 };
@@ -188,6 +211,7 @@ int main(void)
 		cmocka_unit_test(test_route_flow_key),
 		cmocka_unit_test(test_stale),
 		cmocka_unit_test(test_lookup_max_age),
+		cmocka_unit_test(test_neigh_unresolved),
 		cmocka_unit_test(test_collision_replaces),
 		cmocka_unit_test(test_neigh_seen),
 	};

@@ -6,7 +6,8 @@
 # npuflowd takes the connection back to the host (counted "rerouted") and its
 # next frames make it again with the new facts; the stream reaches far's TCP
 # (a frame sent to far's old MAC is dropped by far's device, so frames on the
-# wire would not tell).  The ruleset: a drop rule for the connection's port
+# wire would not tell).  Before that, far's neighbour entry deleted: an
+# unresolved next hop keeps the connection in hardware.  The ruleset: a drop rule for the connection's port
 # releases it to the host (counted "rulesets"), where the rule stops it; a new
 # connection through the ruleset without the rule is made.  IPsec: an xfrm
 # policy for the connection takes it back and its next frames are refused
@@ -14,7 +15,7 @@
 # Counts only; the bounds below are timeouts, times belong to the benchmark.
 # timeout: 600
 . "$(dirname "$0")/lib.sh"
-ktap_plan 20
+ktap_plan 22
 LOAD=$NPU_REPO/build/bin/npuload
 NEWMAC=02:00:00:00:08:99
 trap fm_cleanup EXIT
@@ -46,6 +47,15 @@ far_tcp() {
 
 fm_stream $FAR4 200
 made 30; ktap_result $? "the connection is made"
+
+# 0. the host's neighbour entry for far goes (as a failed probe under load
+# leaves it, the host seeing none of the stream): the connection stays in
+# hardware with the MAC it was made with
+ip neigh del $FAR4 dev "$P8"
+within 5 'grep -q "egress recheck: 1 connection(s) kept, their next hop not resolved now" $FM_LOG'
+ktap_result $([ $? = 0 ] && [ "$(counter rerouted)" = 0 ] && [ "$(in_state made)" = 1 ]; echo $?) \
+	"far's neighbour entry gone: the connection stays made (rerouted $(counter rerouted))"
+far_tcp "no neighbour entry"; ktap_result $? "the stream reaches far's TCP"
 
 # 1. far's MAC changes; the host's neighbour entry follows
 ip -n far link set npuw0p8 address $NEWMAC
