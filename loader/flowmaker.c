@@ -822,6 +822,16 @@ void fm_rescan_free(struct fm_rescan *r)
 	memset(r, 0, sizeof(*r));
 }
 
+uint64_t fm_keepalive_next(uint64_t now, uint64_t period, uint64_t took, uint64_t bound)
+{
+	uint64_t gap = took > UINT64_MAX / FM_KEEPALIVE_SHARE ? UINT64_MAX :
+		       took * FM_KEEPALIVE_SHARE;
+
+	if (gap > bound)
+		gap = bound;
+	return now + (gap > period ? gap : period);
+}
+
 void fm_count_states(const struct fm *fm, __u64 *out)
 {
 	uint32_t i;

@@ -263,6 +263,19 @@ void fm_rescan_free(struct fm_rescan *r);
 /* Connections per state into out[NPUFLOW_CS_MAX]. */
 void fm_count_states(const struct fm *fm, __u64 *out);
 
+/* Keepalive's share of the loop's time, at most 1/FM_KEEPALIVE_SHARE
+ * (fm_keepalive_next()). */
+#define FM_KEEPALIVE_SHARE	10
+/*
+ * When the next keepalive starts, this one having ended at @now and taken
+ * @took (ns): @period (--keepalive-ms) after it, or FM_KEEPALIVE_SHARE
+ * times @took when that is longer (its dump of every rule grows with the
+ * connections made), but never more than
+ * @bound after it (the conntrack refresh's: an eighth of the shortest
+ * timeout) unless @period itself is.
+ */
+uint64_t fm_keepalive_next(uint64_t now, uint64_t period, uint64_t took, uint64_t bound);
+
 const char *fm_action_name(enum fm_action a);
 
 #endif

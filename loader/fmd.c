@@ -1324,6 +1324,34 @@ static void keepalive(struct fmd *d, uint64_t now)
 	d->ka_ns += fmd_now() - t0;
 }
 
+/*
+ * A keepalive, then the next one's start (fm_keepalive_next()): at most a
+ * tenth of the loop's time, within an eighth of the shortest conntrack
+ * timeout (ct_refresh_due() refreshes at a quarter of it).  A pace longer
+ * than --keepalive-ms is logged (debug) when it begins and when it ends;
+ * the loop's line counts the runs.
+ */
+static void keepalive_paced(struct fmd *d, uint64_t now)
+{
+	uint64_t t0 = fmd_now(), end, gap, bound;
+	uint32_t shortest;
+	int stretched;
+
+	keepalive(d, now);
+	end = fmd_now();
+	shortest = d->tcp_timeout < d->udp_timeout ? d->tcp_timeout : d->udp_timeout;
+	bound = (uint64_t)shortest * 1000000000ull / 8;
+	d->next_keepalive_ns = fm_keepalive_next(end, d->o->keepalive_ns, end - t0, bound);
+	gap = d->next_keepalive_ns - end;
+	stretched = gap > d->o->keepalive_ns;
+	if (stretched && !d->ka_stretched)
+		d->log(L_DBG, "keepalive: its run took %.0f ms; every %.1f s from now on, at most a "
+		       "tenth of the loop", (end - t0) / 1e6, gap / 1e9);
+	else if (!stretched && d->ka_stretched)
+		d->log(L_DBG, "keepalive: every %.1f s again", d->o->keepalive_ns / 1e9);
+	d->ka_stretched = stretched;
+}
+
 /* --- lost threshold events: the rescan ---------------------------------------- */
 
 /*
@@ -1703,10 +1731,8 @@ void fmd_tick(struct fmd *d, uint64_t now)
 		}
 	}
 	d->fmtick_ns += fmd_now() - t0;
-	if (now >= d->next_keepalive_ns) {
-		d->next_keepalive_ns = now + d->o->keepalive_ns;
-		keepalive(d, now);
-	}
+	if (now >= d->next_keepalive_ns)
+		keepalive_paced(d, now);
 	if (now >= d->next_sweep_ns) {
 		d->next_sweep_ns = now + FMD_SWEEP_NS;
 		sweep(d);

@@ -143,6 +143,7 @@ struct fmd {
 	/* keepalive's time since npuflowd's last busy line (npuflowd.c): the
 	 * tc dumps (hardware counters) and the conntrack timeout refreshes */
 	uint64_t ka_ns, ka_dump_ns, ka_ct_ns, ka_runs, ka_refreshed;
+	int ka_stretched;	/* keepalive paced slower than --keepalive-ms */
 	/* cumulative: makes (lookups and writes), the policy's timers and
 	 * what they made due, the rescans */
 	uint64_t make_ns, fmtick_ns, rescan_ns;

@@ -155,7 +155,9 @@ static const struct optdef optdefs[] = {
 	  .help = "A connection refused for a transient reason (not established yet, no "
 		  "neighbour, table full) is tried again after MS." },
 	{ "keepalive-ms", 0, "MS", MS(keepalive_ns, 1),
-	  .help = "Interval of the hardware stats read and the conntrack refresh." },
+	  .help = "Interval of the hardware stats read and the conntrack refresh; longer while a "
+		  "run takes over a tenth of it (at most a tenth of the loop), within an eighth of "
+		  "conntrack's shortest timeout." },
 	{ "connections", 0, "N", NUM(connections, 1024, 4u << 20),
 	  .flags = OPTF_SUFFIX, .what = "a number",
 	  .help = "Size of the connections map and the policy table.  A pinned map of another "

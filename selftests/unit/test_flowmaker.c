@@ -911,6 +911,25 @@ static void test_egress_moved(void **st)
 	fm_free(fm);
 }
 
+/* Keepalive's pace: its period, stretched so that its dumps take at most
+ * a tenth of the loop, never past the conntrack refresh's bound. */
+static void test_keepalive_next(void **st)
+{
+	const uint64_t s = 1000000000ull, ms = 1000000ull;
+
+	(void)st;
+	/* a quick dump: the period */
+	assert_int_equal(fm_keepalive_next(10 * s, 1 * s, 50 * ms, 15 * s), 11 * s);
+	/* 100 ms is a tenth of 1 s exactly: still the period */
+	assert_int_equal(fm_keepalive_next(10 * s, 1 * s, 100 * ms, 15 * s), 11 * s);
+	/* 300 ms: ten times it after its end */
+	assert_int_equal(fm_keepalive_next(10 * s, 1 * s, 300 * ms, 15 * s), 13 * s);
+	/* a dump of 3 s (65,536 connections): the bound, not 30 s */
+	assert_int_equal(fm_keepalive_next(10 * s, 1 * s, 3 * s, 15 * s), 25 * s);
+	/* a period longer than the bound is the operator's: kept */
+	assert_int_equal(fm_keepalive_next(10 * s, 20 * s, 50 * ms, 15 * s), 30 * s);
+}
+
 static void test_names(void **st)
 {
 	unsigned int i;
@@ -989,6 +1008,7 @@ int main(void)
 		cmocka_unit_test(test_index_churn),
 		cmocka_unit_test(test_rescan),
 		cmocka_unit_test(test_egress_moved),
+		cmocka_unit_test(test_keepalive_next),
 		cmocka_unit_test(test_names),
 	};
 
