@@ -631,6 +631,13 @@ static void npuep_get_base_stats(struct net_device *netdev,
 	tx->bytes = 0;
 	tx->stop = 0;
 	tx->wake = 0;
+	/*
+	 * The trap policers drop a punt before it takes a receive
+	 * descriptor, so no queue owns those drops: they are the port's.
+	 */
+	rx->hw_drop_ratelimits = npuep_rd64(port->ndev,
+					    NPU_REG_PORT_FP(port->idx) +
+					    NPU_PORT_FP_PUNT_DROPS);
 	/* Queues beyond the active count keep their history here. */
 	for (q = netdev->real_num_rx_queues; q < port->ndev->nqueues; q++) {
 		npuep_get_queue_stats_rx(netdev, q, &qrx);

@@ -5,12 +5,12 @@
 # executes before a frame takes a receive descriptor.  A flood of new UDP
 # flows into port 3 at several times the new-connection policer's rate:
 # the host takes at most rate x time + burst of them, every other one is a
-# policer drop counted in devlink -s trap policer show and ethtool -S, a
-# TCP connection in hardware keeps forwarding and a ping to the host still
+# policer drop counted in devlink -s trap policer show, ethtool -S and the
+# netdev's qstat rx-hw-drop-ratelimits, a TCP connection in hardware keeps forwarding and a ping to the host still
 # answers.  The policer's rate and burst and the group bindings survive
 # devlink dev reload and a firmware recovery, and are enforced after both.
 . "$(dirname "$0")/lib.sh"
-ktap_plan 17
+ktap_plan 18
 
 npu_load && npu_new 0 8 2 || { ktap_fail "setup"; ktap_finish; }
 topo_pc_far 0; ktap_result $? "topology"
@@ -117,6 +117,12 @@ ktap_result $([ "$DD" -gt 0 ] && [ "$DD" = "$ED" ] && [ $((DD + TK)) = "$PU" ] &
 	"every other one is a counted policer drop: devlink $DD = ethtool $ED, drops + taken = punted ($((DD + TK)) = $PU)"
 ktap_result $([ "$FW" -gt 50 ] && conntrack -L 2>/dev/null | grep -q HW_OFFLOAD; echo $?) \
 	"the connection in hardware keeps forwarding under the flood ($FW frames)"
+# A policer drops a punt before it takes a receive descriptor, so no queue
+# owns the drop: the port's drops are its netdev's qstat (device scope)
+# rx-hw-drop-ratelimits, read through the kernel's ynl.
+QD=$(qstat_dev "$P3" | jq '."rx-hw-drop-ratelimits" // -1') ED=$(pdrops)
+ktap_result $([ "$QD" = "$ED" ] && [ "$ED" -gt 0 ]; echo $?) \
+	"qstat rx-hw-drop-ratelimits is the port's policer drops ($QD, ethtool $ED)"
 ktap_result $([ "$RX" = 10 ]; echo $?) "a ping to the host answers under the flood ($RX/10)"
 rm -f "$PING"
 

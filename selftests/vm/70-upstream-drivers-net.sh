@@ -11,7 +11,6 @@
 # backwards and agreeing with rtnl stats64 across ethtool -L and link down.
 # timeout: 600
 . "$(dirname "$0")/lib.sh"
-KSRC=${KSRC:-$NPU_REPO/build/ksft/linux-source-6.12}
 TESTS=(ping.py stats.py queues.py)
 ktap_plan $(( ${#TESTS[@]} + 5 ))
 
@@ -47,10 +46,6 @@ for t in "${TESTS[@]}"; do
 	fi
 done
 
-ynl() {
-	python3 "$KSRC/tools/net/ynl/cli.py" --no-schema --output-json \
-		--spec "$KSRC/Documentation/netlink/specs/netdev.yaml" "$@"
-}
 IFX=$(cat /sys/class/net/$D/ifindex)
 
 # Queues -> NAPI -> IRQ: rx and tx queue N share one NAPI, whose irq is the
@@ -86,7 +81,7 @@ ktap_result $([ "$xf" = '["/","basic","hash","ndo-xmit","redirect","vlan-tag"]' 
 # Device qstats across ethtool -L and link down: queue 1 is given traffic
 # (RSS table on it alone), then folded into the base stats by combined 1.
 # Every key only grows; the basic four sit between two stats64 readings.
-qstat() { ynl --dump qstats-get --json "{\"ifindex\": $IFX}" | jq -c '.[0] | del(.ifindex)'; }
+qstat() { qstat_dev "$D"; }
 s64() { ip -j -s link show dev "$D" | jq -c '.[0].stats64 |
 	{"rx-packets": .rx.packets, "rx-bytes": .rx.bytes, "tx-packets": .tx.packets, "tx-bytes": .tx.bytes}'; }
 ethtool -X "$D" weight 0 1

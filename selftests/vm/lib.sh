@@ -125,6 +125,19 @@ npu_wire() { echo "npuw$1p$2"; }
 
 # ethtool -S value of one counter.
 eth_stat() { ethtool -S "$1" | awk -v k="$2:" '$1 == k { print $2 }'; }
+# ynl ARG...: the kernel's netdev netlink family through its own ynl CLI,
+# from Debian's linux-source-6.12 unpacked into build/ksft (tools/vm/ksft-prep,
+# run by make vm-check before the guest boots)
+KSRC=${KSRC:-$NPU_REPO/build/ksft/linux-source-6.12}
+ynl() {
+	python3 "$KSRC/tools/net/ynl/cli.py" --no-schema --output-json \
+		--spec "$KSRC/Documentation/netlink/specs/netdev.yaml" "$@"
+}
+# qstat_dev NETDEV: its device-scope queue statistics, one JSON object
+qstat_dev() {
+	ynl --dump qstats-get --json "{\"ifindex\": $(cat "/sys/class/net/$1/ifindex")}" |
+		jq -c '.[0] | del(.ifindex)'
+}
 # trap_pkts TRAP: frames devlink trap TRAP of coprocessor 0 has counted.
 trap_pkts() {
 	devlink -j -s trap show auxiliary/npusim.npu.0 trap "$1" |
