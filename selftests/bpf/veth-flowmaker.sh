@@ -28,7 +28,7 @@ FMTOOL=$BUILD/selftests-bpf/fmtool
 PIN=/sys/fs/bpf/npfm
 LOCK=/run/npfm.lock
 CTL=/run/npfm.sock
-LOG=$(mktemp /tmp/npfm-npuflowd.XXXXXX)
+LOG=	# made below, in the mount namespace's run (TMPDIR honoured)
 A=npfm-a B=npfm-b R=npfm-r
 # nsenter, not ip netns exec: that remounts /sys and hides /sys/fs/bpf
 NR="nsenter --net=/run/netns/$R"
@@ -60,7 +60,8 @@ cleanup() {
 	ip netns del $A 2>/dev/null
 	ip netns del $B 2>/dev/null
 	ip netns del $R 2>/dev/null
-	rm -rf "$PIN" "$LOCK" "$CTL" "$LOG" "$LOG".*
+	rm -rf "$PIN" "$LOCK" "$CTL"
+	[ -z "$LOG" ] || rm -f "$LOG" "$LOG".*
 }
 trap cleanup EXIT
 [ -n "${NPFM_KEEP:-}" ] && trap - EXIT
@@ -79,6 +80,9 @@ fi
 for t in conntrack nft jq socat; do
 	command -v $t >/dev/null || { echo "1..0 # SKIP $t missing"; exit 4; }
 done
+# npuflowd's log and the senders' files: made here, after the exec above,
+# which would have left one made before it
+LOG=$(mktemp -t npfm-npuflowd.XXXXXX)
 for ns in $A $B $R; do ip netns del $ns 2>/dev/null; done
 rm -rf "$PIN"
 

@@ -56,8 +56,8 @@ if [ -z "${NPFT_OUTER:-}" ]; then
 fi
 # a fresh machine: no BPF file system at /sys/fs/bpf (stacked ones too)
 while [ "$(stat -f -c %T /sys/fs/bpf)" = bpf_fs ]; do umount /sys/fs/bpf || break; done
-LOG=$(mktemp /tmp/npft-npuflowd.XXXXXX)
-WORK=$(mktemp -d /tmp/npft-work.XXXXXX)
+LOG=$(mktemp -t npft-npuflowd.XXXXXX)
+WORK=$(mktemp -d -t npft-work.XXXXXX)
 
 # the results (selftests/lib/tap.sh)
 ok() { tap_result 0 "$1"; }
