@@ -29,8 +29,7 @@ health() {
 		jq -r '[.. | objects | select(has("replayed"))][0].replayed')
 	echo "$er ${rr% *} $(( ${rr#* } + fw ))"
 }
-read_timeouts() { devlink -j health diagnose $DL reporter cmd |
-	jq '[.. | objects | select(has("read_timeouts")) | .read_timeouts] | add // 0'; }
+read_timeouts() { cmd_ring_sum read_timeouts; }
 fp() { eth_stat "$P3" "$1"; }
 # wait_until SECONDS CMD...: until CMD succeeds, for at most SECONDS of the
 # clock (each try reads devlink or ethtool, slow under TCG)

@@ -6,8 +6,8 @@
 # flows into port 3 at several times the new-connection policer's rate:
 # the host takes at most rate x time + burst of them, every other one is a
 # policer drop counted in devlink -s trap policer show, ethtool -S and the
-# netdev's qstat rx-hw-drop-ratelimits, a TCP connection in hardware keeps forwarding and a ping to the host still
-# answers.  The policer's rate and burst and the group bindings survive
+# netdev's qstat rx-hw-drop-ratelimits, a TCP connection in hardware keeps
+# forwarding and a ping to the host still answers.  The policer's rate and burst and the group bindings survive
 # devlink dev reload and a firmware recovery, and are enforced after both.
 . "$(dirname "$0")/lib.sh"
 ktap_plan 18

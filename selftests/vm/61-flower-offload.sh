@@ -98,7 +98,7 @@ ktap_result $([ "$(fp fp_conns)" = 0 ] && [ "$(fp hw_fp_conns)" = 0 ] && [ "$rs"
 # the driver queues them behind the ring (the cmd reporter's "backlog"), tc
 # returns at once, and every one reaches the device, in order, once it moves
 # (the driver rings the doorbell again while the ring stands still).
-backlog() { devlink -j health diagnose $DL reporter cmd | jq '[.. | objects | select(has("backlog")) | .backlog] | add'; }
+backlog() { cmd_ring_sum backlog; }
 f0=$(fp fp_cmd_ring_full) e0=$(fp fp_cmd_failed)
 inject cmd_stall 1
 for i in $(seq 40); do

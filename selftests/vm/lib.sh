@@ -138,6 +138,13 @@ qstat_dev() {
 	ynl --dump qstats-get --json "{\"ifindex\": $(cat "/sys/class/net/$1/ifindex")}" |
 		jq -c '.[0] | del(.ifindex)'
 }
+# cmd_ring_sum KEY: KEY summed over coprocessor 0's command rings, as the
+# devlink health reporter "cmd" diagnoses them (backlog, backlogged,
+# read_timeouts, ...); null when no ring reports KEY
+cmd_ring_sum() {
+	devlink -j health diagnose auxiliary/npusim.npu.0 reporter cmd |
+		jq --arg k "$1" '[.. | objects | select(has($k)) | .[$k]] | add'
+}
 # trap_pkts TRAP: frames devlink trap TRAP of coprocessor 0 has counted.
 trap_pkts() {
 	devlink -j -s trap show auxiliary/npusim.npu.0 trap "$1" |
