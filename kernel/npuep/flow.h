@@ -160,6 +160,7 @@ struct npuep_ft {
 
 int npuep_setup_tc(struct net_device *netdev, enum tc_setup_type type,
 		   void *type_data);
+u32 npuep_flow_tc_busy(struct npuep_port *port);
 int npuep_flow_init(struct npuep_dev *ndev, u32 conns, u32 mflows);
 void npuep_flow_fini(struct npuep_dev *ndev);
 void npuep_flow_flush(struct npuep_dev *ndev);

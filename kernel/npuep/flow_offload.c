@@ -79,9 +79,44 @@ static int npuep_tc_block_cb(enum tc_setup_type type, void *type_data,
 
 	if (type != TC_SETUP_CLSFLOWER)
 		return -EOPNOTSUPP;
-	if (!tc_cls_can_offload_and_chain0(port->netdev, &cls->common))
+	/*
+	 * hw-tc-offload gates new rules only.  A DESTROY or STATS of a rule
+	 * in hardware is always taken: refused, it would leave the
+	 * connection forwarding in the coprocessor after tc dropped the rule.
+	 */
+	if (cls->command == FLOW_CLS_REPLACE &&
+	    !tc_cls_can_offload_and_chain0(port->netdev, &cls->common))
 		return -EOPNOTSUPP;
 	return npuep_flow_cls(port, cls, NPUEP_OWNER_FLOWER);
+}
+
+/**
+ * npuep_flow_tc_busy() - how many tc flower directions enter a port
+ * @port: the port
+ *
+ * ndo_set_features refuses to clear hw-tc-offload while this is not 0, as
+ * mlx5e does (mlx5e_handle_feature(): "Active offloaded tc filters, can't
+ * turn hw_tc_offload off").  Process context; takes ft_sem and the table
+ * lock.
+ *
+ * Return: the directions entering @port offloaded by flower rules.
+ */
+u32 npuep_flow_tc_busy(struct npuep_port *port)
+{
+	struct npuep_dev *ndev = port->ndev;
+	struct npuep_ft *ft;
+	u32 n = 0;
+
+	down_read(&ndev->ft_sem);
+	ft = ndev->ft;
+	if (ft) {
+		npuep_ft_lock(ft);
+		if (ft->owner[port->idx] == NPUEP_OWNER_FLOWER)
+			n = ft->owner_flows[port->idx];
+		npuep_ft_unlock(ft);
+	}
+	up_read(&ndev->ft_sem);
+	return n;
 }
 
 /*

@@ -129,7 +129,17 @@ static int npuep_set_features(struct net_device *netdev,
 			      netdev_features_t features)
 {
 	struct npuep_port *port = netdev_priv(netdev);
+	u32 busy;
 
+	if ((netdev->features & NETIF_F_HW_TC) && !(features & NETIF_F_HW_TC)) {
+		busy = npuep_flow_tc_busy(port);
+		if (busy) {
+			netdev_err(netdev,
+				   "hw-tc-offload: %u offloaded tc flower rules, delete them first\n",
+				   busy);
+			return -EBUSY;
+		}
+	}
 	/* ntuple off: the rules go, from the device and the driver. */
 	if ((netdev->features & NETIF_F_NTUPLE) && !(features & NETIF_F_NTUPLE))
 		return npuep_ntuple_clear(port);

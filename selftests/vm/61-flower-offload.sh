@@ -6,7 +6,7 @@
 # extack message; a port driven by flower refuses a flowtable and back.
 # timeout: 600
 . "$(dirname "$0")/lib.sh"
-ktap_plan 14
+ktap_plan 16
 
 npu_load && npu_new 0 8 2 || { ktap_fail "setup"; ktap_finish; }
 topo_pc_far 0; ktap_result $? "topology"
@@ -115,4 +115,26 @@ ktap_result $([ "$(fp fp_conns)" = 40 ] && [ "$(fp hw_fp_conns)" = 40 ] && [ "$(
 tc filter del dev "$P3" ingress
 for i in $(seq 50); do [ "$(fp hw_fp_conns)" = 0 ] && break; sleep 0.1; done
 devlink health set $DL reporter cmd auto_recover true
+
+# hw-tc-offload cannot be turned off under offloaded rules (mlx5's rule):
+# were it off, tc's DESTROY would never reach the driver and the connection
+# would go on in the coprocessor after its rules are gone.  Whatever the
+# feature says, a delete takes the connection out of both.
+tc filter add dev "$P3" ingress protocol ip prio 1 flower skip_sw \
+	ip_proto udp src_ip $PC4 dst_ip $FAR4 src_port 4000 dst_port 5000 \
+	action mirred egress redirect dev "$P8"
+for i in $(seq 50); do [ "$(fp hw_fp_conns)" = 1 ] && break; sleep 0.1; done
+err=$(ethtool -K "$P3" hw-tc-offload off 2>&1); rc=$?
+on=$(ethtool -k "$P3" | awk '$1 == "hw-tc-offload:" { print $2 }')
+diag "ethtool -K hw-tc-offload off under a rule: rc $rc, feature $on: $err"
+ktap_result $([ "$on" = on ]; echo $?) \
+	"hw-tc-offload stays on while a rule is offloaded"
+tc filter del dev "$P3" ingress
+for i in $(seq 50); do [ "$(fp hw_fp_conns)" = 0 ] && break; sleep 0.1; done
+# The refused request stays wanted ("on [requested off]"): asked again from on.
+ethtool -K "$P3" hw-tc-offload on; ethtool -K "$P3" hw-tc-offload off; rc=$?
+diag "after the delete: driver/coprocessor $(fp fp_conns)/$(fp hw_fp_conns); turning it off: rc $rc"
+ktap_result $([ "$(fp fp_conns)" = 0 ] && [ "$(fp hw_fp_conns)" = 0 ] && [ $rc = 0 ]; echo $?) \
+	"the delete emptied the driver and the coprocessor; then the feature goes off"
+ethtool -K "$P3" hw-tc-offload on
 ktap_finish
