@@ -57,6 +57,8 @@ enum npuep_flow_owner {
  * @cmd_ring_full: posts that found the command ring full (the device
  *	behind the host) and were queued in the driver behind it
  * @cmd_failed: flow commands that failed
+ * @cmd_lost: table commands whose post failed (backlog full, no memory):
+ *	each marks the table for the "cmd" health recovery's resync
  * @stats_reads: batched connection-statistics reads
  * @stats_bad: statistics answers or entries refused as impossible (more
  *	entries than asked for, an index outside the asked range, no state)
@@ -78,6 +80,7 @@ struct npuep_ft_stats {
 	u64 cmd_posted;
 	u64 cmd_ring_full;
 	u64 cmd_failed;
+	u64 cmd_lost;
 	u64 stats_reads;
 	u64 stats_bad;
 	u64 lock_held_max_ns;

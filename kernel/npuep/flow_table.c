@@ -100,8 +100,25 @@ void npuep_ft_unlock(struct npuep_ft *ft)
 /* Commands.                                                           */
 
 /*
+ * A posted table command that never reached the device (backlog full,
+ * no memory): the caller has changed the shadow table already, so the
+ * device and the driver disagree.  The "cmd" health recovery resets the
+ * rings and writes the device's table again from the shadow.
+ */
+static void npuep_ft_cmd_lost(struct npuep_ft *ft, u32 ring, u16 op)
+{
+	if (!npuep_cmd_changes_tables(op))
+		return;
+	ft->st.cmd_lost++;
+	WRITE_ONCE(ft->ndev->cmd_chk.resync, true);
+	npuep_cmd_fault(ft->ndev, ring, op);
+}
+
+/*
  * Every flow command goes through here: on @ring, posted (not waited for)
- * when @posted and no response is wanted.  Under ft->lock.
+ * when @posted and no response is wanted.  Under ft->lock.  cmd_posted
+ * counts the commands that reached the ring or its backlog; a post that
+ * did not is counted in cmd_failed and cmd_lost, and resyncs the table.
  */
 int npuep_ft_cmd_ring(struct npuep_ft *ft, u32 ring, bool posted, u16 op,
 		      const void *req, u16 len, void *resp, u16 resp_len)
@@ -110,21 +127,21 @@ int npuep_ft_cmd_ring(struct npuep_ft *ft, u32 ring, bool posted, u16 op,
 
 	if (WARN_ON_ONCE(ft->bh_off && resp))
 		return -EINVAL;		/* an answer cannot be waited for here */
-	if (ft->bh_off) {
-		/* Softirqs are off: never sleep, never wait for the device;
-		 * a full ring queues the command in the driver behind it.
+	if (ft->bh_off || (posted && !resp)) {
+		/* Softirqs off: never sleep, never wait for the device; a
+		 * full ring queues the command in the driver behind it.
 		 */
 		err = npuep_cmd_post(ft->ndev, ring, op, req, len,
-				     NPUEP_CMD_POST_BACKLOG);
+				     ft->bh_off ? NPUEP_CMD_POST_BACKLOG :
+						  NPUEP_CMD_POST_WAIT);
 		if (err == NPUEP_CMD_BACKLOGGED) {
 			ft->st.cmd_ring_full++;
 			err = 0;
 		}
-		ft->st.cmd_posted++;
-	} else if (posted && !resp) {
-		err = npuep_cmd_post(ft->ndev, ring, op, req, len,
-				     NPUEP_CMD_POST_WAIT);
-		ft->st.cmd_posted++;
+		if (!err)
+			ft->st.cmd_posted++;
+		else
+			npuep_ft_cmd_lost(ft, ring, op);
 	} else {
 		err = npuep_cmd_exec_ring(ft->ndev, ring, op, req, len, resp,
 					  resp_len);

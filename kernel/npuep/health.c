@@ -235,7 +235,8 @@ static void npuep_health_work(struct work_struct *work)
 	if (READ_ONCE(dlx->stopping))
 		return;
 	if (xchg(&dlx->cmd_timeout_pending, false))
-		devlink_health_report(dlx->cmd_reporter, "command timed out",
+		devlink_health_report(dlx->cmd_reporter,
+				      "command timed out or never reached the device",
 				      NULL);
 	st = npuep_rd32(ndev, NPU_REG_FW_STATUS);
 	if (st & NPU_FW_STATUS_FAULT) {

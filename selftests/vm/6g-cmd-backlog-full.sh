@@ -1,0 +1,55 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# A teardown larger than the driver's command backlog: 4,200 connections
+# (one flower rule each) deleted behind a stalled command ring.  The first
+# 4,128 reclaims fill the ring (32) and the backlog (4,096); the rest never
+# reach the device.  Each of those is counted (fp_cmd_lost) and reports a
+# cmd health error; its recovery writes the coprocessor's table again from
+# the driver's, so neither keeps a connection the other has not: afterwards
+# hw_fp_conns = fp_conns = 0.  Counts only.
+# timeout: 600
+. "$(dirname "$0")/lib.sh"
+ktap_plan 4
+DL=auxiliary/npusim.npu.0
+N=4200
+
+npu_load && npu_new 0 8 2 || { ktap_fail "setup"; ktap_finish; }
+topo_pc_far 0; ktap_result $? "topology"
+flower_ports
+fp() { eth_stat "$P3" "$1"; }
+state() { devlink -j health show $DL reporter cmd | jq -r '.. | objects | select(.reporter?) | .state'; }
+resyncs() { devlink -j health diagnose $DL reporter cmd | jq '.. | objects | select(.resyncs?) | .resyncs'; }
+wait_for() {	# wait_for SECONDS CMD...
+	local end=$((SECONDS + $1)); shift
+	until "$@"; do [ $SECONDS -lt $end ] || return 1; sleep 0.2; done
+}
+in_hw() { [ "$(fp fp_conns)" = "$1" ] && [ "$(fp hw_fp_conns)" = "$1" ]; }
+
+devlink dev param set $DL name flow_cmd_posted value true cmode runtime
+for i in $(seq 0 $((N - 1))); do
+	echo "filter add dev $P3 ingress protocol ip prio 1 flower skip_sw ip_proto udp src_ip $PC4 dst_ip $FAR4 src_port $((10000 + i)) dst_port 5000 action mirred egress redirect dev $P8"
+done | tc -batch -
+wait_for 120 in_hw $N
+diag "made: driver/coprocessor $(fp fp_conns)/$(fp hw_fp_conns)"
+ktap_result $(in_hw $N; echo $?) "$N connections in the driver and the coprocessor"
+
+devlink health set $DL reporter cmd auto_recover false
+r0=$(resyncs) l0=$(fp fp_cmd_lost)
+inject cmd_stall 1
+tc filter del dev "$P3" ingress
+wait_for 60 [ "$(fp fp_conns)" = 0 ]
+lost=$(( $(fp fp_cmd_lost) - ${l0:-0} )) st=$(state)
+inject cmd_stall 0
+# drained: the coprocessor keeps exactly the connections whose reclaims were lost
+wait_for 60 [ "$(fp hw_fp_conns)" = "$lost" ]
+diag "stalled delete: ${lost} reclaims lost, reporter $st; drained: driver/coprocessor $(fp fp_conns)/$(fp hw_fp_conns)"
+ktap_result $([ "$lost" -ge $((N - 4128)) ] && [ "$st" = error ] && [ "$(fp hw_fp_conns)" = "$lost" ]; echo $?) \
+	"the reclaims past the backlog are counted lost and reported to devlink health"
+
+devlink health recover $DL reporter cmd
+wait_for 60 in_hw 0
+diag "after the recover: driver/coprocessor $(fp fp_conns)/$(fp hw_fp_conns), resyncs $r0 -> $(resyncs)"
+ktap_result $(in_hw 0 && [ "$(resyncs)" = $((r0 + 1)) ]; echo $?) \
+	"the recovery resynced the table: no connection left in the coprocessor"
+devlink health set $DL reporter cmd auto_recover true
+ktap_finish
