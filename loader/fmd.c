@@ -20,10 +20,6 @@
 #include "fmd_egress.h"
 #include "tcflower.h"
 
-#define L_ERR	0
-#define L_WARN	1
-#define L_INFO	2
-#define L_DBG	3
 
 #define TICK_NS	(50ull * 1000000)
 /*
@@ -1910,6 +1906,35 @@ int fmd_restore(struct fmd *d, uint64_t now)
 
 /* --- setup ---------------------------------------------------------------------- */
 
+/*
+ * The IPsec policies (xfrmdb).  A kernel without xfrm (no NETLINK_XFRM)
+ * transforms nothing; one whose policies cannot be watched has every
+ * connection refused (ipsec); a failed first load is tried again by
+ * fmd_ipsec(), connections refused meanwhile.
+ */
+static void fmd_xfrm_open(struct fmd *d)
+{
+	if (nls_open_bus(&d->xfrm, NETLINK_XFRM)) {
+		d->xfrm_unknown = errno != EPROTONOSUPPORT;
+		if (d->xfrm_unknown)
+			d->log(L_WARN, "cannot open xfrm netlink (%s): every connection is "
+			       "refused (ipsec)", strerror(errno));
+		nls_close(&d->xfrm);
+		return;
+	}
+	if (nls_xfrm_monitor_open(&d->xmon)) {
+		d->log(L_WARN, "cannot watch xfrm's policies (%s): every connection is "
+		       "refused (ipsec)", strerror(errno));
+		d->xfrm_unknown = 1;
+		nls_close(&d->xfrm);
+		nls_close(&d->xmon);
+		return;
+	}
+	if (xfrmdb_load(&d->xdb, &d->xfrm))
+		d->log(L_WARN, "cannot read xfrm's policies (%s): connections are refused "
+		       "(ipsec) until they can be read", strerror(errno));
+}
+
 int fmd_init(struct fmd *d, const struct npuflowd_opts *o, const int *ifindex,
 	     int conn_fd, int stats_fd, int cand_fd, fmd_log_fn log)
 {
@@ -1965,13 +1990,7 @@ int fmd_init(struct fmd *d, const struct npuflowd_opts *o, const int *ifindex,
 	} else {
 		rtc_init(d->rtc, FMD_EGRESS_MAX_AGE_NS, FMD_ROUTE_MAX_AGE_NS);
 	}
-	if (nls_open_bus(&d->xfrm, NETLINK_XFRM) || nls_xfrm_monitor_open(&d->xmon) ||
-	    xfrmdb_load(&d->xdb, &d->xfrm)) {
-		log(L_WARN, "cannot read xfrm's policies (%s): IPsec is not detected",
-		    strerror(errno));
-		nls_close(&d->xfrm);
-		nls_close(&d->xmon);
-	}
+	fmd_xfrm_open(d);
 	if (nls_nft_monitor_open(&d->nft))
 		log(L_WARN, "cannot watch nftables' ruleset (%s): made connections stay in "
 		    "hardware when it changes", strerror(errno));

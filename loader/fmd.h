@@ -17,6 +17,12 @@
 #include "xfrmdb.h"
 #include "npuflowd_opts.h"
 
+/* fmd_log_fn's levels (npuflowd's --log-level: error, warn, info, debug) */
+#define L_ERR	0
+#define L_WARN	1
+#define L_INFO	2
+#define L_DBG	3
+
 typedef void (*fmd_log_fn)(int level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
@@ -110,6 +116,8 @@ struct fmd {
 	struct fmd_lq lq;
 	struct xfrmdb xdb;		/* the out and fwd policies, reloaded when stale */
 	int xfrm_stale;
+	int xfrm_unknown;		/* xfrm cannot be read: every connection is refused ipsec */
+	uint64_t xfrm_retry_ns;		/* a failed load is tried again from then */
 	struct rtc *rtc;		/* egress facts between connections */
 	const struct npuflowd_opts *o;
 	struct fmd_port ports[NPUFLOWD_MAX_PORTS];

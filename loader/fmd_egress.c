@@ -292,19 +292,19 @@ int fmd_ipsec(struct fmd *d, const struct npuflow_key key[2], const uint32_t out
 	int dir;
 
 	if (!d->xfrm.nl)
-		return 0;
-	if (d->xfrm_stale) {
-		xfrmdb_load(&d->xdb, &d->xfrm);
+		return d->xfrm_unknown;
+	if (d->xfrm_stale || (!d->xdb.loaded && fmd_now() >= d->xfrm_retry_ns)) {
 		d->xfrm_stale = 0;
+		if (xfrmdb_load(&d->xdb, &d->xfrm)) {
+			/* refused (ipsec) until a load succeeds, tried once a second */
+			d->xfrm_retry_ns = fmd_now() + 1000000000ull;
+			d->log(L_WARN, "cannot read xfrm's policies (%s): connections are refused "
+			    "(ipsec) until they can be read", strerror(errno));
+		}
 	}
-	if (!d->xdb.n)
-		return 0;
 	for (dir = 0; dir < 2; dir++) {
 		tcfl_out_key(key, dir, &out);
-		if (xfrmdb_protects(&d->xdb, &key[dir], key[dir].ifindex, XFRM_POLICY_FWD) ||
-		    xfrmdb_protects(&d->xdb, &out, out_ifindex[dir], XFRM_POLICY_FWD) ||
-		    xfrmdb_protects(&d->xdb, &key[dir], out_ifindex[dir], XFRM_POLICY_OUT) ||
-		    xfrmdb_protects(&d->xdb, &out, out_ifindex[dir], XFRM_POLICY_OUT))
+		if (xfrmdb_conn_protected(&d->xdb, &key[dir], &out, out_ifindex[dir]))
 			return 1;
 	}
 	return 0;

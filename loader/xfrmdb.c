@@ -65,6 +65,20 @@ int xfrmdb_parse(const struct nlmsghdr *nlh, struct xfrmdb_pol *out)
 	return 0;
 }
 
+int xfrmdb_parse_default(const struct nlmsghdr *nlh, struct xfrmdb *db)
+{
+	struct xfrm_userpolicy_default up;
+
+	if (nlh->nlmsg_type != XFRM_MSG_GETDEFAULT ||
+	    nlh->nlmsg_len < MNL_NLMSG_HDRLEN + sizeof(up))
+		return -1;
+	memcpy(&up, mnl_nlmsg_get_payload(nlh), sizeof(up));
+	db->block[XFRM_POLICY_IN] = up.in == XFRM_USERPOLICY_BLOCK;
+	db->block[XFRM_POLICY_FWD] = up.fwd == XFRM_USERPOLICY_BLOCK;
+	db->block[XFRM_POLICY_OUT] = up.out == XFRM_USERPOLICY_BLOCK;
+	return 0;
+}
+
 int xfrmdb_add(struct xfrmdb *db, const struct xfrmdb_pol *p)
 {
 	if (db->n == db->cap) {
@@ -124,17 +138,32 @@ int xfrmdb_protects(const struct xfrmdb *db, const struct npuflow_key *k, uint32
 	const struct xfrmdb_pol *best = NULL;
 	int i;
 
+	if (!db->loaded)
+		return 1;
 	for (i = 0; i < db->n; i++) {
 		const struct xfrmdb_pol *p = &db->p[i];
 
 		if (p->dir != dir || p->sel.family != af || p->if_id ||
 		    (0 & p->mark.m) != p->mark.v || !sel_match(&p->sel, k, ifindex))
 			continue;
-		/* the lowest priority wins; of equals, the first listed */
-		if (!best || p->priority < best->priority)
+		/* the lowest priority wins; of equals, the older: dumps come
+		 * newest first, so the later listed
+		 */
+		if (!best || p->priority <= best->priority)
 			best = p;
 	}
-	return best && (best->transforms || best->action == XFRM_POLICY_BLOCK);
+	if (!best)
+		return dir < XFRM_POLICY_MAX && db->block[dir];
+	return best->transforms || best->action == XFRM_POLICY_BLOCK;
+}
+
+int xfrmdb_conn_protected(const struct xfrmdb *db, const struct npuflow_key *in,
+			  const struct npuflow_key *out, uint32_t oif)
+{
+	return xfrmdb_protects(db, in, oif, XFRM_POLICY_FWD) ||
+	       xfrmdb_protects(db, out, oif, XFRM_POLICY_FWD) ||
+	       xfrmdb_protects(db, in, oif, XFRM_POLICY_OUT) ||
+	       xfrmdb_protects(db, out, oif, XFRM_POLICY_OUT);
 }
 
 static int dump_cb(const struct nlmsghdr *nlh, void *data)
@@ -153,6 +182,31 @@ static int dump_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
+static int default_cb(const struct nlmsghdr *nlh, void *data)
+{
+	if (xfrmdb_parse_default(nlh, data)) {
+		errno = EBADMSG;
+		return MNL_CB_ERROR;
+	}
+	return MNL_CB_OK;
+}
+
+/* The default policies: accept where the kernel has no GETDEFAULT. */
+static int load_defaults(struct xfrmdb *db, struct nlsock *s)
+{
+	char buf[64] __attribute__((aligned(8)));
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	int rc;
+
+	memset(db->block, 0, sizeof(db->block));
+	nlh->nlmsg_type = XFRM_MSG_GETDEFAULT;
+	nlh->nlmsg_flags = NLM_F_REQUEST;
+	nlh->nlmsg_seq = nls_seq(s);
+	mnl_nlmsg_put_extra_header(nlh, sizeof(struct xfrm_userpolicy_default));
+	rc = nls_talk(s, nlh, nlh->nlmsg_len, default_cb, db);
+	return rc == -EOPNOTSUPP || rc == -EINVAL ? 0 : rc;
+}
+
 int xfrmdb_load(struct xfrmdb *db, struct nlsock *s)
 {
 	char buf[64] __attribute__((aligned(8)));
@@ -160,11 +214,15 @@ int xfrmdb_load(struct xfrmdb *db, struct nlsock *s)
 	int rc;
 
 	xfrmdb_clear(db);
+	db->loaded = 0;
 	nlh->nlmsg_type = XFRM_MSG_GETPOLICY;
 	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
 	nlh->nlmsg_seq = nls_seq(s);
 	rc = nls_talk(s, nlh, nlh->nlmsg_len, dump_cb, db);
+	if (!rc)
+		rc = load_defaults(db, s);
 	if (rc)
 		xfrmdb_clear(db);
+	db->loaded = !rc;
 	return rc;
 }

@@ -32,6 +32,8 @@ struct xfrmdb_pol {
 struct xfrmdb {
 	struct xfrmdb_pol *p;
 	int n, cap;
+	int loaded;			/* the last load succeeded */
+	uint8_t block[XFRM_POLICY_MAX];	/* by direction: the default policy blocks */
 };
 
 /*
@@ -40,6 +42,12 @@ struct xfrmdb {
  * message), -1 if malformed.
  */
 int xfrmdb_parse(const struct nlmsghdr *nlh, struct xfrmdb_pol *out);
+/*
+ * An XFRM_MSG_GETDEFAULT (the answer, or its announcement on
+ * XFRMNLGRP_POLICY after `ip xfrm policy setdefault`) into @db->block:
+ * 0, or -1 if it is another message or malformed.
+ */
+int xfrmdb_parse_default(const struct nlmsghdr *nlh, struct xfrmdb *db);
 /* Appends @p: 0, or -ENOMEM. */
 int xfrmdb_add(struct xfrmdb *db, const struct xfrmdb_pol *p);
 void xfrmdb_clear(struct xfrmdb *db);
@@ -47,10 +55,11 @@ void xfrmdb_free(struct xfrmdb *db);
 
 /*
  * 1 if a frame of @k (family 2 or 10, protocol, addresses and ports as the
- * frame carries them; @ifindex its ingress or egress device) would be
- * transformed or blocked by xfrm in direction @dir (XFRM_POLICY_OUT or
- * XFRM_POLICY_FWD): the matching policy of the lowest priority has
- * templates or blocks.  A policy bound to an xfrm interface (if_id) does
+ * frame carries them; @ifindex its output device) would be transformed or
+ * blocked by xfrm in direction @dir (XFRM_POLICY_OUT or XFRM_POLICY_FWD):
+ * the matching policy of the lowest priority (of equals, the older: the
+ * later in a dump) has templates or blocks, or none matches and the
+ * direction's default policy blocks.  1 as well with no database loaded.  A policy bound to an xfrm interface (if_id) does
  * not match: its traffic routes out of that interface, not a port.  The
  * frame's mark is taken as 0 (npuflowd does not know it), so a policy
  * with a mark matches only if its value under its mask is 0.
@@ -58,8 +67,21 @@ void xfrmdb_free(struct xfrmdb *db);
 int xfrmdb_protects(const struct xfrmdb *db, const struct npuflow_key *k, uint32_t ifindex,
 		    int dir);
 
-/* The policies now: one dump into @db (cleared first) on @s, an nlsock
- * opened on NETLINK_XFRM.  0, or -errno (@db then empty). */
+/*
+ * 1 if IPsec would transform or block a forwarded connection's direction:
+ * @in as it arrives, @out as it leaves (NAT applied), @oif its egress
+ * device.  Both are matched as fwd and as out, each against the egress
+ * device: the kernel's selector match reads flowi_oif, the route's device,
+ * in the fwd check (__xfrm_decode_session()) as in the out lookup.  With
+ * no database loaded (@db->loaded 0), every direction is protected.
+ */
+int xfrmdb_conn_protected(const struct xfrmdb *db, const struct npuflow_key *in,
+			  const struct npuflow_key *out, uint32_t oif);
+
+/* The policies and the default policies now: a dump into @db (cleared
+ * first) and an XFRM_MSG_GETDEFAULT on @s, an nlsock opened on
+ * NETLINK_XFRM.  0 with @db->loaded set, or -errno with @db->loaded 0 (a
+ * kernel without GETDEFAULT, before 5.16, has accept defaults). */
 int xfrmdb_load(struct xfrmdb *db, struct nlsock *s);
 
 #endif

@@ -126,7 +126,7 @@ static void test_parse(void **st)
  * direction, the family. */
 static void test_match(void **st)
 {
-	struct xfrmdb db = { 0 };
+	struct xfrmdb db = { .loaded = 1 };
 	struct npuflow_key k = key4("10.0.0.5", 40000, "192.0.2.130", 443);
 
 	(void)st;
@@ -157,7 +157,7 @@ static void test_match(void **st)
  * leaves the frame plain, below it does not; a block policy protects. */
 static void test_priority_bypass_block(void **st)
 {
-	struct xfrmdb db = { 0 };
+	struct xfrmdb db = { .loaded = 1 };
 	struct npuflow_key k = key4("10.0.0.5", 40000, "192.0.2.130", 443);
 
 	(void)st;
@@ -179,7 +179,7 @@ static void test_priority_bypass_block(void **st)
  * a marked policy matches a frame of mark 0 only if its value is 0. */
 static void test_if_id_and_mark(void **st)
 {
-	struct xfrmdb db = { 0 };
+	struct xfrmdb db = { .loaded = 1 };
 	struct npuflow_key k = key4("10.0.0.5", 40000, "192.0.2.130", 443);
 
 	(void)st;
@@ -196,6 +196,109 @@ static void test_if_id_and_mark(void **st)
 	xfrmdb_free(&db);
 }
 
+/*
+ * Equal priorities: the kernel keeps the older policy first in its lists
+ * (xfrm_policy_insert_list() puts a new one after those of its priority)
+ * and __xfrm_policy_eval_candidates() prefers the older (pos); a dump walks
+ * policy_all newest first.  So of equals, the last one dumped wins.
+ */
+static void test_equal_priority_older_wins(void **st)
+{
+	struct xfrmdb db = { .loaded = 1 };
+	struct npuflow_key k = key4("10.0.0.5", 40000, "192.0.2.130", 443);
+
+	(void)st;
+	add(&db, policy(XFRM_POLICY_OUT, "10.0.0.0", 24, "0.0.0.0", 0, 0, 10, 0));	/* newer */
+	add(&db, policy(XFRM_POLICY_OUT, "0.0.0.0", 0, "0.0.0.0", 0, 0, 10, 1));	/* older */
+	assert_true(xfrmdb_protects(&db, &k, 8, XFRM_POLICY_OUT));
+	xfrmdb_clear(&db);
+	add(&db, policy(XFRM_POLICY_OUT, "0.0.0.0", 0, "0.0.0.0", 0, 0, 10, 1));	/* newer */
+	add(&db, policy(XFRM_POLICY_OUT, "10.0.0.0", 24, "0.0.0.0", 0, 0, 10, 0));	/* older */
+	assert_false(xfrmdb_protects(&db, &k, 8, XFRM_POLICY_OUT));
+	xfrmdb_free(&db);
+}
+
+/* An XFRM_MSG_GETDEFAULT answer in buf: in, fwd, out. */
+static struct nlmsghdr *defaults(uint8_t in, uint8_t fwd, uint8_t out)
+{
+	struct nlmsghdr *nlh;
+	struct xfrm_userpolicy_default *up;
+
+	memset(buf, 0, sizeof(buf));
+	nlh = mnl_nlmsg_put_header(buf);
+	nlh->nlmsg_type = XFRM_MSG_GETDEFAULT;
+	up = mnl_nlmsg_put_extra_header(nlh, sizeof(*up));
+	up->in = in;
+	up->fwd = fwd;
+	up->out = out;
+	return nlh;
+}
+
+/*
+ * `ip xfrm policy setdefault fwd block`: a forwarded frame that no policy
+ * matches is dropped (__xfrm_policy_check(): XFRMINNOPOLS), so it is
+ * protected; so is one that leaves with out block (xfrm_lookup_with_ifid():
+ * -EPERM).  A matching bypass policy lets it through.
+ */
+static void test_default_block(void **st)
+{
+	struct xfrmdb db = { .loaded = 1 };
+	struct npuflow_key k = key4("10.0.0.5", 40000, "192.0.2.130", 443);
+
+	(void)st;
+	assert_int_equal(xfrmdb_parse_default(defaults(XFRM_USERPOLICY_ACCEPT,
+						       XFRM_USERPOLICY_BLOCK,
+						       XFRM_USERPOLICY_ACCEPT), &db), 0);
+	assert_true(xfrmdb_protects(&db, &k, 8, XFRM_POLICY_FWD));
+	assert_false(xfrmdb_protects(&db, &k, 8, XFRM_POLICY_OUT));
+	add(&db, policy(XFRM_POLICY_FWD, "10.0.0.0", 24, "0.0.0.0", 0, 0, 0, 0));
+	assert_false(xfrmdb_protects(&db, &k, 8, XFRM_POLICY_FWD));
+	assert_int_equal(xfrmdb_parse_default(defaults(XFRM_USERPOLICY_ACCEPT,
+						       XFRM_USERPOLICY_ACCEPT,
+						       XFRM_USERPOLICY_BLOCK), &db), 0);
+	assert_true(xfrmdb_protects(&db, &k, 8, XFRM_POLICY_OUT));
+	/* another message, or too short: refused */
+	assert_int_equal(xfrmdb_parse_default(policy(XFRM_POLICY_OUT, "0.0.0.0", 0, "0.0.0.0",
+						     0, 0, 0, 0), &db), -1);
+	xfrmdb_free(&db);
+}
+
+/*
+ * A forwarded connection's check: the kernel matches a selector's device
+ * against the flow's output device, the route's (decode_session4():
+ * flowi4_oif from skb_dst()), in the fwd check as in the out lookup.
+ */
+static void test_conn_egress_device(void **st)
+{
+	struct xfrmdb db = { .loaded = 1 };
+	struct npuflow_key in = key4("10.0.0.5", 40000, "192.0.2.130", 443), out = in;
+
+	(void)st;
+	in.ifindex = 3;
+	add(&db, policy(XFRM_POLICY_FWD, "0.0.0.0", 0, "0.0.0.0", 0, 0, 0, 1));
+	db.p[0].sel.ifindex = 8;
+	assert_true(xfrmdb_conn_protected(&db, &in, &out, 8));
+	db.p[0].sel.ifindex = 3;
+	assert_false(xfrmdb_conn_protected(&db, &in, &out, 8));
+	xfrmdb_free(&db);
+}
+
+/* No policy database (never loaded, or its last load failed): every
+ * connection is protected until a load succeeds. */
+static void test_not_loaded(void **st)
+{
+	struct xfrmdb db = { 0 };
+	struct npuflow_key k = key4("10.0.0.5", 40000, "192.0.2.130", 443);
+
+	(void)st;
+	assert_true(xfrmdb_protects(&db, &k, 8, XFRM_POLICY_OUT));
+	assert_true(xfrmdb_conn_protected(&db, &k, &k, 8));
+	assert_int_equal(xfrmdb_load(&db, NULL), -EOPNOTSUPP);	/* nls_talk fails */
+	assert_false(db.loaded);
+	assert_true(xfrmdb_protects(&db, &k, 8, XFRM_POLICY_FWD));
+	xfrmdb_free(&db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -203,6 +306,10 @@ int main(void)
 		cmocka_unit_test(test_match),
 		cmocka_unit_test(test_priority_bypass_block),
 		cmocka_unit_test(test_if_id_and_mark),
+		cmocka_unit_test(test_equal_priority_older_wins),
+		cmocka_unit_test(test_default_block),
+		cmocka_unit_test(test_conn_egress_device),
+		cmocka_unit_test(test_not_loaded),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
