@@ -192,7 +192,7 @@ static int ev_cb(enum nf_conntrack_msg_type type, struct nf_conntrack *ct, void 
 int ctc_open(struct ctc *c, unsigned int rcvbuf, ctc_cb on_destroy, void *ctx)
 {
 	memset(c, 0, sizeof(*c));
-	c->ev_fd = -1;
+	c->ev_fd = c->upd_fd = -1;
 	c->q = nfct_open(CONNTRACK, 0);
 	if (!c->q)
 		return -errno;
@@ -214,8 +214,98 @@ int ctc_open(struct ctc *c, unsigned int rcvbuf, ctc_cb on_destroy, void *ctx)
 	return 0;
 }
 
+/* The TCP states after ESTABLISHED: a connection that is closing. */
+static const uint8_t closing_states[] = {
+	TCP_CONNTRACK_FIN_WAIT, TCP_CONNTRACK_CLOSE_WAIT, TCP_CONNTRACK_LAST_ACK,
+	TCP_CONNTRACK_TIME_WAIT, TCP_CONNTRACK_CLOSE,
+};
+
+int ctc_tcp_closing(const struct ct_info *ci)
+{
+	size_t i;
+
+	if (!ci->has_tcp)
+		return 0;
+	for (i = 0; i < sizeof(closing_states); i++)
+		if (ci->tcp_state == closing_states[i])
+			return 1;
+	return 0;
+}
+
+/* An UPDATE event of a closing TCP entry: to on_closing. */
+static int upd_cb(enum nf_conntrack_msg_type type, struct nf_conntrack *ct, void *data)
+{
+	struct ctc *c = data;
+	struct ct_info ci;
+
+	if (type != NFCT_T_UPDATE || from_ct(ct, &ci) || !ctc_tcp_closing(&ci))
+		return NFCT_CB_CONTINUE;
+	c->closings++;
+	if (c->on_closing)
+		c->on_closing(c->ctx, &ci);
+	return NFCT_CB_CONTINUE;
+}
+
+/* The kernel drops every UPDATE event but a TCP entry's in a closing state. */
+static int attach_closing_filter(struct nfct_handle *h)
+{
+	struct nfct_filter *f = nfct_filter_create();
+	size_t i;
+	int rc;
+
+	if (!f)
+		return -ENOMEM;
+	nfct_filter_add_attr_u32(f, NFCT_FILTER_L4PROTO, IPPROTO_TCP);
+	for (i = 0; i < sizeof(closing_states); i++) {
+		struct nfct_filter_proto st = {
+			.proto = IPPROTO_TCP, .state = closing_states[i],
+		};
+
+		nfct_filter_add_attr(f, NFCT_FILTER_L4PROTO_STATE, &st);
+	}
+	rc = nfct_filter_attach(nfct_fd(h), f) ? -errno : 0;
+	nfct_filter_destroy(f);
+	return rc;
+}
+
+int ctc_watch_closing(struct ctc *c, unsigned int rcvbuf, ctc_cb on_closing)
+{
+	int rc;
+
+	c->upd = nfct_open(CONNTRACK, NF_NETLINK_CONNTRACK_UPDATE);
+	if (!c->upd)
+		return -errno;
+	rc = attach_closing_filter(c->upd);
+	if (rc) {
+		nfct_close(c->upd);
+		c->upd = NULL;
+		return rc;
+	}
+	nfnl_rcvbufsiz(nfct_nfnlh(c->upd), rcvbuf);
+	c->upd_fd = nfct_fd(c->upd);
+	fcntl(c->upd_fd, F_SETFL, fcntl(c->upd_fd, F_GETFL) | O_NONBLOCK);
+	c->on_closing = on_closing;
+	nfct_callback_register(c->upd, NFCT_T_UPDATE, upd_cb, c);
+	return 0;
+}
+
+int ctc_closing_events(struct ctc *c)
+{
+	if (!c->upd)
+		return 0;
+	if (nfct_catch(c->upd) < 0 && errno == ENOBUFS) {
+		c->overruns++;
+		return -ENOBUFS;
+	}
+	return 0;
+}
+
 void ctc_close(struct ctc *c)
 {
+	if (c->upd)
+		nfct_close(c->upd);
+	c->upd = NULL;
+	c->upd_fd = -1;
 	if (c->ev)
 		nfct_close(c->ev);
 	if (c->q)

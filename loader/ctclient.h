@@ -39,6 +39,10 @@ struct ctc {
 	unsigned int rcvbuf;		/* granted receive buffer, bytes */
 	uint64_t destroys, overruns;
 	uint64_t incomplete;		/* DESTROY events without a whole tuple: skipped */
+	struct nfct_handle *upd;	/* UPDATE events of closing TCP entries */
+	int upd_fd;
+	ctc_cb on_closing;
+	uint64_t closings;		/* such events read */
 };
 
 /* @rcvbuf 0: no event subscription.  0 or -errno. */
@@ -94,6 +98,22 @@ int ctc_dir(const struct ct_info *ci, const struct npuflow_key *t, int *dir);
 /* Read pending events: calls on_destroy for each; -ENOBUFS if events were
  * lost (the caller resyncs by dump), 0 otherwise. */
 int ctc_events(struct ctc *c);
+/*
+ * ctc_watch_closing() - subscribe to the UPDATE events of TCP entries that
+ * leave ESTABLISHED (FIN_WAIT, CLOSE_WAIT, LAST_ACK, TIME_WAIT, CLOSE),
+ * filtered in the kernel (nfct_filter: a socket filter on the TCP state),
+ * so the socket hears a connection's close, not every entry's changes.
+ * @c: an open ctc; @rcvbuf: its receive buffer (bytes); @on_closing: called
+ * with each such entry by ctc_closing_events().  Its descriptor is
+ * c->upd_fd (non-blocking).  Return: 0 or -errno.
+ */
+int ctc_watch_closing(struct ctc *c, unsigned int rcvbuf, ctc_cb on_closing);
+/* Read pending closing events (ctc_watch_closing()); -ENOBUFS if some were
+ * lost (the caller resyncs by dump), 0 otherwise. */
+int ctc_closing_events(struct ctc *c);
+/* Whether a dumped or looked-up TCP entry has left ESTABLISHED: 1 or 0
+ * (not TCP, or no state in the answer: 0). */
+int ctc_tcp_closing(const struct ct_info *ci);
 /* Every entry (both families). */
 int ctc_dump(struct ctc *c, ctc_cb cb, void *ctx);
 /* Fill FM_CT_* facts from an entry. */

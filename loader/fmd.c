@@ -1076,9 +1076,9 @@ static void takeout(struct fmd *d, uint32_t id, enum fm_action a)
 	sync_id(d, id);
 }
 
-static void on_destroy(void *ctx, const struct ct_info *ci)
+/* The connection of a conntrack entry that went, or is @why: taken out. */
+static void ct_gone(struct fmd *d, const struct ct_info *ci, const char *why)
 {
-	struct fmd *d = ctx;
 	struct npuflow_key ctk;
 	enum fm_action a;
 	uint32_t id = 0;
@@ -1089,18 +1089,37 @@ static void on_destroy(void *ctx, const struct ct_info *ci)
 		char kb[160];
 
 		fmt_key(&ci->orig, kb, sizeof(kb));
-		d->log(L_DBG, "conntrack destroy %u: %s: %s", ci->id, kb, fm_action_name(a));
+		d->log(L_DBG, "conntrack %s %u: %s: %s", why, ci->id, kb, fm_action_name(a));
 	}
 	if (a == FM_A_TAKEOUT || a == FM_A_FORGET)
 		takeout(d, id, a);
 }
 
-/* A dumped entry: the connection made for it (if any) stays. */
+static void on_destroy(void *ctx, const struct ct_info *ci)
+{
+	ct_gone(ctx, ci, "destroy");
+}
+
+/*
+ * A TCP entry left ESTABLISHED (a FIN or RST went through the host): its
+ * connection goes back to the host now, so that the last frames of the
+ * close cross conntrack and keepalive never sets an ESTABLISHED timeout on
+ * a closing entry (which would keep a TIME_WAIT entry for days).
+ */
+static void on_closing(void *ctx, const struct ct_info *ci)
+{
+	ct_gone(ctx, ci, "closing");
+}
+
+/* A dumped entry: the connection made for it (if any) stays, unless closing. */
 static void mark_cb(void *ctx, const struct ct_info *ci)
 {
 	struct fmd *d = ctx;
-	struct fm_entry *e = fm_find_ct(&d->fm, &ci->orig, &ci->reply, ci->zone, ci->id);
+	struct fm_entry *e;
 
+	if (ctc_tcp_closing(ci))
+		return;
+	e = fm_find_ct(&d->fm, &ci->orig, &ci->reply, ci->zone, ci->id);
 	if (e)
 		d->mark[e - d->fm.e] = 1;
 }
@@ -1169,6 +1188,13 @@ void fmd_ct_input(struct fmd *d, uint64_t now)
 {
 	(void)now;
 	if (ctc_events(&d->ct) == -ENOBUFS)
+		resync(d);
+}
+
+void fmd_ct_closing_input(struct fmd *d, uint64_t now)
+{
+	(void)now;
+	if (ctc_closing_events(&d->ct) == -ENOBUFS)
 		resync(d);
 }
 
@@ -1950,7 +1976,7 @@ int fmd_init(struct fmd *d, const struct npuflowd_opts *o, const int *ifindex,
 	d->cache_fd = -1;
 	d->counters_fd = -1;
 	d->ctl_fd = -1;
-	d->ct.ev_fd = -1;
+	d->ct.ev_fd = d->ct.upd_fd = -1;
 	d->tc_flags = o->tc_skip_sw ? TCA_CLS_FLAGS_SKIP_SW : 0;
 	d->start_ns = fmd_now();
 	fm_cfg_init(&cfg);
@@ -2002,6 +2028,12 @@ int fmd_init(struct fmd *d, const struct npuflowd_opts *o, const int *ifindex,
 	if (d->ct.rcvbuf < o->ct_rcvbuf)
 		log(L_WARN, "conntrack event buffer %u bytes, asked %u", d->ct.rcvbuf,
 		    o->ct_rcvbuf);
+	rc = o->ct_rcvbuf ? ctc_watch_closing(&d->ct, o->ct_rcvbuf, on_closing) : 0;
+	if (rc) {
+		log(L_ERR, "cannot watch conntrack for closing TCP connections: %s",
+		    strerror(-rc));
+		return rc;
+	}
 	d->nports = o->nports;
 	for (i = 0; i < o->nports; i++) {
 		struct nls_link l;

@@ -169,6 +169,8 @@ void fmd_warmup(struct fmd *d);
 void fmd_event(struct fmd *d, const struct npuflow_event *ev, uint64_t now);
 /* Conntrack events readable. */
 void fmd_ct_input(struct fmd *d, uint64_t now);
+/* Closing TCP entries' events readable (fmd_ct_closing_fd()). */
+void fmd_ct_closing_input(struct fmd *d, uint64_t now);
 /* Timers (holds, retries, keepalive, stats mirror, the rescan after lost
  * threshold events); call often. */
 void fmd_tick(struct fmd *d, uint64_t now);
@@ -181,6 +183,12 @@ void fmd_ctl(struct fmd *d, const char *req, char *out, size_t len, uint64_t now
 static inline int fmd_ct_fd(const struct fmd *d)
 {
 	return d->ct.ev_fd;
+}
+
+/* The fd to poll for closing TCP entries' events (-1 if none). */
+static inline int fmd_ct_closing_fd(const struct fmd *d)
+{
+	return d->ct.upd_fd;
 }
 
 uint64_t fmd_now(void);

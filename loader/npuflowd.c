@@ -163,6 +163,8 @@ static void serve_flowmaker(struct pollfd *pfd, int ctl_fd, struct loop_stats *s
 
 	if (pfd[1].revents)
 		fmd_ct_input(&fmd, fmd_now());
+	if (pfd[3].revents)
+		fmd_ct_closing_input(&fmd, fmd_now());
 	if (pfd[2].revents)
 		ctl_serve(ctl_fd, &fmd);
 	s->ct += mono_us() - t;
@@ -174,10 +176,11 @@ static void serve_flowmaker(struct pollfd *pfd, int ctl_fd, struct loop_stats *s
 /* A pass of the loop, waiting at most @wait_ms: 0, or 1 on an error (logged). */
 static int serve_pass(struct ring_buffer *rb, int ctl_fd, int wait_ms, struct loop_stats *s)
 {
-	struct pollfd pfd[3] = {
+	struct pollfd pfd[4] = {
 		{ .fd = ring_buffer__epoll_fd(rb), .events = POLLIN },
 		{ .fd = fm_on ? fmd_ct_fd(&fmd) : -1, .events = POLLIN },
 		{ .fd = ctl_fd, .events = POLLIN },
+		{ .fd = fm_on ? fmd_ct_closing_fd(&fmd) : -1, .events = POLLIN },
 	};
 	uint64_t t = mono_us();
 	int e;
@@ -185,7 +188,7 @@ static int serve_pass(struct ring_buffer *rb, int ctl_fd, int wait_ms, struct lo
 	log_flush();		/* the pass's lines, before the wait */
 	s->log_flush += mono_us() - t;
 	t = mono_us();
-	e = poll(pfd, 3, wait_ms);
+	e = poll(pfd, 4, wait_ms);
 	if (e < 0 && errno != EINTR) {
 		log_set_batch(0);
 		err("poll: %s", strerror(errno));
