@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <linux/capability.h>
@@ -58,17 +57,23 @@ void log_stop_signal(void)
 		info("signal %d: stopping", (int)stop);
 }
 
-/* Single instance: an exclusive flock held for the process's lifetime. */
+/*
+ * Single instance: an open file description lock on the whole file, held
+ * for the process's lifetime.  npuctl tests for it (F_OFD_GETLK) without
+ * taking it.  The file is not followed if it is a symbolic link.
+ */
 int take_lock(const char *path)
 {
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
 	char pid[32];
-	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 
 	if (fd < 0) {
-		err("cannot open lock file %s: %s", path, strerror(errno));
+		err("cannot open lock file %s: %s%s", path, strerror(errno),
+		    errno == ELOOP ? " (a symbolic link: refused)" : "");
 		return -1;
 	}
-	if (flock(fd, LOCK_EX | LOCK_NB)) {
+	if (fcntl(fd, F_OFD_SETLK, &fl)) {
 		ssize_t n = read(fd, pid, sizeof(pid) - 1);
 
 		pid[n > 0 ? n : 0] = '\0';

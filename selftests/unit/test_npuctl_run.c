@@ -633,15 +633,20 @@ static void flows_json(void **state)
 	run_free(&r);
 }
 
-/* Hold npuflowd's lock with our pid in it, as a running npuflowd does. */
+/*
+ * Hold npuflowd's lock with our pid in it, as a running npuflowd does: an
+ * open file description lock on the whole file (take_lock()), which npuctl
+ * tests for with F_OFD_GETLK, taking none itself.
+ */
 static void hold_lock(void)
 {
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
 	char pid[16];
 	int fd = open(env.lock, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 
 	assert_true(fd >= 0);
 	env.lock_fd = fd;
-	assert_int_equal(flock(fd, LOCK_EX | LOCK_NB), 0);
+	assert_int_equal(fcntl(fd, F_OFD_SETLK, &fl), 0);
 	snprintf(pid, sizeof(pid), "%d\n", getpid());
 	assert_int_equal(write(fd, pid, strlen(pid)), (ssize_t)strlen(pid));
 }
