@@ -36,6 +36,7 @@
 #include <linux/bpf.h>
 #include <linux/if_ether.h>
 #include <linux/in.h>
+#include <linux/pkt_cls.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/tcp.h>
@@ -120,6 +121,14 @@ struct {
 	__type(key, __u32);
 	__type(value, struct npuflow_fmstats);
 } fmstats SEC(".maps");
+
+/* Written by npuflow_forwarded (below), read by npuflowd. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, NPUFLOW_CANDIDATES_DEFAULT);
+	__type(key, struct npuflow_key);
+	__type(value, __u64);
+} forwarded SEC(".maps");
 
 /* Run first in a libxdp dispatcher; programs after it run on XDP_PASS. */
 struct {
@@ -916,6 +925,40 @@ SEC("xdp")
 int npuflow_classify(struct xdp_md *ctx)
 {
 	return classify(ctx);
+}
+
+/*
+ * On each port's clsact egress (npuflowd attaches it): a frame the host
+ * forwarded out of the port, after its firewall and NAT, records when
+ * (CLOCK_MONOTONIC ns) in "forwarded" under its key as it leaves: ifindex
+ * the port, no tags, addresses and ports after NAT.  Conntrack marks an
+ * entry established before the forward chain sees its frames, so only
+ * this shows that the ruleset passes a direction: npuflowd makes a
+ * connection only when both directions went out since the last ruleset
+ * change.  Observes, never drops.  A frame whose headers are not in the
+ * skb's linear part is not recorded (its connection waits for one that is).
+ */
+SEC("tc")
+int npuflow_forwarded(struct __sk_buff *skb)
+{
+	void *data = (void *)(long)skb->data, *end = (void *)(long)skb->data_end;
+	union npuflow_key_w k;
+	struct parsed p = {};
+	__u64 now, *t;
+
+	parse(data, end, skb->ifindex, &k, &p);
+	if (p.stat != NPUFLOW_S_CANDIDATE)
+		return TC_ACT_OK;
+	k.w[0] = KW(skb->ifindex, 0, 4);
+	now = bpf_ktime_get_coarse_ns();
+	t = bpf_map_lookup_elem(&forwarded, &k.k);
+	if (t) {
+		if (*t != now)
+			*t = now;
+	} else {
+		bpf_map_update_elem(&forwarded, &k.k, &now, BPF_ANY);
+	}
+	return TC_ACT_OK;
 }
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

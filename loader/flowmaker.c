@@ -523,6 +523,12 @@ enum fm_action fm_lookup_done(struct fm *fm, uint32_t id, const struct fm_lookup
 	for (d = 0; d < 2; d++)
 		if (l->eg_flags[d] & FM_EG_NO_NEIGH)
 			return refuse(fm, e, NPUFLOW_FR_NO_NEIGH, 0, now);
+	/* conntrack's state is set before the forward chain: only a frame the
+	 * host forwarded shows that the ruleset passes the direction
+	 */
+	for (d = 0; d < 2; d++)
+		if (l->eg_flags[d] & FM_EG_UNPROVEN)
+			return refuse(fm, e, NPUFLOW_FR_NOT_ESTABLISHED, 0, now);
 	memcpy(e->rec.out_ifindex, l->out_ifindex, sizeof(e->rec.out_ifindex));
 	memcpy(e->rec.out_vid, l->out_vid, sizeof(e->rec.out_vid));
 	memcpy(e->rec.dmac, l->dmac, sizeof(e->rec.dmac));

@@ -88,6 +88,8 @@ enum fm_action {
 #define FM_EG_SHAPED	0x08	/* egress port has a shaping qdisc */
 #define FM_EG_LOCAL	0x10	/* delivered to / sent by the host itself */
 #define FM_EG_VLAN	0x20	/* tagged as npuflowd does not write (Q-in-Q, no 802.1Q device) */
+#define FM_EG_UNPROVEN	0x40	/* the host has forwarded none of its frames since the last
+				 * ruleset change (or ever): the firewall may drop it */
 
 /* Conntrack facts. */
 #define FM_CT_FOUND		0x01

@@ -634,6 +634,30 @@ static void take_back_twin(struct fmd *d, uint32_t id, const struct fm_lookup *l
 }
 
 /*
+ * Whether the host forwarded a frame of each direction of @l out of its
+ * egress port since the last ruleset change (the classifier's
+ * npuflow_forwarded records them, keyed as they leave: the port, no tag,
+ * NAT applied): a direction without one is marked FM_EG_UNPROVEN.  With no
+ * record to read (no "forwarded" map), nothing is proven.
+ */
+static void prove_forwarded(const struct fmd *d, struct fm_lookup *l)
+{
+	struct npuflow_key out;
+	uint64_t t;
+	int dir;
+
+	for (dir = 0; dir < 2; dir++) {
+		tcfl_out_key(l->key, dir, &out);
+		out.ifindex = l->out_ifindex[dir];
+		out.vlan_outer = out.vlan_inner = 0;
+		out.pad = 0;
+		if (d->fwd_fd < 0 || bpf_map_lookup_elem(d->fwd_fd, &out, &t) ||
+		    t < d->ruleset_ns)
+			l->eg_flags[dir] |= FM_EG_UNPROVEN;
+	}
+}
+
+/*
  * The rest of @id's lookup, its conntrack query answered (@rc, @ci, @dir)
  * in @ct_ns of its own: the egress of both directions, then the policy's
  * decision, carried out.  @t0: when its lookup started.
@@ -681,6 +705,7 @@ static void lookup_answered(struct fmd *d, uint32_t id, uint64_t now, uint64_t c
 		l.routed = 1;
 		if (!l.eg_flags[0] && !l.eg_flags[1] && fmd_ipsec(d, l.key, l.out_ifindex))
 			l.ct_flags |= FM_CT_IPSEC;
+		prove_forwarded(d, &l);
 		mk.eg = fmd_now() - teg;
 	}
 	if (!rc)
@@ -1676,10 +1701,13 @@ static void recheck_egress(struct fmd *d, uint64_t now)
  * nftables committed a new ruleset: a rule may now refuse what the made
  * connections carry, and conntrack keeps their entries whatever the
  * ruleset says.  Every made (held, waiting) connection is released to the
- * host, where the ruleset sees its frames, until conntrack drops it; only
- * connections that conntrack establishes afterwards - through the new
- * ruleset - are made.  (The kernel's flowtable keeps forwarding the flows
- * it holds past a ruleset change: docs/operator-guide.md.)
+ * host, where the ruleset sees its frames, until conntrack drops it.  And
+ * nothing is made, whatever its state, until the host has forwarded both
+ * its directions after the change (prove_forwarded()): conntrack's state
+ * says nothing of the new rules.  Called first in each pass, so that no
+ * lookup is judged against a ruleset older than what was announced.  (The
+ * kernel's flowtable keeps forwarding the flows it holds past a ruleset
+ * change: docs/operator-guide.md.)
  */
 static void ruleset_poll(struct fmd *d, uint64_t now)
 {
@@ -1691,6 +1719,8 @@ static void ruleset_poll(struct fmd *d, uint64_t now)
 	if (gens <= 0)
 		return;
 	d->fm.stat[NPUFLOW_FM_RULESETS] += gens;
+	/* from now on a direction is made only once the host forwarded it again */
+	d->ruleset_ns = fmd_now();
 	n = fmd_release(d, UINT32_MAX, now);
 	d->log(n ? L_INFO : L_DBG, "nftables ruleset changed: %d connection(s) released to the "
 	       "host", n);
@@ -1701,6 +1731,7 @@ void fmd_tick(struct fmd *d, uint64_t now)
 	uint64_t t0;
 	uint32_t i;
 
+	ruleset_poll(d, now);	/* before any lookup is judged (prove_forwarded) */
 	lq_flush(d);		/* the pass's lookups */
 	wq_flush(d);		/* and makes */
 	if (now < d->next_tick_ns)
@@ -1762,7 +1793,6 @@ void fmd_tick(struct fmd *d, uint64_t now)
 	monitor_poll(d);
 	recheck_egress(d, now);
 	fmd_egress_keep(d, now);	/* the next connection's shared facts */
-	ruleset_poll(d, now);
 	t0 = fmd_now();
 	rescan(d, now);
 	d->rescan_ns += fmd_now() - t0;
@@ -1974,6 +2004,7 @@ int fmd_init(struct fmd *d, const struct npuflowd_opts *o, const int *ifindex,
 	d->stats_fd = stats_fd;
 	d->cand_fd = cand_fd;
 	d->cache_fd = -1;
+	d->fwd_fd = -1;
 	d->counters_fd = -1;
 	d->ctl_fd = -1;
 	d->ct.ev_fd = d->ct.upd_fd = -1;

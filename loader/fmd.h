@@ -116,6 +116,8 @@ struct fmd {
 	struct fmd_lq lq;
 	struct xfrmdb xdb;		/* the out and fwd policies, reloaded when stale */
 	int xfrm_stale;
+	int fwd_fd;			/* the classifier's "forwarded" map, -1 if none */
+	uint64_t ruleset_ns;		/* the last nftables ruleset change npuflowd saw */
 	int xfrm_unknown;		/* xfrm cannot be read: every connection is refused ipsec */
 	uint64_t xfrm_retry_ns;		/* a failed load is tried again from then */
 	struct rtc *rtc;		/* egress facts between connections */

@@ -40,6 +40,7 @@ struct run {
 	enum xdp_attach_mode mode;
 	int ifindex[NPUFLOWD_MAX_PORTS];
 	int attached[NPUFLOWD_MAX_PORTS];
+	int watched[NPUFLOWD_MAX_PORTS];	/* the egress watch attached */
 	int lock_fd;
 	int ctl_fd;
 	int started;
@@ -59,8 +60,10 @@ static int flush(void)
 	if (pins_open(0))
 		return 1;
 	ifs = if_nameindex();
-	for (i = ifs; i && i->if_index; i++)
+	for (i = ifs; i && i->if_index; i++) {
 		detach_leftovers(i->if_index, "--flush");
+		fwd_detach(i->if_index);
+	}
 	if (fmd_flush_rules(fm_log))
 		warn("cannot remove flow rules: %s", strerror(errno));
 	if (ifs)
@@ -267,6 +270,7 @@ static int open_classifier(struct run *r)
 	skel->rodata->npuflow_revive_gap_ns = opts.revive_gap_ns;
 	skel->rodata->npuflow_coarse_clock = !opts.precise_clock;
 	if (bpf_map__set_max_entries(skel->maps.candidates, opts.candidates) ||
+	    bpf_map__set_max_entries(skel->maps.forwarded, opts.candidates) ||
 	    bpf_map__set_max_entries(skel->maps.connections, opts.connections) ||
 	    bpf_map__set_max_entries(skel->maps.events, opts.ringbuf)) {
 		err("cannot size the maps");
@@ -298,6 +302,19 @@ static int attach_ports(struct run *r)
 	return 0;
 }
 
+/* The egress watch on every port: the flow maker's proof that the host forwards a connection. */
+static int watch_forwarded(struct run *r)
+{
+	int fd = bpf_program__fd(r->skel->progs.npuflow_forwarded), i;
+
+	for (i = 0; i < opts.nports; i++) {
+		if (fwd_attach(fd, r->ifindex[i], opts.ports[i]))
+			return -1;
+		r->watched[i] = 1;
+	}
+	return 0;
+}
+
 static int start_flowmaker(struct run *r)
 {
 	struct classify *skel = r->skel;
@@ -310,6 +327,7 @@ static int start_flowmaker(struct run *r)
 		return -1;
 	}
 	fmd.cache_fd = bpf_map__fd(skel->maps.candcache);
+	fmd.fwd_fd = bpf_map__fd(skel->maps.forwarded);
 	fmd.counters_fd = bpf_map__fd(skel->maps.counters);
 	fmd.cache_gen_bump = cache_gen_bump;
 	fm_on = 1;
@@ -331,7 +349,7 @@ static int start(struct run *r)
 {
 	if (open_classifier(r) || attach_ports(r))
 		return -1;
-	if (opts.flowmaker && start_flowmaker(r))
+	if (opts.flowmaker && (watch_forwarded(r) || start_flowmaker(r)))
 		return -1;
 	r->rb = ring_buffer__new(bpf_map__fd(r->skel->maps.events), on_event, NULL, NULL);
 	if (!r->rb) {
@@ -353,9 +371,14 @@ static int stop_all(struct run *r, int rc)
 	log_stop_signal();
 	notify("STOPPING=1");
 	ring_buffer__free(r->rb);
-	for (i = 0; i < opts.nports; i++)
+	for (i = 0; i < opts.nports; i++) {
 		if (r->attached[i] && port_detach(r->prog, r->ifindex[i], opts.ports[i], r->mode))
 			rc = 1;
+		if (r->watched[i] && fwd_detach(r->ifindex[i])) {
+			err("%s: cannot detach the egress watch", opts.ports[i]);
+			rc = 1;
+		}
+	}
 	xdp_program__close(r->prog);
 	if (r->ctl_fd >= 0) {
 		close(r->ctl_fd);

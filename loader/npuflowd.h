@@ -80,6 +80,15 @@ int port_attach(struct xdp_program *prog, int ifindex, const char *name,
 int port_detach(struct xdp_program *prog, int ifindex, const char *name,
 		enum xdp_attach_mode mode);
 
+/* --- the egress watch (npuflowd_fwd.c) ------------------------------------- */
+
+/* npuflow_forwarded (@prog_fd) on @ifindex's clsact egress, the qdisc added
+ * if missing: 0, or -1 (logged). */
+int fwd_attach(int prog_fd, int ifindex, const char *name);
+/* npuflowd's egress watch off @ifindex: 0 (also when there was none), or
+ * -errno. */
+int fwd_detach(int ifindex);
+
 /* --- the control socket (npuflowd_ctl.c) ----------------------------------- */
 
 int ctl_open(const char *path);

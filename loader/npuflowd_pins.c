@@ -32,7 +32,7 @@
 #define NPUFLOWD_BPFFS	"/sys/fs/bpf"
 
 static const char *const pinned_maps[] = {
-	"candidates", "counters", "events", "connections", "fmstats", "candcache",
+	"candidates", "counters", "events", "connections", "fmstats", "candcache", "forwarded",
 };
 
 #define NPUFLOWD_NMAPS	(sizeof(pinned_maps) / sizeof(pinned_maps[0]))
@@ -398,7 +398,8 @@ static int pin_check_one(struct bpf_map *map, const char *name)
 int pins_check(struct classify *skel)
 {
 	struct bpf_map *maps[] = { skel->maps.candidates, skel->maps.counters, skel->maps.events,
-				   skel->maps.connections, skel->maps.fmstats, skel->maps.candcache };
+				   skel->maps.connections, skel->maps.fmstats, skel->maps.candcache,
+				   skel->maps.forwarded };
 	size_t k;
 
 	for (k = 0; k < sizeof(maps) / sizeof(maps[0]); k++)

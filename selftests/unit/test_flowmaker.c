@@ -318,6 +318,42 @@ static void test_refusals(void **st)
 	fm_free(fm);
 }
 
+/*
+ * A direction the host has not forwarded since the last ruleset change
+ * (FM_EG_UNPROVEN: its frames may be dropped by the new ruleset, though
+ * conntrack still calls the entry established) is not made: refused as not
+ * established, retried; a never reason still wins.  Once forwarded, made.
+ */
+static void test_unproven(void **st)
+{
+	struct fm *fm = new_fm(64);
+	struct npuflow_key k = korig(1);
+	struct fm_lookup l = lk_ok(1);
+	uint32_t id;
+
+	(void)st;
+	l.eg_flags[1] = FM_EG_UNPROVEN;
+	assert_int_equal(fm_candidate(fm, &k, 16, 0, 1, 0, 100, &id), FM_A_LOOKUP);
+	assert_int_equal(fm_lookup_done(fm, id, &l, 100), FM_A_REFUSE);
+	assert_int_equal(fm->e[id].rec.reason, NPUFLOW_FR_NOT_ESTABLISHED);
+	assert_int_equal(fm->e[id].rec.until_ns, 100 + FM_RETRY_NS_DEFAULT);
+	assert_int_equal(fm->stat[NPUFLOW_FM_MADE], 0);
+	l.eg_flags[0] = FM_EG_LOCAL;
+	k = korig(2);
+	l = lk_ok(2);
+	l.eg_flags[0] = FM_EG_UNPROVEN | FM_EG_LOCAL;
+	assert_int_equal(fm_candidate(fm, &k, 16, 0, 1, 0, 100, &id), FM_A_LOOKUP);
+	assert_int_equal(fm_lookup_done(fm, id, &l, 100), FM_A_REFUSE);
+	assert_int_equal(fm->e[id].rec.reason, NPUFLOW_FR_LOCAL);
+	/* the retry, forwarded since: made */
+	k = korig(1);
+	l = lk_ok(1);
+	assert_int_equal(fm_candidate(fm, &k, 48, 0, 1, 0, 100 + FM_RETRY_NS_DEFAULT, &id),
+			 FM_A_LOOKUP);
+	assert_int_equal(fm_lookup_done(fm, id, &l, 100 + FM_RETRY_NS_DEFAULT), FM_A_WRITE);
+	fm_free(fm);
+}
+
 static void test_table_full(void **st)
 {
 	struct fm *fm = new_fm(64);
@@ -994,6 +1030,7 @@ int main(void)
 		cmocka_unit_test(test_made_from_reply_and_nat),
 		cmocka_unit_test(test_ct_match_after_gap),
 		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_unproven),
 		cmocka_unit_test(test_table_full),
 		cmocka_unit_test(test_giveback_hold_doubling),
 		cmocka_unit_test(test_misses_right_after_make),
