@@ -595,8 +595,9 @@ static void npuep_get_queue_stats_rx(struct net_device *netdev, int idx,
 	rx->bytes = s.rx_bytes;
 	rx->alloc_fail = s.rx_alloc_fail;
 	rx->csum_unnecessary = s.rx_csum_ok;
-	rx->hw_drops = s.rx_bad_desc;
 	rx->hw_drop_overruns = npuep_rd64(port->ndev, qp->reg + NPU_QP_RX_QFULL);
+	/* netdev.yaml: overruns are a part of hw-drops */
+	rx->hw_drops = s.rx_bad_desc + rx->hw_drop_overruns;
 }
 
 static void npuep_get_queue_stats_tx(struct net_device *netdev, int idx,
@@ -625,7 +626,6 @@ static void npuep_get_base_stats(struct net_device *netdev,
 	rx->bytes = 0;
 	rx->alloc_fail = 0;
 	rx->csum_unnecessary = 0;
-	rx->hw_drops = 0;
 	rx->hw_drop_overruns = 0;
 	tx->packets = 0;
 	tx->bytes = 0;
@@ -638,6 +638,8 @@ static void npuep_get_base_stats(struct net_device *netdev,
 	rx->hw_drop_ratelimits = npuep_rd64(port->ndev,
 					    NPU_REG_PORT_FP(port->idx) +
 					    NPU_PORT_FP_PUNT_DROPS);
+	/* netdev.yaml: ratelimits are a part of hw-drops */
+	rx->hw_drops = rx->hw_drop_ratelimits;
 	/* Queues beyond the active count keep their history here. */
 	for (q = netdev->real_num_rx_queues; q < port->ndev->nqueues; q++) {
 		npuep_get_queue_stats_rx(netdev, q, &qrx);

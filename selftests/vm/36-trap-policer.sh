@@ -10,7 +10,7 @@
 # forwarding and a ping to the host still answers.  The policer's rate and burst and the group bindings survive
 # devlink dev reload and a firmware recovery, and are enforced after both.
 . "$(dirname "$0")/lib.sh"
-ktap_plan 18
+ktap_plan 19
 
 npu_load && npu_new 0 8 2 || { ktap_fail "setup"; ktap_finish; }
 topo_pc_far 0; ktap_result $? "topology"
@@ -120,9 +120,15 @@ ktap_result $([ "$FW" -gt 50 ] && conntrack -L 2>/dev/null | grep -q HW_OFFLOAD;
 # A policer drops a punt before it takes a receive descriptor, so no queue
 # owns the drop: the port's drops are its netdev's qstat (device scope)
 # rx-hw-drop-ratelimits, read through the kernel's ynl.
-QD=$(qstat_dev "$P3" | jq '."rx-hw-drop-ratelimits" // -1') ED=$(pdrops)
+QS=$(qstat_dev "$P3") ED=$(pdrops)
+QD=$(echo "$QS" | jq '."rx-hw-drop-ratelimits" // -1')
 ktap_result $([ "$QD" = "$ED" ] && [ "$ED" -gt 0 ]; echo $?) \
 	"qstat rx-hw-drop-ratelimits is the port's policer drops ($QD, ethtool $ED)"
+# netdev.yaml: overruns and ratelimits are parts of rx-hw-drops (no bad
+# descriptor here, so they are all of it)
+HD=$(echo "$QS" | jq '."rx-hw-drops" // -1') HO=$(echo "$QS" | jq '."rx-hw-drop-overruns" // 0')
+ktap_result $([ "$HD" = $((QD + HO)) ]; echo $?) \
+	"qstat rx-hw-drops counts them: $HD = ratelimits $QD + overruns $HO"
 ktap_result $([ "$RX" = 10 ]; echo $?) "a ping to the host answers under the flood ($RX/10)"
 rm -f "$PING"
 
