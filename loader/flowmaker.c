@@ -533,6 +533,8 @@ enum fm_action fm_lookup_done(struct fm *fm, uint32_t id, const struct fm_lookup
 	memcpy(e->rec.out_vid, l->out_vid, sizeof(e->rec.out_vid));
 	memcpy(e->rec.dmac, l->dmac, sizeof(e->rec.dmac));
 	memcpy(e->rec.smac, l->smac, sizeof(e->rec.smac));
+	memcpy(e->nexthop, l->nexthop, sizeof(e->nexthop));
+	e->nh_known = 1;
 	e->rec.flags &= ~(NPUFLOW_CONN_F_NAT | NPUFLOW_CONN_F_ROUTED);
 	if (f & FM_CT_NAT)
 		e->rec.flags |= NPUFLOW_CONN_F_NAT;

@@ -113,6 +113,8 @@ struct fm_lookup {
 	uint16_t out_vid[2];		/* the 802.1Q tag each leaves with, 0 = none */
 	uint8_t dmac[2][6];
 	uint8_t smac[2][6];
+	uint8_t nexthop[2][16];		/* each direction's next hop: gateway, or the
+					 * destination on-link */
 	int routed;			/* TTL/hop limit to decrement */
 };
 
@@ -125,6 +127,8 @@ struct fm_entry {
 	uint8_t pad;
 	uint64_t ct_refresh_ns;		/* the daemon last refreshed its conntrack timeout */
 	uint32_t ct_mark;		/* conntrack's mark when made (0 after a restore) */
+	uint8_t nexthop[2][16];		/* the lookup's next hops when made */
+	uint8_t nh_known;		/* nexthop set (not after a restore) */
 };
 
 struct fm {

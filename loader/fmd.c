@@ -597,6 +597,7 @@ static uint32_t lookup_egress(struct fmd *d, struct fm_lookup *l, int dir,
 
 	l->out_ifindex[dir] = eg.oif;
 	l->out_vid[dir] = eg.out_vid;
+	memcpy(l->nexthop[dir], eg.nexthop, sizeof(l->nexthop[dir]));
 	memcpy(l->dmac[dir], eg.dmac, 6);
 	memcpy(l->smac[dir], eg.smac, 6);
 	return rc;
@@ -1677,7 +1678,7 @@ static void recheck_egress(struct fmd *d, uint64_t now)
 
 		if (e->rec.state != NPUFLOW_CS_MADE)
 			continue;
-		rc = fmd_egress_check(d, &e->rec, e->ct_mark);
+		rc = fmd_egress_check(d, &e->rec, e->ct_mark, e->nh_known ? e->nexthop : NULL);
 		if (rc == FM_EG_NO_NEIGH)
 			kept++;
 		if (!rc || rc == FM_EG_NO_NEIGH ||

@@ -116,6 +116,7 @@ struct fmd {
 	struct fmd_lq lq;
 	struct xfrmdb xdb;		/* the out and fwd policies, reloaded when stale */
 	int xfrm_stale;
+	int fwd6;			/* net.ipv6.conf.all.forwarding, read with the ports' facts */
 	int fwd_fd;			/* the classifier's "forwarded" map, -1 if none */
 	uint64_t ruleset_ns;		/* the last nftables ruleset change npuflowd saw */
 	int xfrm_unknown;		/* xfrm cannot be read: every connection is refused ipsec */

@@ -4,6 +4,7 @@
  * fmd_egress.h): route, egress port and its facts, next hop, 802.1Q tags.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <linux/rtnetlink.h>
@@ -21,12 +22,32 @@ int fmd_port_of(const struct fmd *d, uint32_t ifindex)
 	return -1;
 }
 
+/*
+ * IPv6 forwarding, global: ip6_forward() drops what arrives while
+ * net.ipv6.conf.all.forwarding is 0, whatever the route says (IPv4's
+ * per-device forwarding is in the route lookup with an input device:
+ * ip_route_input_slow() answers -EHOSTUNREACH).  1 if it cannot be read.
+ */
+static int ipv6_forwarding(void)
+{
+	FILE *f = fopen("/proc/sys/net/ipv6/conf/all/forwarding", "re");
+	int v = 1;
+
+	if (!f)
+		return 1;
+	if (fscanf(f, "%d", &v) != 1)
+		v = 0;
+	fclose(f);
+	return v != 0;
+}
+
 /* Port @po's facts asked of rtnetlink: 0, or -ENODEV. */
 static int port_facts_ask(struct fmd *d, int po, uint64_t now)
 {
 	struct fmd_port *p = &d->ports[po];
 	struct nls_link l;
 
+	d->fwd6 = ipv6_forwarding();
 	if (nls_link_get(&d->rt, p->ifindex, &l))
 		return -ENODEV;
 	memcpy(p->mac, l.mac, 6);
@@ -247,7 +268,7 @@ uint32_t fmd_egress(struct fmd *d, const struct npuflow_key *k, const uint8_t *o
 	}
 	if (po < 0 || pi < 0 || !same_switch(&d->ports[pi], &d->ports[po]))
 		return FM_EG_FOREIGN;
-	if (fmd_port_facts(d, po, now))
+	if (fmd_port_facts(d, po, now) || (af == AF_INET6 && !d->fwd6))
 		return FM_EG_NO_ROUTE;
 	if (d->ports[po].shaped || (vi >= 0 && d->vlans.shaped[vi]))
 		return FM_EG_SHAPED;
@@ -259,6 +280,7 @@ uint32_t fmd_egress(struct fmd *d, const struct npuflow_key *k, const uint8_t *o
 		memcpy(eg->smac, d->ports[po].mac, 6);
 	}
 	/* the neighbour is the routing device's: the VLAN device's if tagged */
+	memcpy(eg->nexthop, r.nexthop, sizeof(eg->nexthop));
 	return next_hop(d, af, r.oif, r.nexthop, now, eg->dmac);
 }
 
@@ -310,7 +332,8 @@ int fmd_ipsec(struct fmd *d, const struct npuflow_key key[2], const uint32_t out
 	return 0;
 }
 
-uint32_t fmd_egress_check(struct fmd *d, const struct npuflow_conn *c, uint32_t mark)
+uint32_t fmd_egress_check(struct fmd *d, const struct npuflow_conn *c, uint32_t mark,
+			  const uint8_t (*nexthop)[16])
 {
 	uint32_t rc, unresolved = 0;
 	struct fmd_egress eg;
@@ -323,6 +346,9 @@ uint32_t fmd_egress_check(struct fmd *d, const struct npuflow_conn *c, uint32_t 
 		else if (rc)
 			return rc;
 		if (!egress_same(c, dir, &eg, rc != FM_EG_NO_NEIGH))
+			return FMD_EG_MOVED;
+		/* a new gateway not resolved yet has no MAC to compare */
+		if (nexthop && memcmp(eg.nexthop, nexthop[dir], sizeof(eg.nexthop)))
 			return FMD_EG_MOVED;
 		po = fmd_port_of(d, eg.oif);
 		if (po >= 0 && d->ports[po].mtu_changed)

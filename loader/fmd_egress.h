@@ -18,6 +18,7 @@ struct fmd_egress {
 	uint16_t out_vid;	/* the 802.1Q tag it leaves with, 0 = untagged */
 	uint8_t dmac[6];	/* next hop */
 	uint8_t smac[6];	/* the egress device's */
+	uint8_t nexthop[16];	/* the gateway, or the destination on-link */
 };
 
 /* The index in d->ports of the port @ifindex, or -1. */
@@ -93,8 +94,13 @@ void fmd_egress_recheck_ports(struct fmd *d, uint64_t now);
  * a next hop is not resolved at the moment (no entry, or one incomplete or
  * failed: a probe unanswered under load, the host seeing none of the
  * connection's frames).  The last is no move: the rules carry the MAC the
- * kernel resolved last, and a new one is announced.
+ * kernel resolved last, and a new one is announced.  @nexthop: each
+ * direction's next-hop address when made (NULL if unknown: restored);
+ * another one is FMD_EG_MOVED even while unresolved, as a route moved to a
+ * new gateway on the same port is: nobody resolves it while the hardware
+ * carries every frame.
  */
-uint32_t fmd_egress_check(struct fmd *d, const struct npuflow_conn *c, uint32_t mark);
+uint32_t fmd_egress_check(struct fmd *d, const struct npuflow_conn *c, uint32_t mark,
+			  const uint8_t (*nexthop)[16]);
 
 #endif

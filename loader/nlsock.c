@@ -91,6 +91,11 @@ int nls_monitor_open(struct nlsock *s)
 	static const unsigned int groups[] = {
 		RTNLGRP_LINK, RTNLGRP_NEIGH, RTNLGRP_IPV4_ROUTE, RTNLGRP_IPV6_ROUTE,
 		RTNLGRP_IPV4_RULE, RTNLGRP_IPV6_RULE,
+		/* forwarding turned on or off, globally or on a device */
+		RTNLGRP_IPV4_NETCONF, RTNLGRP_IPV6_NETCONF,
+		/* nexthop objects: with nexthop_compat_mode 0 their changes
+		 * announce no route */
+		RTNLGRP_NEXTHOP,
 	};
 
 	return monitor_open(s, NETLINK_ROUTE, groups, sizeof(groups) / sizeof(groups[0]));

@@ -354,6 +354,38 @@ static void test_unproven(void **st)
 	fm_free(fm);
 }
 
+/*
+ * A made connection keeps each direction's next-hop address (the gateway,
+ * or the destination on-link): the egress recheck compares it, since a new
+ * gateway that nobody has resolved yet has no MAC to compare.  A restored
+ * one does not know it (nh_known 0).
+ */
+static void test_nexthop_kept(void **st)
+{
+	struct fm *fm = new_fm(64);
+	struct npuflow_key k = korig(1);
+	struct fm_lookup l = lk_ok(1);
+	struct npuflow_conn rec;
+	uint32_t id;
+
+	(void)st;
+	l.nexthop[0][0] = 10;
+	l.nexthop[0][3] = 9;
+	l.nexthop[1][0] = 10;
+	l.nexthop[1][3] = 1;
+	assert_int_equal(fm_candidate(fm, &k, 16, 0, 1, 0, 100, &id), FM_A_LOOKUP);
+	assert_int_equal(fm_lookup_done(fm, id, &l, 100), FM_A_WRITE);
+	assert_true(fm->e[id].nh_known);
+	assert_memory_equal(fm->e[id].nexthop, l.nexthop, sizeof(l.nexthop));
+	rec = fm->e[id].rec;
+	fm_free(fm);
+	fm = new_fm(64);
+	rec.state = NPUFLOW_CS_MADE;
+	assert_int_equal(fm_restore(fm, 3, &rec), 0);
+	assert_false(fm->e[3].nh_known);
+	fm_free(fm);
+}
+
 static void test_table_full(void **st)
 {
 	struct fm *fm = new_fm(64);
@@ -1031,6 +1063,7 @@ int main(void)
 		cmocka_unit_test(test_ct_match_after_gap),
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_unproven),
+		cmocka_unit_test(test_nexthop_kept),
 		cmocka_unit_test(test_table_full),
 		cmocka_unit_test(test_giveback_hold_doubling),
 		cmocka_unit_test(test_misses_right_after_make),
