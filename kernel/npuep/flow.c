@@ -27,7 +27,7 @@
 void npuep_flow_flush(struct npuep_dev *ndev)
 {
 	if (ndev->ft)
-		npuep_flow_purge(ndev->ft, NPU_MAX_PORTS, NPUEP_OWNER_NONE);
+		npuep_flow_purge(ndev->ft, NPU_MAX_PORTS, NPUEP_OWNER_NONE, NULL);
 }
 
 /**

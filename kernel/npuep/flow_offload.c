@@ -12,7 +12,7 @@
 #include "trace.h"
 
 static int npuep_flow_cls_locked(struct npuep_port *port, struct flow_cls_offload *cls,
-				 u8 owner)
+				 u8 owner, const struct npuep_ft_bind *bind)
 {
 	struct npuep_ft *ft = port->ndev->ft;
 	int err;
@@ -30,7 +30,7 @@ static int npuep_flow_cls_locked(struct npuep_port *port, struct flow_cls_offloa
 	npuep_ft_lock_writes(ft);
 	switch (cls->command) {
 	case FLOW_CLS_REPLACE:
-		err = npuep_flow_replace(ft, port, cls, owner);
+		err = npuep_flow_replace(ft, port, cls, owner, bind);
 		break;
 	case FLOW_CLS_STATS:
 		err = npuep_flow_stats(ft, port, cls);
@@ -47,14 +47,14 @@ static int npuep_flow_cls_locked(struct npuep_port *port, struct flow_cls_offloa
  * The tracepoints frame the whole call, the wait for ft_sem included.
  */
 static int npuep_flow_cls(struct npuep_port *port, struct flow_cls_offload *cls,
-			  u8 owner)
+			  u8 owner, const struct npuep_ft_bind *bind)
 {
 	struct npuep_dev *ndev = port->ndev;
 	int err;
 
 	trace_npuep_flow_cls(ndev->dev, port->idx, cls->command, cls->cookie, 0);
 	down_read(&ndev->ft_sem);
-	err = npuep_flow_cls_locked(port, cls, owner);
+	err = npuep_flow_cls_locked(port, cls, owner, bind);
 	up_read(&ndev->ft_sem);
 	trace_npuep_flow_cls_done(ndev->dev, port->idx, cls->command,
 				  cls->cookie, err);
@@ -64,11 +64,11 @@ static int npuep_flow_cls(struct npuep_port *port, struct flow_cls_offload *cls,
 static int npuep_ft_block_cb(enum tc_setup_type type, void *type_data,
 			     void *cb_priv)
 {
-	struct npuep_port *port = cb_priv;
+	struct npuep_ft_bind *bind = cb_priv;
 
 	if (type != TC_SETUP_CLSFLOWER)
 		return -EOPNOTSUPP;
-	return npuep_flow_cls(port, type_data, NPUEP_OWNER_FT);
+	return npuep_flow_cls(bind->port, type_data, NPUEP_OWNER_FT, bind);
 }
 
 static int npuep_tc_block_cb(enum tc_setup_type type, void *type_data,
@@ -87,7 +87,7 @@ static int npuep_tc_block_cb(enum tc_setup_type type, void *type_data,
 	if (cls->command == FLOW_CLS_REPLACE &&
 	    !tc_cls_can_offload_and_chain0(port->netdev, &cls->common))
 		return -EOPNOTSUPP;
-	return npuep_flow_cls(port, cls, NPUEP_OWNER_FLOWER);
+	return npuep_flow_cls(port, cls, NPUEP_OWNER_FLOWER, NULL);
 }
 
 /**
@@ -121,49 +121,73 @@ u32 npuep_flow_tc_busy(struct npuep_port *port)
 
 /*
  * A flowtable leaves @port.  nftables unbinds a flowtable's devices before
- * it flushes the flowtable: those DESTROYs reach no driver, so its
- * connections entering here go now.  And nf_flow_table_offload_setup()
- * calls us before it takes our callback off the flowtable's list (under
- * its flow_block_lock): an add work item walking that list can still post
- * a REPLACE after the purge.  The port leaves ft_bound first, under the
- * table lock that npuep_flow_replace() tests it under, so that REPLACE
- * finds it gone (else an orphan stays in the driver and the coprocessor).  tc replays DESTROY
- * for every filter before an unbind: flower needs none of this.
+ * it flushes the flowtable: those DESTROYs reach no driver, so the
+ * connections this flowtable offered entering here go now, and only those:
+ * another table's flowtable may be bound to the same port.  And
+ * nf_flow_table_offload_setup() calls us before it takes our callback off
+ * the flowtable's list (under its flow_block_lock): an add work item
+ * walking that list can still post a REPLACE after the purge.  The binding
+ * stops being live first, under the table lock that npuep_flow_replace()
+ * tests it under, so that REPLACE finds it gone (else an orphan stays in
+ * the driver and the coprocessor).  tc replays DESTROY for every filter
+ * before an unbind: flower needs none of this.
  */
-static void npuep_ft_unbind(struct npuep_port *port)
+static void npuep_ft_unbind(struct npuep_ft_bind *bind)
 {
-	struct npuep_dev *ndev = port->ndev;
+	struct npuep_dev *ndev = bind->port->ndev;
 	struct npuep_ft *ft;
 
 	down_read(&ndev->ft_sem);
 	ft = ndev->ft;
 	if (ft) {
 		npuep_ft_lock_writes(ft);
-		clear_bit(port->idx, &ndev->ft_bound);
+		WRITE_ONCE(bind->live, false);
 		npuep_ft_unlock(ft);
-		npuep_flow_purge(ft, port->idx, NPUEP_OWNER_FT);
+		npuep_flow_purge(ft, bind->port->idx, NPUEP_OWNER_FT, bind);
 	} else {
-		clear_bit(port->idx, &ndev->ft_bound);
+		WRITE_ONCE(bind->live, false);
 	}
 	up_read(&ndev->ft_sem);
 }
 
+static void npuep_ft_bind_release(void *cb_priv)
+{
+	kfree(cb_priv);
+}
+
 /*
- * Every block callback of every npuep device, for flow_block_cb_is_busy()
- * style lookups.  tc binds under rtnl and nftables under its own mutex, so
- * the list has a lock of its own; it is taken before the flow-table lock
- * and never under it.
+ * Every block callback of every npuep device, one list per binder, each
+ * changed under the lock its binder holds: tc binds under rtnl, and
+ * tcf_block_bind()'s unroll of a failed shared-block bind deletes from the
+ * list it was given under rtnl only; nf_tables binds under its own mutex
+ * and never touches the list.  npuep_block_cb_lock serialises our binds and
+ * unbinds besides; it is taken before the flow-table lock and never under it.
  */
-static LIST_HEAD(npuep_block_cb_list);
+static LIST_HEAD(npuep_tc_block_cb_list);	/* rtnl */
+static LIST_HEAD(npuep_ft_block_cb_list);	/* npuep_block_cb_lock */
 static DEFINE_MUTEX(npuep_block_cb_lock);
+
+/* Whether @port's offload is driven by flower rules; under ft_sem, which
+ * keeps a reload's resize from freeing the table meanwhile.
+ */
+static bool npuep_port_flower_owned(struct npuep_port *port)
+{
+	struct npuep_dev *ndev = port->ndev;
+	bool owned;
+
+	down_read(&ndev->ft_sem);
+	owned = ndev->ft &&
+		READ_ONCE(ndev->ft->owner[port->idx]) == NPUEP_OWNER_FLOWER;
+	up_read(&ndev->ft_sem);
+	return owned;
+}
 
 static int npuep_block_bind(struct npuep_port *port, struct flow_block_offload *f,
 			    flow_setup_cb_t *cb)
 {
 	struct flow_block_cb *block_cb;
 
-	if (cb == npuep_ft_block_cb && port->ndev->ft &&
-	    READ_ONCE(port->ndev->ft->owner[port->idx]) == NPUEP_OWNER_FLOWER) {
+	if (cb == npuep_ft_block_cb && npuep_port_flower_owned(port)) {
 		NL_SET_ERR_MSG_MOD(f->extack,
 				   "port's offload is driven by tc flower rules");
 		return -EBUSY;
@@ -173,14 +197,24 @@ static int npuep_block_bind(struct npuep_port *port, struct flow_block_offload *
 		flow_block_cb_incref(block_cb);
 		return 0;
 	}
-	block_cb = flow_block_cb_alloc(cb, port, port, NULL);
+	if (cb == npuep_ft_block_cb) {
+		struct npuep_ft_bind *bind = kzalloc(sizeof(*bind), GFP_KERNEL);
+
+		if (!bind)
+			return -ENOMEM;
+		bind->port = port;
+		bind->live = true;
+		block_cb = flow_block_cb_alloc(cb, port, bind, npuep_ft_bind_release);
+		if (IS_ERR(block_cb))
+			kfree(bind);
+	} else {
+		block_cb = flow_block_cb_alloc(cb, port, port, NULL);
+	}
 	if (IS_ERR(block_cb))
 		return PTR_ERR(block_cb);
 	flow_block_cb_incref(block_cb);
 	flow_block_cb_add(block_cb, f);
-	list_add_tail(&block_cb->driver_list, &npuep_block_cb_list);
-	if (cb == npuep_ft_block_cb)
-		set_bit(port->idx, &port->ndev->ft_bound);
+	list_add_tail(&block_cb->driver_list, f->driver_block_list);
 	return 0;
 }
 
@@ -197,7 +231,7 @@ static int npuep_block_unbind(struct npuep_port *port, struct flow_block_offload
 	flow_block_cb_remove(block_cb, f);
 	list_del(&block_cb->driver_list);
 	if (cb == npuep_ft_block_cb)
-		npuep_ft_unbind(port);
+		npuep_ft_unbind(flow_block_cb_priv(block_cb));
 	return 0;
 }
 
@@ -208,7 +242,12 @@ static int npuep_setup_block(struct npuep_port *port, struct flow_block_offload 
 
 	if (f->binder_type != FLOW_BLOCK_BINDER_TYPE_CLSACT_INGRESS)
 		return -EOPNOTSUPP;
-	f->driver_block_list = &npuep_block_cb_list;
+	if (cb == npuep_tc_block_cb) {
+		ASSERT_RTNL();
+		f->driver_block_list = &npuep_tc_block_cb_list;
+	} else {
+		f->driver_block_list = &npuep_ft_block_cb_list;
+	}
 
 	mutex_lock(&npuep_block_cb_lock);
 	switch (f->command) {

@@ -34,6 +34,19 @@ struct npuep_revive {
 };
 
 /*
+ * One nftables flowtable bound to a port: the block callback's private
+ * data.  @live is cleared, under the table lock, by the unbind, which then
+ * purges the directions this binding offered (and only those: two
+ * flowtables may share a port); a REPLACE that comes after finds it clear.
+ * Freed by the block callback's release, after the kernel took the
+ * callback off the flowtable's list.
+ */
+struct npuep_ft_bind {
+	struct npuep_port *port;
+	bool live;
+};
+
+/*
  * One direction of a connection, as the kernel offered it.  Freed after a
  * grace period: DESTROY looks its cookie up without the lock first.
  */
@@ -49,6 +62,7 @@ struct npuep_flow {
 	u8 dir;				/* in the connection */
 	u8 owner;			/* enum npuep_flow_owner */
 	bool dying;			/* its DESTROY is queued */
+	const struct npuep_ft_bind *bind; /* the flowtable's binding (FT), or NULL */
 	u64 rep_pkts;			/* reported to the kernel so far */
 	u64 rep_bytes;
 };
@@ -103,7 +117,8 @@ void npuep_conn_fill(struct npuep_conn *c, struct npu_cmd_conn_create *cmd,
 int npuep_conn_write(struct npuep_ft *ft, struct npuep_conn *c);
 void npuep_flow_unhash(struct npuep_ft *ft, struct npuep_flow *f);
 int npuep_flow_replace(struct npuep_ft *ft, struct npuep_port *port,
-		       struct flow_cls_offload *cls, u8 owner);
+		       struct flow_cls_offload *cls, u8 owner,
+		       const struct npuep_ft_bind *bind);
 void npuep_flow_remove(struct npuep_ft *ft, struct npuep_flow *f);
 struct npuep_flow *npuep_flow_by_cookie(struct npuep_ft *ft, unsigned long cookie,
 					u32 port);
@@ -111,7 +126,8 @@ int npuep_flow_destroy(struct npuep_ft *ft, struct npuep_port *port,
 		       struct flow_cls_offload *cls);
 int npuep_flow_stats(struct npuep_ft *ft, struct npuep_port *port,
 		     struct flow_cls_offload *cls);
-void npuep_flow_purge(struct npuep_ft *ft, u32 port, u8 owner);
+void npuep_flow_purge(struct npuep_ft *ft, u32 port, u8 owner,
+		      const struct npuep_ft_bind *bind);
 void npuep_conn_stats_reset(struct npuep_conn *c);
 
 /* flow_destroy.c */

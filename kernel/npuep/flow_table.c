@@ -414,6 +414,7 @@ static int npuep_flow_hash(struct npuep_ft *ft, struct npuep_flow *f)
 /* A REPLACE of a match the table lacks: a new direction, paired if it can be. */
 static int npuep_flow_add(struct npuep_ft *ft, const struct npuep_flow_spec *spec,
 			  unsigned long cookie, u8 owner,
+			  const struct npuep_ft_bind *bind,
 			  struct netlink_ext_ack *extack)
 {
 	struct npuep_flow *f;
@@ -434,6 +435,7 @@ static int npuep_flow_add(struct npuep_ft *ft, const struct npuep_flow_spec *spe
 	f->ck.cookie = cookie;
 	f->ck.port = spec->key.port;
 	f->owner = owner;
+	f->bind = bind;
 	c = npuep_flow_pair(ft, f);
 	if (!c) {
 		kfree(f);
@@ -477,6 +479,7 @@ err_free:
  * @port: the port whose block callback was called
  * @cls: the kernel's request
  * @owner: who offers it (enum npuep_flow_owner)
+ * @bind: the flowtable's binding (NPUEP_OWNER_FT), or NULL
  *
  * Keyed by match: a replace of a match the table holds re-points the
  * cookie.  A cookie the port already holds under another match is that
@@ -487,7 +490,8 @@ err_free:
  * -ENOSPC when a table is full; or the device's error.
  */
 int npuep_flow_replace(struct npuep_ft *ft, struct npuep_port *port,
-		       struct flow_cls_offload *cls, u8 owner)
+		       struct flow_cls_offload *cls, u8 owner,
+		       const struct npuep_ft_bind *bind)
 {
 	struct flow_rule *rule = flow_cls_offload_flow_rule(cls);
 	struct netlink_ext_ack *extack = cls->common.extack;
@@ -507,7 +511,7 @@ int npuep_flow_replace(struct npuep_ft *ft, struct npuep_port *port,
 		return -EBUSY;
 	}
 	/* Checked under the lock the unbind clears it under: npuep_ft_unbind(). */
-	if (owner == NPUEP_OWNER_FT && !test_bit(port->idx, &ft->ndev->ft_bound))
+	if (owner == NPUEP_OWNER_FT && !(bind && READ_ONCE(bind->live)))
 		return -EOPNOTSUPP;
 	if (ft->owner[port->idx] != NPUEP_OWNER_NONE && ft->owner[port->idx] != owner) {
 		if (owner == NPUEP_OWNER_FT)
@@ -525,7 +529,7 @@ int npuep_flow_replace(struct npuep_ft *ft, struct npuep_port *port,
 		npuep_flow_remove(ft, old);
 	if (f)
 		return npuep_flow_update(ft, f, &spec, cls->cookie);
-	return npuep_flow_add(ft, &spec, cls->cookie, owner, extack);
+	return npuep_flow_add(ft, &spec, cls->cookie, owner, bind, extack);
 }
 
 /* Remove one direction; its connection goes when it has none left. */
@@ -584,13 +588,15 @@ int npuep_flow_stats(struct npuep_ft *ft, struct npuep_port *port,
  * Remove up to NPUEP_FLOW_PURGE_BATCH of the directions entering on @port
  * that @owner wrote, under ft->lock.  Return: how many.
  */
-static u32 npuep_flow_purge_batch(struct npuep_ft *ft, u32 port, u8 owner)
+static u32 npuep_flow_purge_batch(struct npuep_ft *ft, u32 port, u8 owner,
+				  const struct npuep_ft_bind *bind)
 {
 	struct npuep_flow *f, *tmp;
 	u32 n = 0;
 
 	list_for_each_entry_safe(f, tmp, &ft->port_flows[port], pnode) {
-		if (owner != NPUEP_OWNER_NONE && f->owner != owner)
+		if ((owner != NPUEP_OWNER_NONE && f->owner != owner) ||
+		    (bind && f->bind != bind))
 			continue;
 		npuep_flow_remove(ft, f);
 		if (++n == NPUEP_FLOW_PURGE_BATCH)
@@ -604,6 +610,7 @@ static u32 npuep_flow_purge_batch(struct npuep_ft *ft, u32 port, u8 owner)
  * @ft: the flow table, unlocked
  * @port: where the directions enter (NPU_MAX_PORTS: any port)
  * @owner: who wrote them (NPUEP_OWNER_NONE: any owner)
+ * @bind: the flowtable binding that offered them (NULL: any)
  *
  * Removes every matching direction with its connection, the queued
  * DESTROYs first.  The lock is dropped every NPUEP_FLOW_PURGE_BATCH
@@ -614,7 +621,8 @@ static u32 npuep_flow_purge_batch(struct npuep_ft *ft, u32 port, u8 owner)
  * walk that removes as it goes skips entries: rhashtable_walk_start()'s
  * contract).
  */
-void npuep_flow_purge(struct npuep_ft *ft, u32 port, u8 owner)
+void npuep_flow_purge(struct npuep_ft *ft, u32 port, u8 owner,
+		      const struct npuep_ft_bind *bind)
 {
 	u32 p, lo = port, hi = port + 1, n;
 
@@ -626,7 +634,7 @@ void npuep_flow_purge(struct npuep_ft *ft, u32 port, u8 owner)
 	for (p = lo; p < hi; p++) {
 		do {
 			npuep_ft_lock_writes(ft);
-			n = npuep_flow_purge_batch(ft, p, owner);
+			n = npuep_flow_purge_batch(ft, p, owner, bind);
 			npuep_ft_unlock(ft);
 			cond_resched();
 		} while (n == NPUEP_FLOW_PURGE_BATCH);

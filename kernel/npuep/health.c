@@ -161,10 +161,22 @@ static const struct devlink_health_reporter_ops npuep_health_cmd_ops = {
 	.diagnose = npuep_health_cmd_diagnose,
 };
 
+/*
+ * Also the auto-dump's, from health_work: ft_sem keeps a reload's resize
+ * from freeing the shadow table under the read.
+ */
 static void npuep_health_fw_fmsg(struct npuep_dev *ndev,
 				 struct devlink_fmsg *fmsg)
 {
 	u32 st = npuep_rd32(ndev, NPU_REG_FW_STATUS);
+	u32 conns = 0, flows = 0;
+
+	down_read(&ndev->ft_sem);
+	if (ndev->ft) {
+		conns = READ_ONCE(ndev->ft->nconns);
+		flows = READ_ONCE(ndev->ft->nflows);
+	}
+	up_read(&ndev->ft_sem);
 
 	devlink_fmsg_string_pair_put(fmsg, "fw_status",
 				     st & NPU_FW_STATUS_FAULT ? "fault" : "ok");
@@ -172,10 +184,8 @@ static void npuep_health_fw_fmsg(struct npuep_dev *ndev,
 				  npuep_rd32(ndev, NPU_REG_FT_CONNS));
 	devlink_fmsg_u32_pair_put(fmsg, "hw_mflows",
 				  npuep_rd32(ndev, NPU_REG_FT_MFLOWS));
-	devlink_fmsg_u32_pair_put(fmsg, "shadow_conns",
-				  ndev->ft ? READ_ONCE(ndev->ft->nconns) : 0);
-	devlink_fmsg_u32_pair_put(fmsg, "shadow_flows",
-				  ndev->ft ? READ_ONCE(ndev->ft->nflows) : 0);
+	devlink_fmsg_u32_pair_put(fmsg, "shadow_conns", conns);
+	devlink_fmsg_u32_pair_put(fmsg, "shadow_flows", flows);
 	devlink_fmsg_u64_pair_put(fmsg, "recoveries",
 				  READ_ONCE(ndev->dlx.fw_recoveries));
 	devlink_fmsg_u32_pair_put(fmsg, "replayed",

@@ -242,12 +242,14 @@ struct npuep_port {
 struct npuep_dev {
 	struct npuep_ft *ft;		/* flow offload (flow.c) */
 	/*
-	 * Held for reading by every entry into @ft that may sleep (the
-	 * offload callbacks, an unbind, a replay), for writing while a
-	 * devlink reload replaces @ft (npuep_flow_resize()).
+	 * Protects @ft itself (the pointer and the table's life): held for
+	 * reading by every reader of @ft outside rtnl and the devlink
+	 * instance lock (the offload callbacks, a bind's owner check, an
+	 * unbind, a replay, the fw reporter's auto-dump), for writing while
+	 * a devlink reload replaces @ft (npuep_flow_resize(), which also
+	 * holds rtnl: ethtool -S reads the table's counters under rtnl only).
 	 */
 	struct rw_semaphore ft_sem;
-	unsigned long ft_bound;		/* ports an nftables flowtable is bound to */
 	struct npuep_cmd cmd;		/* command channel (cmd.h) */
 	/* what the command channel refused (cmd_check.c); ethtool -S reads it */
 	struct npuep_cmd_checks cmd_chk;
