@@ -20,7 +20,6 @@
 #include "fmd_egress.h"
 #include "tcflower.h"
 
-
 #define TICK_NS	(50ull * 1000000)
 /*
  * Egress facts (a port's MAC, MTU and shaping, the 802.1Q devices) serve at
