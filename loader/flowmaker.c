@@ -492,6 +492,9 @@ enum fm_action fm_lookup_done(struct fm *fm, uint32_t id, const struct fm_lookup
 		return FM_A_NONE;
 	if (!(f & FM_CT_FOUND) || (f & FM_CT_DYING))
 		return refuse(fm, e, NPUFLOW_FR_NO_CT, 0, now);
+	/* the coprocessor has no zone: one tuple, two connections */
+	if (f & FM_CT_ZONED)
+		return refuse(fm, e, NPUFLOW_FR_CONFLICT, 0, now);
 	if (reindex(fm, id, l))
 		return refuse(fm, e, NPUFLOW_FR_CONFLICT, 0, now);
 	e->rec.ct_id = l->ct_id;

@@ -100,6 +100,7 @@ enum fm_action {
 #define FM_CT_IPSEC		0x20
 #define FM_CT_DYING		0x40
 #define FM_CT_NAT		0x80
+#define FM_CT_ZONED		0x100	/* the tuple is in another conntrack zone too (ctzones.h) */
 
 /* The result of a lookup, filled by the daemon. */
 struct fm_lookup {

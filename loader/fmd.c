@@ -658,6 +658,26 @@ static void prove_forwarded(const struct fmd *d, struct fm_lookup *l)
 }
 
 /*
+ * Whether the tuple of @ci, found in zone 0, is also in a zone other than 0
+ * that conntrack has been seen to use (ctzones.h): one round trip per such
+ * zone, none where zones are not in use.  1 also when more zones are in use
+ * than npuflowd tells apart.
+ */
+static int zone_conflict(struct fmd *d, const struct ct_info *ci)
+{
+	uint16_t zones[CTZ_MAX];
+	struct ct_info o;
+	int n = ctz_active(&d->zones, fmd_now(), zones), i;
+
+	if (n < 0)
+		return 1;
+	for (i = 0; i < n; i++)
+		if (zones[i] != ci->zone && !ctc_get(&d->ct, &ci->orig, 0, zones[i], &o))
+			return 1;
+	return 0;
+}
+
+/*
  * The rest of @id's lookup, its conntrack query answered (@rc, @ci, @dir)
  * in @ct_ns of its own: the egress of both directions, then the policy's
  * decision, carried out.  @t0: when its lookup started.
@@ -685,6 +705,8 @@ static void lookup_answered(struct fmd *d, uint32_t id, uint64_t now, uint64_t c
 		uint64_t teg = fmd_now();
 
 		l.ct_flags = ctc_fm_flags(ci);
+		if (zone_conflict(d, ci))
+			l.ct_flags |= FM_CT_ZONED;
 		l.ct_id = ci->id;
 		l.ct_mark = ci->mark;
 		l.zone = ci->zone;
@@ -1108,6 +1130,7 @@ static void ct_gone(struct fmd *d, const struct ct_info *ci, const char *why)
 	enum fm_action a;
 	uint32_t id = 0;
 
+	ctz_seen(&d->zones, ci->zone, fmd_now());
 	fm_ct_key(&ctk, &ci->orig, ci->zone);
 	a = fm_destroy(&d->fm, &ctk, fmd_now(), &id);
 	if (d->o->log_level >= L_DBG) {
@@ -1142,6 +1165,7 @@ static void mark_cb(void *ctx, const struct ct_info *ci)
 	struct fmd *d = ctx;
 	struct fm_entry *e;
 
+	ctz_seen(&d->zones, ci->zone, fmd_now());
 	if (ctc_tcp_closing(ci))
 		return;
 	e = fm_find_ct(&d->fm, &ci->orig, &ci->reply, ci->zone, ci->id);
@@ -1865,6 +1889,14 @@ void fmd_ctl(struct fmd *d, const char *req, char *out, size_t len, uint64_t now
 
 /* --- restart ------------------------------------------------------------------ */
 
+/* A dumped entry: its zone is in use. */
+static void zone_cb(void *ctx, const struct ct_info *ci)
+{
+	struct fmd *d = ctx;
+
+	ctz_seen(&d->zones, ci->zone, fmd_now());
+}
+
 int fmd_restore(struct fmd *d, uint64_t now)
 {
 	struct dump_ctx c = { .d = d, .now = now };
@@ -1919,7 +1951,11 @@ int fmd_restore(struct fmd *d, uint64_t now)
 			gone++;
 		}
 	}
-	/* 3. the hardware: every rule of ours belongs to a connection, once */
+	/* 3. the conntrack zones in use (ctzones.h), from one dump */
+	if (ctc_dump(&d->ct, zone_cb, d))
+		d->log(L_WARN, "conntrack dump failed: %s: zones in use learned from events",
+		       strerror(errno));
+	/* 4. the hardware: every rule of ours belongs to a connection, once */
 	c.present = calloc(d->fm.cfg.max_conns, 1);
 	if (!c.present)
 		return -1;

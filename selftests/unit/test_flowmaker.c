@@ -283,6 +283,8 @@ static void test_refusals(void **st)
 		  NPUFLOW_FR_LOCAL, 1 },
 		{ FM_CT_FOUND | FM_CT_ESTABLISHED, 0, 0, 1, NPUFLOW_FR_PROTO, 1 },
 		{ FM_CT_FOUND | FM_CT_ESTABLISHED, FM_EG_VLAN, 0, 6, NPUFLOW_FR_VLAN, 1 },
+		/* the tuple is another zone's too: retried, the zone may go */
+		{ FM_CT_FOUND | FM_CT_ESTABLISHED | FM_CT_ZONED, 0, 0, 6, NPUFLOW_FR_CONFLICT, 0 },
 	};
 	struct fm *fm = new_fm(64);
 	size_t i;
@@ -308,7 +310,8 @@ static void test_refusals(void **st)
 		/* refused: a crossing before the retry does nothing */
 		assert_int_equal(fm_candidate(fm, &k, 32, 0, 1, 0, 200, &id), FM_A_NONE);
 	}
-	assert_int_equal(fm->stat[NPUFLOW_FM_REFUSED], 13);
+	assert_int_equal(fm->stat[NPUFLOW_FM_REFUSED], 14);
+	assert_int_equal(fm->refused[NPUFLOW_FR_CONFLICT], 1);
 	assert_int_equal(fm->refused[NPUFLOW_FR_NO_CT], 2);
 	for (i = NPUFLOW_FR_NOT_ESTABLISHED; i <= NPUFLOW_FR_PROTO; i++)
 		assert_int_equal(fm->refused[i], 1);
