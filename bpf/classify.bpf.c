@@ -122,6 +122,18 @@ struct {
 	__type(value, struct npuflow_fmstats);
 } fmstats SEC(".maps");
 
+/*
+ * Written by npuflowd only: the nftables ruleset generation it last saw,
+ * (1 << 32 | genid), 0 before the first.  A start that finds another one
+ * takes it as a change made while npuflowd was down.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} fmgen SEC(".maps");
+
 /* Written by npuflow_forwarded (below), read by npuflowd. */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);

@@ -1722,6 +1722,33 @@ static void recheck_egress(struct fmd *d, uint64_t now)
 }
 
 /*
+ * Keep nftables' generation now in "fmgen" (one round trip).  @changed,
+ * when not NULL: set if it differs from the kept one, or if none was kept
+ * while npuflowd holds connections.  0, or -1 when the generation cannot be
+ * read (no nftables) or kept.
+ */
+static int ruleset_gen_keep(struct fmd *d, int *changed)
+{
+	uint64_t kept = 0, cur;
+	uint32_t genid, zero = 0, id;
+
+	if (d->gen_fd < 0 || !d->wq.ctb.nl || nls_nft_genid(&d->wq.ctb, &genid))
+		return -1;
+	cur = 1ull << 32 | genid;
+	if (changed) {
+		bpf_map_lookup_elem(d->gen_fd, &zero, &kept);
+		*changed = kept != cur;
+		if (!kept) {	/* never kept: a change only if something was restored */
+			*changed = 0;
+			for (id = 0; id < fm_id_end(&d->fm); id++)
+				if (d->fm.e[id].rec.state != NPUFLOW_CS_FREE)
+					*changed = 1;
+		}
+	}
+	return bpf_map_update_elem(d->gen_fd, &zero, &cur, BPF_ANY) ? -1 : 0;
+}
+
+/*
  * nftables committed a new ruleset: a rule may now refuse what the made
  * connections carry, and conntrack keeps their entries whatever the
  * ruleset says.  Every made (held, waiting) connection is released to the
@@ -1748,6 +1775,27 @@ static void ruleset_poll(struct fmd *d, uint64_t now)
 	n = fmd_release(d, UINT32_MAX, now);
 	d->log(n ? L_INFO : L_DBG, "nftables ruleset changed: %d connection(s) released to the "
 	       "host", n);
+	ruleset_gen_keep(d, NULL);
+}
+
+/*
+ * At start, after the restore: a ruleset committed while npuflowd was not
+ * running (the generation differs from the one kept in "fmgen", or none was
+ * kept while connections were restored) is a change as ruleset_poll() sees
+ * one: every made connection is released, and nothing is made before the
+ * host forwards it again.
+ */
+static void ruleset_gen_check(struct fmd *d, uint64_t now)
+{
+	int changed, n;
+
+	if (ruleset_gen_keep(d, &changed) || !changed)
+		return;
+	d->fm.stat[NPUFLOW_FM_RULESETS]++;
+	d->ruleset_ns = fmd_now();
+	n = fmd_release(d, UINT32_MAX, now);
+	d->log(L_INFO, "nftables ruleset changed while npuflowd was not running: %d "
+	       "connection(s) released to the host", n);
 }
 
 void fmd_tick(struct fmd *d, uint64_t now)
@@ -1992,6 +2040,7 @@ int fmd_restore(struct fmd *d, uint64_t now)
 	d->log(L_INFO, "restored %u connection(s) (%u gone from conntrack, %u rule(s) "
 	       "rewritten, %llu orphan rule(s) deleted)", kept, gone, fixed,
 	       (unsigned long long)d->fm.stat[NPUFLOW_FM_HW_ORPHANS]);
+	ruleset_gen_check(d, now);
 	write_stats(d, now);
 	return 0;
 }
@@ -2041,6 +2090,7 @@ int fmd_init(struct fmd *d, const struct npuflowd_opts *o, const int *ifindex,
 	d->cand_fd = cand_fd;
 	d->cache_fd = -1;
 	d->fwd_fd = -1;
+	d->gen_fd = -1;
 	d->counters_fd = -1;
 	d->ctl_fd = -1;
 	d->ct.ev_fd = d->ct.upd_fd = -1;

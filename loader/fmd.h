@@ -120,6 +120,7 @@ struct fmd {
 	int fwd6;			/* net.ipv6.conf.all.forwarding, read with the ports' facts */
 	int fwd_fd;			/* the classifier's "forwarded" map, -1 if none */
 	uint64_t ruleset_ns;		/* the last nftables ruleset change npuflowd saw */
+	int gen_fd;			/* the classifier's "fmgen" map: the generation seen */
 	struct ctzones zones;		/* conntrack zones other than 0 seen in use */
 	int xfrm_unknown;		/* xfrm cannot be read: every connection is refused ipsec */
 	uint64_t xfrm_retry_ns;		/* a failed load is tried again from then */

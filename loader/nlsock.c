@@ -895,3 +895,49 @@ int nls_shaped(struct nlsock *s, uint32_t ifindex)
 	rc = nls_talk(s, nlh, nlh->nlmsg_len, qdisc_cb, &c);
 	return rc ? rc : c.shaped;
 }
+
+int nls_parse_genid(const struct nlmsghdr *nlh, uint32_t *genid)
+{
+	const struct nlattr *a;
+	const void *attrs;
+	size_t len;
+
+	if (nlh->nlmsg_type != ((NFNL_SUBSYS_NFTABLES << 8) | NFT_MSG_NEWGEN) ||
+	    !fixed_hdr(nlh, sizeof(struct nfgenmsg)))
+		return -1;
+	attrs = msg_attrs(nlh, sizeof(struct nfgenmsg), &len);
+	for (a = attrs; mnl_attr_ok(a, (const char *)attrs + len - (const char *)a);
+	     a = mnl_attr_next(a)) {
+		if (mnl_attr_get_type(a) != NFTA_GEN_ID)
+			continue;
+		if (mnl_attr_validate(a, MNL_TYPE_U32) < 0)
+			return -1;
+		*genid = ntohl(mnl_attr_get_u32(a));
+		return 0;
+	}
+	return -1;
+}
+
+static int genid_cb(const struct nlmsghdr *nlh, void *data)
+{
+	if (nls_parse_genid(nlh, data)) {
+		errno = EBADMSG;
+		return MNL_CB_ERROR;
+	}
+	return MNL_CB_OK;
+}
+
+int nls_nft_genid(struct nlsock *s, uint32_t *genid)
+{
+	char b[64] __attribute__((aligned(8)));
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(b);
+	struct nfgenmsg *nfg;
+
+	nlh->nlmsg_type = (NFNL_SUBSYS_NFTABLES << 8) | NFT_MSG_GETGEN;
+	nlh->nlmsg_flags = NLM_F_REQUEST;
+	nlh->nlmsg_seq = nls_seq(s);
+	nfg = mnl_nlmsg_put_extra_header(nlh, sizeof(*nfg));
+	nfg->nfgen_family = AF_UNSPEC;
+	nfg->version = NFNETLINK_V0;
+	return nls_talk(s, nlh, nlh->nlmsg_len, genid_cb, genid);
+}

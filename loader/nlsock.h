@@ -216,5 +216,17 @@ int nls_xfrm_monitor_open(struct nlsock *s);
  * 0 if none, -errno on error.
  */
 int nls_nft_monitor_gens(struct nlsock *s);
+/*
+ * The generation in an NFT_MSG_NEWGEN (NFTA_GEN_ID) at @nlh, nlmsg_len
+ * bytes readable, into *@genid: 0, or -1 if it is another message or has
+ * none (or a malformed one).
+ */
+int nls_parse_genid(const struct nlmsghdr *nlh, uint32_t *genid);
+/*
+ * nftables' ruleset generation now (NFT_MSG_GETGEN), asked on @s, an
+ * nlsock on NETLINK_NETFILTER: 0 with *@genid, or -errno.  Each committed
+ * transaction makes a new one (nf_tables_commit()).
+ */
+int nls_nft_genid(struct nlsock *s, uint32_t *genid);
 
 #endif

@@ -328,6 +328,7 @@ static int start_flowmaker(struct run *r)
 	}
 	fmd.cache_fd = bpf_map__fd(skel->maps.candcache);
 	fmd.fwd_fd = bpf_map__fd(skel->maps.forwarded);
+	fmd.gen_fd = bpf_map__fd(skel->maps.fmgen);
 	fmd.counters_fd = bpf_map__fd(skel->maps.counters);
 	fmd.cache_gen_bump = cache_gen_bump;
 	fm_on = 1;

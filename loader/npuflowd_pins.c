@@ -33,6 +33,7 @@
 
 static const char *const pinned_maps[] = {
 	"candidates", "counters", "events", "connections", "fmstats", "candcache", "forwarded",
+	"fmgen",
 };
 
 #define NPUFLOWD_NMAPS	(sizeof(pinned_maps) / sizeof(pinned_maps[0]))
@@ -399,7 +400,7 @@ int pins_check(struct classify *skel)
 {
 	struct bpf_map *maps[] = { skel->maps.candidates, skel->maps.counters, skel->maps.events,
 				   skel->maps.connections, skel->maps.fmstats, skel->maps.candcache,
-				   skel->maps.forwarded };
+				   skel->maps.forwarded, skel->maps.fmgen };
 	size_t k;
 
 	for (k = 0; k < sizeof(maps) / sizeof(maps[0]); k++)

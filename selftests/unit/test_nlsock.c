@@ -437,6 +437,28 @@ static void test_nft_gens(void **st)
 	assert_int_equal(count_gens(b, 0, NULL), 0);
 }
 
+/* NFT_MSG_NEWGEN's generation (NFTA_GEN_ID, big-endian); a message without
+ * it, of another type, or with an attribute too short is refused. */
+static void test_nft_genid(void **st)
+{
+	struct nlmsghdr *nlh;
+	uint32_t id = 0;
+
+	(void)st;
+	nlh = msg((NFNL_SUBSYS_NFTABLES << 8) | NFT_MSG_NEWGEN, sizeof(struct nfgenmsg));
+	mnl_attr_put_u32(nlh, NFTA_GEN_ID, htonl(4711));
+	assert_int_equal(nls_parse_genid(nlh, &id), 0);
+	assert_int_equal(id, 4711);
+	nlh = msg((NFNL_SUBSYS_NFTABLES << 8) | NFT_MSG_NEWGEN, sizeof(struct nfgenmsg));
+	assert_int_equal(nls_parse_genid(nlh, &id), -1);
+	nlh = msg((NFNL_SUBSYS_NFTABLES << 8) | NFT_MSG_NEWRULE, sizeof(struct nfgenmsg));
+	mnl_attr_put_u32(nlh, NFTA_GEN_ID, htonl(1));
+	assert_int_equal(nls_parse_genid(nlh, &id), -1);
+	nlh = msg((NFNL_SUBSYS_NFTABLES << 8) | NFT_MSG_NEWGEN, sizeof(struct nfgenmsg));
+	put_raw(nlh, NFTA_GEN_ID, 2, "ab");
+	assert_int_equal(nls_parse_genid(nlh, &id), -1);
+}
+
 /* A rule's selectors: a fwmark (not a zero one), a port range, ipproto. */
 static void test_rules(void **st)
 {
@@ -688,6 +710,7 @@ int main(void)
 		cmocka_unit_test(test_link),
 		cmocka_unit_test(test_vlans),
 		cmocka_unit_test(test_nft_gens),
+		cmocka_unit_test(test_nft_genid),
 		cmocka_unit_test(test_rules),
 		cmocka_unit_test(test_qdisc),
 		cmocka_unit_test(test_err),
