@@ -19,13 +19,7 @@ z=$(conntrack -L -w 1 -p udp --dport 5300 2>/dev/null | grep -c zone=1)
 ktap_result $([ "$z" = 1 ]; echo $?) "an entry in zone 1 with the connection's tuple"
 fm_start; ktap_result $? "npuflowd on $P3 $P8"
 rm -f /tmp/6l.go
-ip netns exec far python3 -c '
-import socket
-s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-s.bind(("", 5300))
-while True:
-    b, a = s.recvfrom(2048)
-    s.sendto(b"ok", a)' &
+udp_echo_far 5300
 srv=$!
 sleep 1
 # one socket, one tuple: 4 datagrams over 4 s (ASSURED), 60 at 20 ms, then

@@ -306,6 +306,21 @@ table inet fw {
 }
 NFT
 }
+# udp_echo_far PORT [FILE]: a UDP server in far on PORT that answers each
+# datagram with "ok" and, given FILE, appends each payload to it as a line;
+# runs in the background, its pid in $! .
+udp_echo_far() {
+	ip netns exec far python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("", int(sys.argv[1])))
+f = open(sys.argv[2], "a", buffering=1) if len(sys.argv) > 2 else None
+while True:
+    b, a = s.recvfrom(2048)
+    if f:
+        f.write(b.decode(errors="replace") + "\n")
+    s.sendto(b"ok", a)' "$@" &
+}
 # fm_setup: the flow-maker tests' start - modules, coprocessor 0 (8 ports,
 # 2 queues), pc on port 3 and far on port 8 (result "topology"), the
 # firewall, both families' neighbours resolved both ways.  Ends the test
