@@ -24,6 +24,17 @@ struct npuep_dev;
 #define NPUEP_POLICERS		3
 
 /**
+ * struct npuep_health_retry - an automatic recovery that failed, tried again
+ * @due: jiffies of the next try (while @ms)
+ * @ms: the wait before that try, doubling from NPUEP_HEALTH_RETRY_MS_MIN
+ *	to NPUEP_HEALTH_RETRY_MS_MAX; 0 = nothing to try again
+ */
+struct npuep_health_retry {
+	unsigned long due;
+	u32 ms;
+};
+
+/**
  * struct npuep_dlx - devlink objects of one coprocessor
  * @cmdq: ndev->cmd.q, for the flow code's ethtool counters, which read
  *	the rings' counters there (npuep_cmd_state() is the API)
@@ -52,6 +63,9 @@ struct npuep_dev;
  * @cmd_resyncs: "cmd" recoveries that found table commands unexecuted and
  *	re-programmed the fast path and ntuple tables
  * @cmd_replayed: connections re-sent by the last of those
+ * @cmd_retry: the "cmd" reporter's failed automatic recovery, tried again
+ * @fw_retry: the "fw" reporter's
+ * @retried: recoveries health_work tried again (both reporters)
  */
 struct npuep_dlx {
 	struct npuep_cmdq *cmdq;
@@ -75,6 +89,9 @@ struct npuep_dlx {
 	u32 fw_replayed;
 	u64 cmd_resyncs;
 	u32 cmd_replayed;
+	struct npuep_health_retry cmd_retry;
+	struct npuep_health_retry fw_retry;
+	u64 retried;
 };
 
 /* health.c */

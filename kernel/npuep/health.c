@@ -15,6 +15,15 @@
  * path (NPU_CMD_FT_CONFIG) and re-programs every connection of the
  * driver's shadow table (npuep_flow_replay()).
  *
+ * An automatic recovery (one health_work's report started) that fails is
+ * tried again by health_work, after 1 s and then twice as long each time it
+ * fails, up to 32 s: devlink does not recover a reporter that is already in
+ * error (devlink_health_report() aborts), so without it a device that
+ * stalled through one recovery would keep a table the driver no longer
+ * has.  A try that succeeds sets the reporter healthy
+ * (devlink_health_reporter_state_update()).  A recovery asked for by hand
+ * is the operator's and is not tried again.
+ *
  * Region "flow-table": a snapshot of the shadow table, one struct
  * npu_conn_stat per connection index (index, revision, state, packets and
  * bytes per direction as last read from the coprocessor, idle ms).
@@ -24,6 +33,11 @@
 #include "npuep.h"
 
 #define NPUEP_HEALTH_POLL_MS	200
+#define NPUEP_HEALTH_RETRY_MS_MIN	1000
+#define NPUEP_HEALTH_RETRY_MS_MAX	32000
+
+/* The priv_ctx of health_work's reports: their recovery is automatic. */
+static const char npuep_health_auto[] = "auto";
 #define NPUEP_REGION_SNAPSHOTS	8
 
 static void npuep_health_cmd_fmsg(struct npuep_dev *ndev,
@@ -56,6 +70,7 @@ static void npuep_health_cmd_fmsg(struct npuep_dev *ndev,
 	}
 	devlink_fmsg_arr_pair_nest_end(fmsg);
 	devlink_fmsg_u64_pair_put(fmsg, "resyncs", READ_ONCE(ndev->dlx.cmd_resyncs));
+	devlink_fmsg_u64_pair_put(fmsg, "retried", READ_ONCE(ndev->dlx.retried));
 	devlink_fmsg_u32_pair_put(fmsg, "replayed", READ_ONCE(ndev->dlx.cmd_replayed));
 }
 
@@ -123,11 +138,28 @@ static int npuep_health_resync(struct npuep_dev *ndev,
 	return n;
 }
 
-static int npuep_health_cmd_recover(struct devlink_health_reporter *reporter,
-				    void *priv_ctx,
-				    struct netlink_ext_ack *extack)
+/*
+ * Note how a recovery of @r ended: a failed automatic one (@priv_ctx is
+ * health_work's), or any that fails while a try is armed, arms the next try
+ * with a doubled wait; success disarms.
+ */
+static void npuep_health_retry_note(struct npuep_health_retry *r,
+				    void *priv_ctx, int err)
 {
-	struct npuep_dev *ndev = devlink_health_reporter_priv(reporter);
+	if (!err) {
+		r->ms = 0;
+		return;
+	}
+	if (priv_ctx != npuep_health_auto && !r->ms)
+		return;
+	r->ms = r->ms ? min(2 * r->ms, NPUEP_HEALTH_RETRY_MS_MAX) :
+		NPUEP_HEALTH_RETRY_MS_MIN;
+	r->due = jiffies + msecs_to_jiffies(r->ms);
+}
+
+static int npuep_health_cmd_reset(struct npuep_dev *ndev,
+				  struct netlink_ext_ack *extack)
+{
 	bool lost;
 	int n, err;
 
@@ -141,17 +173,31 @@ static int npuep_health_cmd_recover(struct devlink_health_reporter *reporter,
 	/*
 	 * A create, reclaim or ntuple command the device never executed (or
 	 * will execute after the reset: a slow device, not a dead one) would
-	 * leave a connection only one side knows of.
+	 * leave a connection only one side knows of.  A resync that fails
+	 * leaves the tables marked, so that the next reset resyncs them.
 	 */
 	n = npuep_health_resync(ndev, extack);
-	if (n < 0)
+	if (n < 0) {
+		WRITE_ONCE(ndev->cmd_chk.resync, true);
 		return n;
+	}
 	WRITE_ONCE(ndev->dlx.cmd_replayed, n);
 	WRITE_ONCE(ndev->dlx.cmd_resyncs, ndev->dlx.cmd_resyncs + 1);
 	dev_info(ndev->dev,
 		 "command rings reset with table commands unexecuted: %d connections re-programmed\n",
 		 n);
 	return 0;
+}
+
+static int npuep_health_cmd_recover(struct devlink_health_reporter *reporter,
+				    void *priv_ctx,
+				    struct netlink_ext_ack *extack)
+{
+	struct npuep_dev *ndev = devlink_health_reporter_priv(reporter);
+	int err = npuep_health_cmd_reset(ndev, extack);
+
+	npuep_health_retry_note(&ndev->dlx.cmd_retry, priv_ctx, err);
+	return err;
 }
 
 static const struct devlink_health_reporter_ops npuep_health_cmd_ops = {
@@ -208,11 +254,9 @@ static int npuep_health_fw_dump(struct devlink_health_reporter *reporter,
 	return 0;
 }
 
-static int npuep_health_fw_recover(struct devlink_health_reporter *reporter,
-				   void *priv_ctx,
-				   struct netlink_ext_ack *extack)
+static int npuep_health_fw_reset(struct npuep_dev *ndev,
+				 struct netlink_ext_ack *extack)
 {
-	struct npuep_dev *ndev = devlink_health_reporter_priv(reporter);
 	int n;
 
 	/* The fault emptied the fast path and the ntuple tables (npu_hw.h). */
@@ -227,12 +271,55 @@ static int npuep_health_fw_recover(struct devlink_health_reporter *reporter,
 	return 0;
 }
 
+static int npuep_health_fw_recover(struct devlink_health_reporter *reporter,
+				   void *priv_ctx,
+				   struct netlink_ext_ack *extack)
+{
+	struct npuep_dev *ndev = devlink_health_reporter_priv(reporter);
+	int err = npuep_health_fw_reset(ndev, extack);
+
+	npuep_health_retry_note(&ndev->dlx.fw_retry, priv_ctx, err);
+	return err;
+}
+
 static const struct devlink_health_reporter_ops npuep_health_fw_ops = {
 	.name = "fw",
 	.recover = npuep_health_fw_recover,
 	.dump = npuep_health_fw_dump,
 	.diagnose = npuep_health_fw_diagnose,
 };
+
+/*
+ * Try a failed automatic recovery of @rep again once its wait is over,
+ * under the instance lock as devlink's own recoveries run; one that works
+ * sets the reporter healthy.
+ */
+static void npuep_health_retry_run(struct npuep_dev *ndev,
+				   struct npuep_health_retry *r,
+				   struct devlink_health_reporter *rep,
+				   int (*reset)(struct npuep_dev *ndev,
+						struct netlink_ext_ack *extack))
+{
+	int err;
+
+	if (!READ_ONCE(r->ms))
+		return;
+	devl_lock(ndev->devlink);
+	if (!r->ms || time_before(jiffies, r->due)) {
+		devl_unlock(ndev->devlink);
+		return;
+	}
+	ndev->dlx.retried++;
+	err = reset(ndev, NULL);
+	npuep_health_retry_note(r, (void *)npuep_health_auto, err);
+	if (!err)
+		devlink_health_reporter_state_update(rep,
+						     DEVLINK_HEALTH_REPORTER_STATE_HEALTHY);
+	devl_unlock(ndev->devlink);
+	if (err)
+		dev_warn(ndev->dev, "%s recovery failed again (%d): next try in %u ms\n",
+			 rep == ndev->dlx.cmd_reporter ? "cmd" : "fw", err, r->ms);
+}
 
 static void npuep_health_work(struct work_struct *work)
 {
@@ -247,18 +334,23 @@ static void npuep_health_work(struct work_struct *work)
 	if (xchg(&dlx->cmd_timeout_pending, false))
 		devlink_health_report(dlx->cmd_reporter,
 				      "command timed out or never reached the device",
-				      NULL);
+				      (void *)npuep_health_auto);
 	st = npuep_rd32(ndev, NPU_REG_FW_STATUS);
 	if (st & NPU_FW_STATUS_FAULT) {
 		if (!dlx->fw_faulted) {
 			dlx->fw_faulted = true;
 			dev_err(ndev->dev, "fast-path firmware fault\n");
 			devlink_health_report(dlx->fw_reporter,
-					      "fast-path firmware fault", NULL);
+					      "fast-path firmware fault",
+					      (void *)npuep_health_auto);
 		}
 	} else {
 		dlx->fw_faulted = false;
 	}
+	npuep_health_retry_run(ndev, &dlx->cmd_retry, dlx->cmd_reporter,
+			       npuep_health_cmd_reset);
+	npuep_health_retry_run(ndev, &dlx->fw_retry, dlx->fw_reporter,
+			       npuep_health_fw_reset);
 	if (!READ_ONCE(dlx->stopping))
 		queue_delayed_work(system_wq, &dlx->health_work,
 				   msecs_to_jiffies(NPUEP_HEALTH_POLL_MS));

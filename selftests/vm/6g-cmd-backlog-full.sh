@@ -6,10 +6,12 @@
 # reach the device.  Each of those is counted (fp_cmd_lost) and reports a
 # cmd health error; its recovery writes the coprocessor's table again from
 # the driver's, so neither keeps a connection the other has not: afterwards
-# hw_fp_conns = fp_conns = 0.  Counts only.
+# hw_fp_conns = fp_conns = 0.  First with auto-recover off, the recovery
+# run by hand; then with auto-recover on (the default), the driver's own.
+# Counts only.
 # timeout: 600
 . "$(dirname "$0")/lib.sh"
-ktap_plan 4
+ktap_plan 5
 DL=auxiliary/npusim.npu.0
 N=4200
 
@@ -23,12 +25,18 @@ wait_for() {	# wait_for SECONDS CMD...
 	local end=$((SECONDS + $1)); shift
 	until "$@"; do [ $SECONDS -lt $end ] || return 1; sleep 0.2; done
 }
+# add_rules: N one-rule UDP connections on P3, one tc batch
+add_rules() {
+	local i
+
+	for i in $(seq 0 $((N - 1))); do
+		echo "filter add dev $P3 ingress protocol ip prio 1 flower skip_sw ip_proto udp src_ip $PC4 dst_ip $FAR4 src_port $((10000 + i)) dst_port 5000 action mirred egress redirect dev $P8"
+	done | tc -batch -
+}
 in_hw() { [ "$(fp fp_conns)" = "$1" ] && [ "$(fp hw_fp_conns)" = "$1" ]; }
 
 devlink dev param set $DL name flow_cmd_posted value true cmode runtime
-for i in $(seq 0 $((N - 1))); do
-	echo "filter add dev $P3 ingress protocol ip prio 1 flower skip_sw ip_proto udp src_ip $PC4 dst_ip $FAR4 src_port $((10000 + i)) dst_port 5000 action mirred egress redirect dev $P8"
-done | tc -batch -
+add_rules
 wait_for 120 in_hw $N
 diag "made: driver/coprocessor $(fp fp_conns)/$(fp hw_fp_conns)"
 ktap_result $(in_hw $N; echo $?) "$N connections in the driver and the coprocessor"
@@ -52,4 +60,22 @@ diag "after the recover: driver/coprocessor $(fp fp_conns)/$(fp hw_fp_conns), re
 ktap_result $(in_hw 0 && [ "$(resyncs)" = $((r0 + 1)) ]; echo $?) \
 	"the recovery resynced the table: no connection left in the coprocessor"
 devlink health set $DL reporter cmd auto_recover true
+
+# auto-recover on: the same teardown resyncs the table with no hand on it.
+# The recovery starts while the ring is still stalled (its own commands time
+# out) and is tried again by the driver until it works; the reset it makes
+# frees the backlog, so fewer reclaims are lost than above.
+add_rules
+wait_for 120 in_hw $N
+r0=$(resyncs) l0=$(fp fp_cmd_lost)
+inject cmd_stall 1
+tc filter del dev "$P3" ingress
+wait_for 60 [ "$(fp fp_conns)" = 0 ]
+inject cmd_stall 0
+lost=$(( $(fp fp_cmd_lost) - ${l0:-0} ))
+wait_for 90 in_hw 0
+diag "auto-recover on: ${lost} reclaims lost; driver/coprocessor $(fp fp_conns)/$(fp hw_fp_conns), reporter $(state), resyncs $r0 -> $(resyncs)"
+ktap_result $([ "$lost" -ge 1 ] && in_hw 0 && [ "$(resyncs)" -gt "$r0" ] &&
+	[ "$(state)" = healthy ]; echo $?) \
+	"auto-recover on: the driver resyncs the table itself, no connection left in the coprocessor"
 ktap_finish
