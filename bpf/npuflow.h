@@ -349,9 +349,14 @@ enum npuflow_fm_stat {
 					 * host, to be made again from their next frames */
 	NPUFLOW_FM_RULESETS,		/* nftables rulesets committed: each released the made
 					 * connections to the host */
+	NPUFLOW_FM_FULL_TRIES,		/* lookups admitted while the hardware table was full */
+	NPUFLOW_FM_FULL_WAITS,		/* ... not admitted: no slot freed (no lookup, no write) */
+	NPUFLOW_FM_TABLE_FULL,		/* gauge: 1 while the last write found the table full */
+	NPUFLOW_FM_FULL_WAITING,	/* gauge: connections waiting for a slot (refused
+					 * table_full) */
 	NPUFLOW_FM_MAX,
 };
-#define NPUFLOW_FM_SLOTS	32
+#define NPUFLOW_FM_SLOTS	48
 
 struct npuflow_fmstats {
 	__u64 stat[NPUFLOW_FM_SLOTS];		/* enum npuflow_fm_stat */
@@ -389,6 +394,6 @@ _Static_assert(sizeof(struct npuflow_event) == 88, "npuflow_event: no holes");
 _Static_assert(NPUFLOW_S_MAX <= NPUFLOW_S_SLOTS, "stat slots");
 _Static_assert(sizeof(struct npuflow_conn) == 304, "npuflow_conn: no holes");
 _Static_assert(NPUFLOW_FM_MAX <= NPUFLOW_FM_SLOTS, "fm stat slots");
-_Static_assert(sizeof(struct npuflow_fmstats) == 8 * (32 + 16 + 8 + 2), "npuflow_fmstats");
+_Static_assert(sizeof(struct npuflow_fmstats) == 8 * (48 + 16 + 8 + 2), "npuflow_fmstats");
 
 #endif /* _NPUFLOW_H */

@@ -36,7 +36,8 @@ const char *fm_stat_name(unsigned int s)
 		"core_full", "expired", "ct_refresh", "ct_resync", "hw_writes", "hw_deletes",
 		"hw_orphans", "restored", "lookup_us", "write_us", "egress_cached",
 		"egress_asked", "ct_us", "ct_swept", "rescans", "rescanned", "rescan_lost",
-		"rerouted", "rulesets",
+		"rerouted", "rulesets", "full_tries", "full_waits", "table_full",
+		"full_waiting",
 	};
 
 	return s < NPUFLOW_FM_MAX ? n[s] : NULL;

@@ -32,6 +32,7 @@ void fm_cfg_init(struct fm_cfg *c)
 	c->retry_ns = FM_RETRY_NS_DEFAULT;
 	c->never_ns = FM_NEVER_NS_DEFAULT;
 	c->watch_ns = FM_WATCH_NS_DEFAULT;
+	c->full_probe_ns = FM_FULL_PROBE_NS_DEFAULT;
 	c->max_conns = NPUFLOW_CONNECTIONS_DEFAULT;
 }
 
@@ -273,12 +274,23 @@ static void id_end_lower(struct fm *fm, uint32_t id)
 		fm->id_end--;
 }
 
+/*
+ * A made connection leaves the hardware table: while it is full, that is a
+ * slot for one waiting connection (full_admit()).
+ */
+static void slot_freed(struct fm *fm, const struct fm_entry *e)
+{
+	if (fm->full.gated && e->rec.state == NPUFLOW_CS_MADE)
+		fm->full.credit++;
+}
+
 void fm_forget(struct fm *fm, uint32_t id)
 {
 	struct fm_entry *e = fm_get(fm, id);
 
 	if (!e)
 		return;
+	slot_freed(fm, e);
 	unindex(fm, id);
 	memset(e, 0, sizeof(*e));
 	e->dirty = 1;
@@ -288,11 +300,71 @@ void fm_forget(struct fm *fm, uint32_t id)
 	id_end_lower(fm, id);
 }
 
-static void set_state(struct fm_entry *e, uint32_t st, uint64_t now)
+static void set_state(struct fm *fm, struct fm_entry *e, uint32_t st, uint64_t now)
 {
+	if (st != NPUFLOW_CS_MADE)
+		slot_freed(fm, e);
 	e->rec.state = st;
 	e->rec.state_ns = now;
 	e->dirty = 1;
+}
+
+static enum fm_action refuse(struct fm *fm, struct fm_entry *e, unsigned int reason,
+			     int never, uint64_t now)
+{
+	e->rec.reason = reason;
+	e->rec.until_ns = now + (never ? fm->cfg.never_ns : fm->cfg.retry_ns);
+	e->rec.flags &= ~(NPUFLOW_CONN_F_HW0 | NPUFLOW_CONN_F_HW1);
+	set_state(fm, e, NPUFLOW_CS_REFUSED, now);
+	fm->refused[reason < NPUFLOW_FR_SLOTS ? reason : 0]++;
+	fm->stat[NPUFLOW_FM_REFUSED]++;
+	return FM_A_REFUSE;
+}
+
+/*
+ * Whether a lookup (and so a write) may go ahead.  Once a write has found
+ * the hardware table full (-ENOSPC), a lookup for a write that would fail
+ * costs a conntrack query, be-liberal and two rule adds for nothing, and
+ * retrying each waiting connection every second turns a full table into a
+ * retry storm.  So while the table is full an attempt is admitted for each
+ * slot a made connection freed (@credit), and one probe every
+ * cfg.full_probe_ns for slots others freed or a larger table; a probe that
+ * finds room makes the next probe due at once.  The attempts are bounded
+ * by the slots that free up plus one a probe period.  MediaTek's PPE
+ * likewise binds only while the table has room for the entry's kind
+ * (mtk_ppe.c, the MTK_PPE_BIND_LIMIT* registers); the kernel's flowtable
+ * offers every flow again at each gc pass (nf_flow_table_core.c).
+ */
+static int full_admit(struct fm *fm, struct fm_entry *e, uint64_t now)
+{
+	e->probe = 0;
+	if (!fm->full.gated)
+		return 1;
+	if (fm->full.credit) {
+		fm->full.credit--;
+	} else if (now >= fm->full.probe_ns) {
+		fm->full.probe_ns = now + fm->cfg.full_probe_ns;
+		e->probe = 1;
+	} else {
+		fm->stat[NPUFLOW_FM_FULL_WAITS]++;
+		return 0;
+	}
+	fm->stat[NPUFLOW_FM_FULL_TRIES]++;
+	return 1;
+}
+
+/* @e's write done with @rc while the table is full: room found by a probe
+ * makes the next one due at once. */
+static void full_written(struct fm *fm, struct fm_entry *e, int rc, uint64_t now)
+{
+	int probe = e->probe;
+
+	e->probe = 0;
+	if (!fm->full.gated)
+		return;
+	fm->full.now_full = rc == -ENOSPC;
+	if (!rc && probe)
+		fm->full.probe_ns = now;
 }
 
 static int over_threshold(const struct fm_cfg *c, uint64_t frames, uint64_t bytes)
@@ -313,13 +385,16 @@ static int is_giveback_reason(unsigned int reason)
 	return reason == NPUFLOW_R_FLOW_MISS || reason == NPUFLOW_R_NOT_ACTIVE;
 }
 
-/* The candidate's counts into @e, then to a lookup: FM_A_LOOKUP. */
+/* The candidate's counts into @e, then to a lookup: FM_A_LOOKUP; or,
+ * the hardware table full and no slot for it, refused table_full. */
 static enum fm_action cand_lookup(struct fm *fm, struct fm_entry *e, uint64_t frames,
 				  uint64_t bytes, uint64_t now)
 {
 	e->rec.cand_frames = frames;
 	e->rec.cand_bytes = bytes;
-	set_state(e, NPUFLOW_CS_LOOKUP, now);
+	if (!full_admit(fm, e, now))
+		return refuse(fm, e, NPUFLOW_FR_TABLE_FULL, 0, now);
+	set_state(fm, e, NPUFLOW_CS_LOOKUP, now);
 	fm->stat[NPUFLOW_FM_LOOKUPS]++;
 	return FM_A_LOOKUP;
 }
@@ -342,7 +417,7 @@ static enum fm_action cand_new(struct fm *fm, const struct npuflow_key *k, uint6
 		return cand_lookup(fm, e, frames, bytes, now);
 	e->rec.cand_frames = frames;
 	e->rec.cand_bytes = bytes;
-	set_state(e, NPUFLOW_CS_PENDING, now);
+	set_state(fm, e, NPUFLOW_CS_PENDING, now);
 	e->rec.until_ns = now + fm->cfg.watch_ns;
 	return FM_A_WATCH;
 }
@@ -365,7 +440,7 @@ static enum fm_action cand_hold(struct fm *fm, struct fm_entry *e, uint64_t now)
 	e->rec.givebacks++;
 	e->rec.holds++;
 	e->rec.flags &= ~(NPUFLOW_CONN_F_SEEN | NPUFLOW_CONN_F_HW0 | NPUFLOW_CONN_F_HW1);
-	set_state(e, NPUFLOW_CS_HELD, now);
+	set_state(fm, e, NPUFLOW_CS_HELD, now);
 	fm->stat[NPUFLOW_FM_GIVEBACKS]++;
 	fm->stat[NPUFLOW_FM_HELD]++;
 	return FM_A_HOLD;
@@ -436,18 +511,6 @@ enum fm_action fm_candidate(struct fm *fm, const struct npuflow_key *k, uint64_t
 	default:	/* LOOKUP in progress, RELEASED */
 		return FM_A_NONE;
 	}
-}
-
-static enum fm_action refuse(struct fm *fm, struct fm_entry *e, unsigned int reason,
-			     int never, uint64_t now)
-{
-	e->rec.reason = reason;
-	e->rec.until_ns = now + (never ? fm->cfg.never_ns : fm->cfg.retry_ns);
-	e->rec.flags &= ~(NPUFLOW_CONN_F_HW0 | NPUFLOW_CONN_F_HW1);
-	set_state(e, NPUFLOW_CS_REFUSED, now);
-	fm->refused[reason < NPUFLOW_FR_SLOTS ? reason : 0]++;
-	fm->stat[NPUFLOW_FM_REFUSED]++;
-	return FM_A_REFUSE;
 }
 
 /* Re-index @id under the lookup's keys.  0, or -1 on a conflict. */
@@ -557,6 +620,11 @@ enum fm_action fm_write_done(struct fm *fm, uint32_t id, int rc, uint64_t now)
 
 	if (!e || e->rec.state != NPUFLOW_CS_LOOKUP)
 		return FM_A_NONE;
+	if (rc == -ENOSPC && !fm->full.gated) {
+		fm->full.gated = 1;
+		fm->full.probe_ns = now + fm->cfg.full_probe_ns;
+	}
+	full_written(fm, e, rc, now);
 	if (rc == -ENOSPC)
 		return refuse(fm, e, NPUFLOW_FR_TABLE_FULL, 0, now);
 	if (rc)
@@ -574,7 +642,7 @@ enum fm_action fm_write_done(struct fm *fm, uint32_t id, int rc, uint64_t now)
 	e->rec.last_used_ns = now;
 	e->rec.flags |= NPUFLOW_CONN_F_HW0 | NPUFLOW_CONN_F_HW1;
 	e->rec.flags &= ~NPUFLOW_CONN_F_SEEN;
-	set_state(e, NPUFLOW_CS_MADE, now);
+	set_state(fm, e, NPUFLOW_CS_MADE, now);
 	return FM_A_REARM;
 }
 
@@ -629,7 +697,7 @@ enum fm_action fm_release(struct fm *fm, uint32_t id, uint64_t now)
 	case NPUFLOW_CS_MADE:
 	case NPUFLOW_CS_HELD:
 	case NPUFLOW_CS_WAITING:
-		set_state(e, NPUFLOW_CS_RELEASED, now);
+		set_state(fm, e, NPUFLOW_CS_RELEASED, now);
 		fm->stat[NPUFLOW_FM_RELEASED]++;
 		return FM_A_RELEASE;
 	default:
@@ -669,7 +737,7 @@ enum fm_action fm_recheck(struct fm *fm, uint32_t id, uint64_t frames, uint64_t 
 	if (frames > e->rec.cand_frames || bytes > e->rec.cand_bytes) {
 		e->rec.cand_frames = frames;
 		e->rec.cand_bytes = bytes;
-		set_state(e, NPUFLOW_CS_LOOKUP, now);
+		set_state(fm, e, NPUFLOW_CS_LOOKUP, now);
 		fm->stat[NPUFLOW_FM_LOOKUPS]++;
 		return FM_A_LOOKUP;
 	}
@@ -683,7 +751,8 @@ enum fm_action fm_recheck(struct fm *fm, uint32_t id, uint64_t frames, uint64_t 
 unsigned int fm_tick(struct fm *fm, uint64_t now, fm_action_cb cb, void *ctx)
 {
 	unsigned int n = 0;
-	uint32_t id;
+	uint32_t id, waiting = 0;
+	int full;
 
 	for (id = 0; id < fm->id_end; id++) {
 		struct fm_entry *e = &fm->e[id];
@@ -703,11 +772,10 @@ unsigned int fm_tick(struct fm *fm, uint64_t now, fm_action_cb cb, void *ctx)
 			if (now < e->rec.until_ns)
 				break;
 			if (e->rec.flags & NPUFLOW_CONN_F_SEEN) {
-				set_state(e, NPUFLOW_CS_LOOKUP, now);
-				fm->stat[NPUFLOW_FM_LOOKUPS]++;
-				cb(ctx, FM_A_LOOKUP, id);
+				cb(ctx, cand_lookup(fm, e, e->rec.cand_frames,
+						    e->rec.cand_bytes, now), id);
 			} else {
-				set_state(e, NPUFLOW_CS_WAITING, now);
+				set_state(fm, e, NPUFLOW_CS_WAITING, now);
 				e->rec.until_ns = now + fm->cfg.hold_quiet_ns;
 			}
 			n++;
@@ -721,10 +789,14 @@ unsigned int fm_tick(struct fm *fm, uint64_t now, fm_action_cb cb, void *ctx)
 			n++;
 			break;
 		case NPUFLOW_CS_REFUSED:
+			full = e->rec.reason == NPUFLOW_FR_TABLE_FULL;
+			waiting += full;
 			if (now < e->rec.until_ns)
 				break;
 			/* pushed out first so a tick asks once per retry period */
 			e->rec.until_ns = now + fm->cfg.retry_ns;
+			if (full && !full_admit(fm, e, now))
+				break;
 			cb(ctx, FM_A_RECHECK, id);
 			n++;
 			break;
@@ -732,6 +804,9 @@ unsigned int fm_tick(struct fm *fm, uint64_t now, fm_action_cb cb, void *ctx)
 			break;
 		}
 	}
+	fm->full.waiting = waiting;
+	if (fm->full.gated && !waiting)
+		memset(&fm->full, 0, sizeof(fm->full));
 	return n;
 }
 

@@ -24,7 +24,9 @@
  *   any ─ conntrack DESTROY ─► taken out (rules deleted), forgotten
  *   MADE/HELD/WAITING ─ release ─► RELEASED (be-liberal, rules deleted) until
  *          conntrack drops it
- *   hardware table full ─► REFUSED (table_full), retried: not an error
+ *   hardware table full ─► REFUSED (table_full), not an error: from then on a
+ *          lookup goes ahead only for a slot that frees up, plus a probe
+ *          (full_admit() in flowmaker.c); the rest wait, costing nothing
  */
 #ifndef _FLOWMAKER_H
 #define _FLOWMAKER_H
@@ -41,6 +43,7 @@
 #define FM_RETRY_NS_DEFAULT		(1000ull * 1000000)	/* not established, no neigh, full */
 #define FM_NEVER_NS_DEFAULT		(60000ull * 1000000)	/* helper, seqadj, ...: re-checked */
 #define FM_WATCH_NS_DEFAULT		(10000ull * 1000000)	/* byte threshold watch */
+#define FM_FULL_PROBE_NS_DEFAULT	(5000ull * 1000000)	/* table full: a try without a slot */
 /*
  * After a connection is made, misses the host processes are not a give-back
  * until the hardware has forwarded it (keepalive counters) or this long has
@@ -60,6 +63,7 @@ struct fm_cfg {
 	uint64_t retry_ns;	/* REFUSED for a transient reason: look up again after */
 	uint64_t never_ns;	/* REFUSED for a never reason: re-checked after */
 	uint64_t watch_ns;	/* PENDING forgotten after */
+	uint64_t full_probe_ns;	/* table full: a lookup admitted without a freed slot every */
 	uint32_t max_conns;	/* entries (connections and watched candidates) */
 };
 
@@ -125,15 +129,32 @@ struct fm_entry {
 	uint8_t nkeys;			/* 1: candidate only; 2: both directions known */
 	uint8_t has_ct;			/* ct key indexed */
 	uint8_t dirty;			/* changed since the daemon last mirrored it */
-	uint8_t pad;
+	uint8_t probe;			/* admitted by the full table's probe (full_admit) */
 	uint64_t ct_refresh_ns;		/* the daemon last refreshed its conntrack timeout */
 	uint32_t ct_mark;		/* conntrack's mark when made (0 after a restore) */
 	uint8_t nexthop[2][16];		/* the lookup's next hops when made */
 	uint8_t nh_known;		/* nexthop set (not after a restore) */
 };
 
+/*
+ * The hardware table as the flow maker knows it (full_admit()).
+ * @gated: a write found it full (-ENOSPC) and connections wait for a slot
+ * @now_full: the last write since then failed -ENOSPC (npuctl status)
+ * @credit: lookups still to admit: slots made connections freed
+ * @probe_ns: when a lookup is next admitted without a credit
+ * @waiting: entries refused table_full at the last fm_tick()
+ */
+struct fm_full {
+	int gated;
+	int now_full;
+	uint32_t credit;
+	uint64_t probe_ns;
+	uint32_t waiting;
+};
+
 struct fm {
 	struct fm_cfg cfg;
+	struct fm_full full;
 	struct fm_entry *e;		/* cfg.max_conns entries; id = index */
 	uint32_t *free;			/* stack of free ids */
 	uint32_t nfree;

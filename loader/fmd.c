@@ -113,6 +113,8 @@ static void write_stats(struct fmd *d, uint64_t now)
 
 	memset(&st, 0, sizeof(st));
 	memcpy(st.stat, d->fm.stat, sizeof(st.stat));
+	st.stat[NPUFLOW_FM_TABLE_FULL] = d->fm.full.now_full;
+	st.stat[NPUFLOW_FM_FULL_WAITING] = d->fm.full.waiting;
 	memcpy(st.refused, d->fm.refused, sizeof(st.refused));
 	fm_count_states(&d->fm, st.state);
 	st.start_ns = d->start_ns;

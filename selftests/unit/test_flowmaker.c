@@ -405,15 +405,190 @@ static void test_table_full(void **st)
 	assert_int_equal(fm->e[id].rec.reason, NPUFLOW_FR_TABLE_FULL);
 	assert_int_equal(fm->e[id].rec.flags & (NPUFLOW_CONN_F_HW0 | NPUFLOW_CONN_F_HW1), 0);
 	assert_int_equal(fm->refused[NPUFLOW_FR_TABLE_FULL], 1);
-	/* not an error: retried after retry_ns */
+	assert_true(fm->full.gated && fm->full.now_full);
+	/* not an error: tried again after retry_ns, if a slot freed, or at the probe */
 	assert_int_equal(fm_candidate(fm, &k, 16, 0, 1, 0, t + FM_RETRY_NS_DEFAULT - 1, &id),
 			 FM_A_NONE);
 	assert_int_equal(fm_candidate(fm, &k, 16, 0, 1, 0, t + FM_RETRY_NS_DEFAULT, &id),
-			 FM_A_LOOKUP);
-	assert_int_equal(fm_lookup_done(fm, id, &l, t + FM_RETRY_NS_DEFAULT), FM_A_WRITE);
-	assert_int_equal(fm_write_done(fm, id, -EOPNOTSUPP, t + FM_RETRY_NS_DEFAULT),
 			 FM_A_REFUSE);
+	assert_int_equal(fm->stat[NPUFLOW_FM_FULL_WAITS], 1);
+	t += FM_FULL_PROBE_NS_DEFAULT;
+	assert_int_equal(fm_candidate(fm, &k, 16, 0, 1, 0, t, &id), FM_A_LOOKUP);
+	assert_int_equal(fm->stat[NPUFLOW_FM_FULL_TRIES], 1);
+	assert_int_equal(fm_lookup_done(fm, id, &l, t), FM_A_WRITE);
+	assert_int_equal(fm_write_done(fm, id, -EOPNOTSUPP, t), FM_A_REFUSE);
 	assert_int_equal(fm->refused[NPUFLOW_FR_HW_ERROR], 1);
+	fm_free(fm);
+}
+
+/* Connection n of up to 65,536 (distinct ports and addresses). */
+static struct npuflow_key kbig(uint32_t n, int reply)
+{
+	uint32_t a = 0x0a010000 + (n >> 12), b = 0x0a020000;
+	uint16_t p = 1024 + (n & 0xfff);
+
+	return reply ? mk(8, 6, b, a, 5201, p) : mk(3, 6, a, b, p, 5201);
+}
+
+static struct fm_lookup lk_big(uint32_t n)
+{
+	struct fm_lookup l = lk_ok(0);
+
+	l.ct_id = 1000 + n;
+	l.key[0] = kbig(n, 0);
+	l.key[1] = kbig(n, 1);
+	return l;
+}
+
+/* Offer connection n at @t to a table holding @room more: its action. */
+static enum fm_action offer(struct fm *fm, uint32_t n, uint64_t t, uint32_t *room,
+			    uint32_t *id)
+{
+	struct npuflow_key k = kbig(n, 0);
+	struct fm_lookup l = lk_big(n);
+	enum fm_action a = fm_candidate(fm, &k, 16, 0, 1, t, t, id);
+
+	if (a != FM_A_LOOKUP)
+		return a;
+	assert_int_equal(fm_lookup_done(fm, *id, &l, t), FM_A_WRITE);
+	if (!*room)
+		return fm_write_done(fm, *id, -ENOSPC, t);
+	--*room;
+	return fm_write_done(fm, *id, 0, t);
+}
+
+struct count_cb {
+	uint32_t n[FM_A_MAX];
+	uint32_t *ids;
+	uint32_t nids;
+};
+
+static void count_cb(void *ctx, enum fm_action a, uint32_t id)
+{
+	struct count_cb *c = ctx;
+
+	c->n[a]++;
+	if (a == FM_A_RECHECK)
+		c->ids[c->nids++] = id;
+}
+
+/* fm_tick at @t into @c, its counts zeroed first. */
+static void tick_count(struct fm *fm, uint64_t t, struct count_cb *c)
+{
+	memset(c->n, 0, sizeof(c->n));
+	c->nids = 0;
+	fm_tick(fm, t, count_cb, c);
+}
+
+/* A due retry of refused entry @id at @t whose candidate moved, written with @rc. */
+static enum fm_action retry_write(struct fm *fm, uint32_t id, uint64_t t, int rc)
+{
+	const struct npuflow_key *k = &fm->e[id].rec.key[0];
+	uint32_t n = ((ntohl(*(const uint32_t *)k->saddr) - 0x0a010000) << 12) |
+		     (ntohs(k->sport) - 1024);
+	struct fm_lookup l = lk_big(n);
+
+	assert_int_equal(fm_recheck(fm, id, fm->e[id].rec.cand_frames + 1, 0, t), FM_A_LOOKUP);
+	assert_int_equal(fm_lookup_done(fm, id, &l, t), FM_A_WRITE);
+	return fm_write_done(fm, id, rc, t);
+}
+
+/*
+ * A 16,384-connection table offered 32,768, in a flow maker of 65,536: the
+ * first refusal gates the rest (no lookup, no write); ticks over 10 s ask
+ * again only at the probes; 100 slots freed by takeouts admit exactly 100
+ * retries; a probe that finds room makes the next one due at once; the
+ * gate lifts when nobody waits any more.
+ */
+static void test_full_table_admission(void **st)
+{
+	const uint32_t table = 16384, offered = 32768;
+	struct fm *fm = new_fm(65536);
+	struct count_cb c = { .ids = calloc(offered, sizeof(uint32_t)) };
+	uint32_t room = table, n, id, lookups, gone, i, made_id[100];
+	uint64_t t = 10 * S;
+
+	(void)st;
+	for (n = 0; n < offered; n++) {
+		enum fm_action a = offer(fm, n, t, &room, &id);
+
+		assert_int_equal(a, n < table ? FM_A_REARM : FM_A_REFUSE);
+		if (n < 100)
+			made_id[n] = id;
+	}
+	lookups = fm->stat[NPUFLOW_FM_LOOKUPS];
+	assert_int_equal(lookups, table + 1);	/* one write found the table full */
+	assert_int_equal(fm->refused[NPUFLOW_FR_TABLE_FULL], offered - table);
+	assert_int_equal(fm->stat[NPUFLOW_FM_FULL_WAITS], offered - table - 1);
+
+	/* 10 s of ticks, every 100 ms: retries only at the probes (5 s apart) */
+	for (i = 1, lookups = 0, gone = 0; i <= 100; i++) {
+		uint64_t now = t + i * 100 * MS;
+		enum fm_action a;
+
+		tick_count(fm, now, &c);
+		lookups += c.n[FM_A_RECHECK];
+		if (!c.nids)
+			continue;
+		/* the probe's candidate did not move: no write; idle 10 s: forgotten */
+		a = fm_recheck(fm, c.ids[0], fm->e[c.ids[0]].rec.cand_frames, 0, now);
+		assert_int_equal(a, now - t < FM_WATCH_NS_DEFAULT ? FM_A_NONE : FM_A_FORGET);
+		if (a == FM_A_FORGET) {
+			fm_forget(fm, c.ids[0]);
+			gone++;
+		}
+	}
+	assert_int_equal(lookups, 2);
+	assert_int_equal(fm->full.waiting, offered - table);	/* as of the last tick */
+	assert_true(fm->full.now_full);
+
+	/* 100 connections taken out: 100 retries, no more */
+	t += 10 * S;
+	for (i = 0; i < 100; i++) {
+		struct npuflow_key ctk;
+
+		fm_ct_key(&ctk, &fm->e[made_id[i]].rec.key[0], 0);
+		assert_int_equal(fm_destroy(fm, &ctk, t, &id), FM_A_TAKEOUT);
+		fm_forget(fm, id);
+	}
+	assert_int_equal(fm->full.credit, 100);
+	tick_count(fm, t + S, &c);
+	assert_int_equal(c.n[FM_A_RECHECK], 100);
+	for (i = 0; i < c.nids; i++)
+		assert_int_equal(retry_write(fm, c.ids[i], t + S, 0), FM_A_REARM);
+	assert_int_equal(fm->full.credit, 0);
+	tick_count(fm, t + 2 * S, &c);
+	assert_int_equal(c.n[FM_A_RECHECK], 0);
+	assert_int_equal(fm->full.waiting, offered - table - 100 - gone);
+
+	/*
+	 * A probe that finds room makes the next due at once: the next waiting
+	 * connection to come due (a second later: a waiting one is due once a
+	 * retry period) is tried; one that finds the table full, 5 s later.
+	 */
+	tick_count(fm, t + 20 * S, &c);
+	assert_int_equal(c.n[FM_A_RECHECK], 1);
+	assert_int_equal(retry_write(fm, c.ids[0], t + 20 * S, 0), FM_A_REARM);
+	assert_false(fm->full.now_full);
+	tick_count(fm, t + 21 * S, &c);
+	assert_int_equal(c.n[FM_A_RECHECK], 1);
+	assert_int_equal(retry_write(fm, c.ids[0], t + 21 * S, -ENOSPC), FM_A_REFUSE);
+	assert_true(fm->full.now_full);
+	for (i = 22; i < 26; i++) {
+		tick_count(fm, t + i * S, &c);
+		assert_int_equal(c.n[FM_A_RECHECK], 0);
+	}
+	tick_count(fm, t + 26 * S, &c);
+	assert_int_equal(c.n[FM_A_RECHECK], 1);
+
+	/* every waiting connection gone (conntrack forgot them): the gate lifts */
+	for (id = 0; id < fm_id_end(fm); id++)
+		if (fm->e[id].rec.state == NPUFLOW_CS_REFUSED)
+			fm_forget(fm, id);
+	tick_count(fm, t + 40 * S, &c);
+	assert_false(fm->full.gated);
+	assert_int_equal(fm->full.waiting, 0);
+	free(c.ids);
 	fm_free(fm);
 }
 
@@ -1068,6 +1243,7 @@ int main(void)
 		cmocka_unit_test(test_unproven),
 		cmocka_unit_test(test_nexthop_kept),
 		cmocka_unit_test(test_table_full),
+		cmocka_unit_test(test_full_table_admission),
 		cmocka_unit_test(test_giveback_hold_doubling),
 		cmocka_unit_test(test_misses_right_after_make),
 		cmocka_unit_test(test_slow_write),

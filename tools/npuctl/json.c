@@ -236,6 +236,8 @@ struct json_object *npuctl_status_json(const struct npuctl_status *s)
 	put_u64(&j, "uptime_ns", s->uptime_ns);
 	put_u64(&j, "updated_ns_ago", s->updated_ns_ago);
 	put(&j, "states", named_json(st->state, 1, NPUFLOW_CS_MAX, fm_state_name));
+	put_bool(&j, "table_full", st->stat[NPUFLOW_FM_TABLE_FULL]);
+	put_u64(&j, "full_waiting", st->stat[NPUFLOW_FM_FULL_WAITING]);
 	put(&j, "counters", named_json(st->stat, 0, NPUFLOW_FM_MAX, fm_stat_name));
 	put(&j, "refused", named_json(st->refused, 1, NPUFLOW_FR_SLOTS, fm_reason_name));
 	return jobj_done(&j);

@@ -104,6 +104,15 @@ static const struct fm_metric fm_metrics[NPUFLOW_FM_MAX] = {
 					 "tag, MTU)."),
 	[NPUFLOW_FM_RULESETS] = FM_COUNT("nftables rulesets committed: each released the made "
 					 "connections to the host."),
+	[NPUFLOW_FM_FULL_TRIES] = FM_COUNT("Lookups admitted while the hardware table was full: "
+					   "one a slot freed, plus a probe."),
+	[NPUFLOW_FM_FULL_WAITS] = FM_COUNT("Retries not made while the hardware table was full "
+					   "(no slot freed): no lookup, no write."),
+	[NPUFLOW_FM_TABLE_FULL] = { "gauge", "table_full", 1,
+				    "1 while the last write found the hardware table full." },
+	[NPUFLOW_FM_FULL_WAITING] = { "gauge", "full_waiting", 1,
+				      "Connections waiting for a slot in the full hardware "
+				      "table (refused table_full)." },
 };
 
 /* npuflow_flowmaker_<...> of flow-maker counter @i in @buf. */

@@ -128,5 +128,9 @@ void npuctl_status_text(FILE *f, const struct npuctl_status *s, const char *pin_
 	for (i = 1; i < NPUFLOW_CS_MAX; i++)
 		fprintf(f, " %s %llu", fm_state_name(i), (unsigned long long)s->st.state[i]);
 	fprintf(f, "\n");
+	if (s->st.stat[NPUFLOW_FM_TABLE_FULL] || s->st.stat[NPUFLOW_FM_FULL_WAITING])
+		fprintf(f, "hardware table: %s, %llu connections wait for a slot\n",
+			s->st.stat[NPUFLOW_FM_TABLE_FULL] ? "full" : "room again",
+			(unsigned long long)s->st.stat[NPUFLOW_FM_FULL_WAITING]);
 	npuctl_fmstats_text(f, &s->st);
 }

@@ -1,0 +1,76 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# A full table: the coprocessor's connection table made small (64:
+# devlink resource set + reload) and npuflowd offered twice that, 128 TCP
+# connections from npuload.  The table fills, the rest are forwarded by
+# the host without loss, and the connections waiting for a slot cost
+# nothing a second: over a 10-s steady window npuflowd looks up only what
+# a freed slot or a probe (one each 5 s) admits, so its lookups, its
+# refused rule writes and its log lines about them stay within a few;
+# npuctl status says the table is full and how many wait.  Once the load
+# ends and conntrack is flushed, nothing is left in hardware.  Counts only.
+# timeout: 300
+. "$(dirname "$0")/lib.sh"
+ktap_plan 9
+LOAD=$NPU_REPO/build/bin/npuload
+DL=auxiliary/npusim.npu.0
+N=128 T=64
+cleanup() {
+	[ -n "${CLI:-}" ] && kill $CLI $SRV 2>/dev/null
+	fm_cleanup
+}
+trap cleanup EXIT
+counter() { fm_ctl status --json | jq -r ".counters.$1"; }
+refused_lines() { grep -c "rule refused" $FM_LOG; }
+
+fm_setup
+check "devlink resource set connections $T + reload" bash -c \
+	"devlink resource set $DL path /fastpath/connections size $T && devlink dev reload $DL"
+sysctl -qw net.netfilter.nf_conntrack_max=65536 2>/dev/null
+echo 0 > /sys/kernel/debug/npusim/0/fp_retrans_max
+fm_start; ktap_result $? "npuflowd on $P3 $P8"
+
+ip netns exec far "$LOAD" server -p 5310 -t 60 > /tmp/6p-srv.json 2>/dev/null &
+SRV=$!
+wait_listen far 5310
+ip netns exec pc "$LOAD" client -a $FAR4 -p 5310 -c $N -t 40 -r 2000 > /tmp/6p-cli.json 2>/dev/null &
+CLI=$!
+for i in $(seq 60); do
+	[ "$(eth_stat "$P3" hw_fp_conns)" = $T ] &&
+		[ "$(fm_ctl status --json | jq -r .full_waiting)" -ge $(( (N - T) * 9 / 10 )) ] && break
+	sleep 1
+done
+st=$(fm_ctl status --json)
+diag "after ~$i s: coprocessor $(eth_stat "$P3" hw_fp_conns) of $T, made $(echo "$st" | jq .states.made), table_full $(echo "$st" | jq .table_full), waiting $(echo "$st" | jq .full_waiting)"
+ktap_result $([ "$(eth_stat "$P3" hw_fp_conns)" = $T ] && [ "$(eth_stat "$P3" fp_conns)" = $T ]; echo $?) \
+	"the table is full: $T connections in the driver and the coprocessor"
+ktap_result $([ "$(echo "$st" | jq .table_full)" = true ] &&
+	[ "$(echo "$st" | jq .full_waiting)" -ge $(( (N - T) * 9 / 10 )) ]; echo $?) \
+	"npuctl status: the table full, the rest waiting for a slot"
+
+# the steady window
+l0=$(counter lookups) w0=$(counter hw_writes) r0=$(refused_lines) f0=$(counter full_waits)
+sleep 10
+l=$(( $(counter lookups) - l0 )) w=$(( $(counter hw_writes) - w0 ))
+r=$(( $(refused_lines) - r0 )) f=$(( $(counter full_waits) - f0 ))
+diag "10-s window: $l lookups, $w rules written, $r refused-rule log lines, $f retries not made (no slot)"
+ktap_result $([ "$l" -le 4 ] && [ "$r" -le 8 ]; echo $?) \
+	"the waiting connections cost nothing a second: $l lookups, $r refused-rule lines in 10 s"
+ktap_result $([ "$f" -ge $(( (N - T) * 5 )) ]; echo $?) \
+	"each waiting connection's retries counted as not made ($f)"
+
+wait $CLI; CLI=
+diag "client: $(cat /tmp/6p-cli.json)"
+ktap_result $([ "$(jq -r .established /tmp/6p-cli.json)" = $N ] &&
+	[ "$(jq -r .failed /tmp/6p-cli.json)" = 0 ]; echo $?) \
+	"all $N connections carried, in hardware or by the host, none failed"
+kill $SRV 2>/dev/null; wait $SRV 2>/dev/null
+conntrack -F >/dev/null 2>&1
+for i in $(seq 30); do
+	[ "$(fm_rules "$P3")" = 0 ] && [ "$(eth_stat "$P3" hw_fp_conns)" = 0 ] && break
+	sleep 1
+done
+ktap_result $([ "$(fm_rules "$P3")" = 0 ] && [ "$(fm_rules "$P8")" = 0 ] &&
+	[ "$(eth_stat "$P3" hw_fp_conns)" = 0 ]; echo $?) \
+	"after the load and conntrack -F, nothing is left in hardware"
+ktap_finish
