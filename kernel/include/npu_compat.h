@@ -26,6 +26,8 @@
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/udp.h>
+#include <linux/compiler.h>
+#include <asm/barrier.h>
 #include <asm/byteorder.h>
 #else
 #include <linux/types.h>
@@ -65,6 +67,11 @@ typedef __s32 s32;
 #define be32_to_cpu(x)	be32toh(x)
 #define cpu_to_be16(x)	htobe16(x)
 #define cpu_to_be32(x)	htobe32(x)
+
+/* Stores another CPU (the host) reads while they happen: whole ... */
+#define WRITE_ONCE(x, v)	__atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
+/* ... and in order: the stores before it are seen before those after. */
+#define smp_wmb()		__atomic_thread_fence(__ATOMIC_RELEASE)
 #endif /* __KERNEL__ */
 
 #endif /* _NPU_COMPAT_H */

@@ -131,6 +131,25 @@
 #define NPU_REG_FW_STATUS	0x003c
 #define NPU_FW_STATUS_FAULT	BIT(0)
 
+/*
+ * The connection statistics area: host memory the device keeps one struct
+ * npu_conn_stats_entry per connection index in (below), as a PPE keeps
+ * its counters and idle times where the host reads them in bulk.  The
+ * host writes SIZE 0 (the device stops writing the area), BASE (LO, HI)
+ * and then SIZE, in entries; a non-zero SIZE enables the area: the device
+ * writes every entry below SIZE afresh (FREE, or the connection's state,
+ * revision and counters), then keeps them.  An area not in memory, not
+ * 8-byte aligned, or larger than NPU_FT_CONNS_MAX entries is refused
+ * (SIZE reads 0).  Writing BASE disables the area too.  NPU_CMD_FT_CONFIG
+ * keeps the area and rewrites it for the emptied tables; indices at or
+ * past SIZE are not written.  Reset state: disabled.
+ */
+#define NPU_REG_FT_STATS	0x0080
+#define NPU_FT_STATS_BASE	0x00	/* 64 bit: DMA address, written as LO, HI */
+#define NPU_FT_STATS_BASE_HI	0x04
+#define NPU_FT_STATS_SIZE	0x08	/* entries; 0 disables */
+#define NPU_FT_STATS_CLOCK	0x0c	/* RO: the device's clock, ms, wrapping */
+
 #define NPU_LINK_UP		BIT(0)
 #define NPU_LINK_SPEED_SHIFT	16
 
@@ -506,6 +525,36 @@ struct npu_cmd_conn_stats {
 	__le16 count;
 	__le16 rsvd[3];
 	struct npu_conn_stat st[NPU_CONN_STATS_MAX];
+};
+
+/*
+ * One connection's entry in the statistics area (NPU_REG_FT_STATS), at
+ * index @conn: 48 bytes, little endian, written by the device only.
+ *
+ *  - when a connection is made at the index (a new index or revision): the
+ *    whole entry, counters zero, @rev the new revision, @last_ms now;
+ *  - when the fast path forwards one of its frames: that direction's
+ *    @packets and @bytes (frame bytes as received), and @last_ms;
+ *  - when it is given back or revived: @state, @giveback;
+ *  - when it is taken out (NPU_CMD_CONN_RECLAIM): @state NPU_CONN_FREE,
+ *    the rest as it was (the last counters of that revision).
+ *
+ * Within one entry the device writes the counters and @last_ms before
+ * @state, and a fresh entry's @rev last; the host reads @rev before and
+ * after the rest and ignores an entry whose @rev moved while it read.
+ * The idle time of a connection is NPU_FT_STATS_CLOCK minus @last_ms,
+ * modulo 2^32.  Nothing else is written: the device does no periodic work
+ * per connection.
+ */
+struct npu_conn_stats_entry {
+	__le32 conn;		/* the entry's own index */
+	__le16 rev;		/* revision of the connection the entry counts */
+	u8 state;		/* enum npu_conn_state */
+	u8 giveback;		/* give-backs since created (saturating) */
+	__le64 packets[2];	/* per direction, forwarded by the fast path */
+	__le64 bytes[2];
+	__le32 last_ms;		/* NPU_FT_STATS_CLOCK at the last forwarded frame */
+	__le32 rsvd;
 };
 
 /* Sizes of the tables; the tables are emptied.  Sent at (re)initialisation. */

@@ -21,7 +21,10 @@
  *                    cmd_opcode (waited completions), cmd_head (HEAD
  *                    reads, 2 past the tail, until the ring is
  *                    reprogrammed), stats_count, stats_conn
- *                    (NPU_CMD_CONN_STATS answers); see enum npusim_corrupt
+ *                    (NPU_CMD_CONN_STATS answers), area_rev, area_state,
+ *                    area_conn (the statistics entry of a forwarded
+ *                    frame's connection, with a million frames more);
+ *                    see enum npusim_corrupt
  *   cmd_irqs, bad_cmds
  *   datapath_ns      CPU time the model's datapath took, all CPUs (ns):
  *                    ingress, transmit passes, wire NAPI less the stack
@@ -110,6 +113,9 @@ static const char * const npusim_corrupt_names[NPUSIM_CORRUPT_MAX] = {
 	[NPUSIM_CORRUPT_CMD_HEAD] = "cmd_head",
 	[NPUSIM_CORRUPT_STATS_COUNT] = "stats_count",
 	[NPUSIM_CORRUPT_STATS_CONN] = "stats_conn",
+	[NPUSIM_CORRUPT_AREA_REV] = "area_rev",
+	[NPUSIM_CORRUPT_AREA_STATE] = "area_state",
+	[NPUSIM_CORRUPT_AREA_CONN] = "area_conn",
 };
 
 static int npusim_dbg_corrupt_show(struct seq_file *m, void *v)

@@ -308,7 +308,8 @@ static u64 npusim_reg_read(struct npusim_dev *nd, u32 reg)
 	case NPU_REG_FW_STATUS:
 		return npusim_fp_read64(nd, reg);
 	}
-	if (reg >= NPU_REG_PORT_FP(0) && reg < NPU_REG_PORT_FP(NPU_MAX_PORTS))
+	if ((reg >= NPU_REG_PORT_FP(0) && reg < NPU_REG_PORT_FP(NPU_MAX_PORTS)) ||
+	    (reg >= NPU_REG_FT_STATS && reg < NPU_REG_FT_STATS + 0x10))
 		return npusim_fp_read64(nd, reg);
 	if (npusim_policer_is_reg(reg))
 		return npusim_policer_read(nd, reg);
@@ -345,7 +346,8 @@ static void npusim_write32(struct npu_hw *hw, u32 reg, u32 val)
 		npusim_cmd_irq_unmask(nd);
 		return;
 	}
-	if (reg == NPU_REG_FASTPATH) {
+	if (reg == NPU_REG_FASTPATH ||
+	    (reg >= NPU_REG_FT_STATS && reg < NPU_REG_FT_STATS + 0x10)) {
 		npusim_fp_write32(nd, reg, val);
 		return;
 	}

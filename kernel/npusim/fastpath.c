@@ -46,6 +46,9 @@ struct npusim_fp_tables {
  * @mem_conns: debugfs fp_mem_conns: the most connections the model's
  *	memory holds (0: no limit below NPU_FT_CONNS_MAX); an
  *	NPU_CMD_FT_CONFIG asking for more fails as an allocation would
+ * @area_base: NPU_REG_FT_STATS BASE as written
+ * @area_n: its SIZE as accepted (0: disabled)
+ * @area: the area, reached through its DMA address, or NULL
  */
 struct npusim_fp {
 	spinlock_t lock;	/* @ft and @mem */
@@ -55,6 +58,9 @@ struct npusim_fp {
 	bool fw_fault;
 	u64 fw_faults;
 	u32 mem_conns;
+	u64 area_base;
+	u32 area_n;
+	struct npu_conn_stats_entry *area;
 };
 
 static void npusim_fp_tables_free(struct npusim_fp_tables *t)
@@ -98,6 +104,7 @@ static int npusim_fp_resize(struct npusim_dev *nd, u32 conns, u32 mflows,
 	tmp.retrans_max = fp->ft.retrans_max;
 	tmp.expire_ns = fp->ft.expire_ns;
 	fp->ft = tmp;
+	npusim_ft_area_set(&fp->ft, fp->area, fp->area_n);
 	old = fp->mem;
 	fp->mem = t;
 	spin_unlock_bh(&fp->lock);
@@ -306,6 +313,15 @@ u64 npusim_fp_read64(struct npusim_dev *nd, u32 reg)
 		return READ_ONCE(fp->ft.fastpath);
 	if (reg == NPU_REG_FW_STATUS)
 		return READ_ONCE(fp->fw_fault) ? NPU_FW_STATUS_FAULT : 0;
+	if (reg == NPU_REG_FT_STATS + NPU_FT_STATS_CLOCK)
+		return npusim_ft_clock_ms(ktime_get_ns());
+	if (reg == NPU_REG_FT_STATS + NPU_FT_STATS_BASE ||
+	    reg == NPU_REG_FT_STATS + NPU_FT_STATS_BASE_HI) {
+		v = READ_ONCE(fp->area_base);
+		return reg == NPU_REG_FT_STATS ? lower_32_bits(v) : upper_32_bits(v);
+	}
+	if (reg == NPU_REG_FT_STATS + NPU_FT_STATS_SIZE)
+		return READ_ONCE(fp->area_n);
 	if (reg == NPU_REG_FT_CONNS || reg == NPU_REG_FT_MFLOWS) {
 		spin_lock_bh(&fp->lock);
 		v = reg == NPU_REG_FT_CONNS ? fp->ft.used_conns : fp->ft.used_mflows;
@@ -327,14 +343,61 @@ u64 npusim_fp_read64(struct npusim_dev *nd, u32 reg)
 	return 0;
 }
 
+/*
+ * A write to the statistics area's registers (npu_hw.h): BASE disables the
+ * area, SIZE 0 disables it, another SIZE enables it when the area is
+ * memory, aligned and at most NPU_FT_CONNS_MAX entries, and writes every
+ * entry afresh.  Once this returns the model no longer writes a disabled
+ * area: the host may free it.
+ */
+static void npusim_fp_area_write(struct npusim_dev *nd, u32 off, u32 val)
+{
+	struct npusim_fp *fp = nd->fp;
+	u64 len = (u64)val * sizeof(struct npu_conn_stats_entry);
+
+	spin_lock_bh(&fp->lock);
+	switch (off) {
+	case NPU_FT_STATS_BASE:
+		fp->area_base = (fp->area_base & ~0xffffffffULL) | val;
+		val = 0;
+		break;
+	case NPU_FT_STATS_BASE_HI:
+		fp->area_base = (fp->area_base & 0xffffffffULL) | (u64)val << 32;
+		val = 0;
+		break;
+	case NPU_FT_STATS_SIZE:
+		if (val && (val > NPU_FT_CONNS_MAX || !IS_ALIGNED(fp->area_base, 8) ||
+			    !npusim_dma_ok(fp->area_base, len))) {
+			dev_warn_ratelimited(nd->bus_dev,
+					     "statistics area: base %#llx size %u refused\n",
+					     fp->area_base, val);
+			val = 0;
+		}
+		break;
+	default:
+		spin_unlock_bh(&fp->lock);
+		return;
+	}
+	fp->area_n = val;
+	fp->area = val ? npusim_dma_va(fp->area_base) : NULL;
+	npusim_ft_area_set(&fp->ft, fp->area, fp->area_n);
+	spin_unlock_bh(&fp->lock);
+}
+
 /**
  * npusim_fp_write32 - a write to a fast-path register
  * @nd: model device
- * @reg: NPU_REG_FASTPATH (others are ignored)
- * @val: 1 = forward, 0 = punt everything with NPU_PUNT_FASTPATH_OFF
+ * @reg: NPU_REG_FASTPATH (1 = forward, 0 = punt everything with
+ *	NPU_PUNT_FASTPATH_OFF) or a register of NPU_REG_FT_STATS (others
+ *	are ignored)
+ * @val: the value
  */
 void npusim_fp_write32(struct npusim_dev *nd, u32 reg, u32 val)
 {
+	if (reg >= NPU_REG_FT_STATS && reg < NPU_REG_FT_STATS + 0x10) {
+		npusim_fp_area_write(nd, reg - NPU_REG_FT_STATS, val);
+		return;
+	}
 	if (reg != NPU_REG_FASTPATH || val > 1)
 		return;
 	spin_lock_bh(&nd->fp->lock);
@@ -351,6 +414,35 @@ void npusim_fp_count_punt(struct npusim_port *port, u8 reason)
 {
 	if (reason < NPU_PUNT_MAX)
 		atomic64_inc(&port->nd->fp->port[port->idx].punt[reason]);
+}
+
+/*
+ * What the debugfs "corrupt" knob makes of the statistics entry a forward
+ * just wrote, under fp->lock: a million more frames in direction @d, seen
+ * now, under another revision, an impossible state or another index.  The
+ * host must refuse each and let no connection's last use move for it.
+ */
+static void npusim_fp_area_corrupt(struct npusim_dev *nd, u32 conn, u8 d)
+{
+	struct npusim_fp *fp = nd->fp;
+	struct npu_conn_stats_entry *e;
+	bool rev, state, idx;
+
+	if (!fp->area || conn >= fp->area_n)
+		return;
+	rev = npusim_corrupt_take(nd, NPUSIM_CORRUPT_AREA_REV);
+	state = npusim_corrupt_take(nd, NPUSIM_CORRUPT_AREA_STATE);
+	idx = npusim_corrupt_take(nd, NPUSIM_CORRUPT_AREA_CONN);
+	if (!rev && !state && !idx)
+		return;
+	e = &fp->area[conn];
+	e->packets[d] = cpu_to_le64(le64_to_cpu(e->packets[d]) + 1000000);
+	if (rev)
+		e->rev = cpu_to_le16(le16_to_cpu(e->rev) ^ 0x8000);
+	if (state)
+		e->state = 0x7f;
+	if (idx)
+		e->conn = cpu_to_le32(conn + 1);
 }
 
 /* Pop the outer tag (802.1Q or 802.1ad) of a linear frame. */
@@ -418,8 +510,10 @@ bool npusim_fp_ingress(struct npusim_port *port, struct sk_buff *skb,
 	spin_lock_bh(&fp->lock);
 	reason = npusim_ft_process(&fp->ft, pkt, port->idx, skb->data, skb->len,
 				   ktime_get_ns(), &res);
-	if (reason == NPU_PUNT_NONE)
+	if (reason == NPU_PUNT_NONE) {
 		rw = *res.rw;
+		npusim_fp_area_corrupt(nd, res.conn, res.dir);
+	}
 	spin_unlock_bh(&fp->lock);
 	*conn = res.conn;
 	if (reason != NPU_PUNT_NONE) {

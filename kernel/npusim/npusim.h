@@ -80,6 +80,9 @@ enum npusim_corrupt {
 	NPUSIM_CORRUPT_CMD_HEAD,	/* CMDQ_HEAD reads: 2 past the tail */
 	NPUSIM_CORRUPT_STATS_COUNT,	/* CONN_STATS count: NPU_CONN_STATS_MAX + 1 */
 	NPUSIM_CORRUPT_STATS_CONN,	/* CONN_STATS st[0].conn: past the window */
+	NPUSIM_CORRUPT_AREA_REV,	/* statistics entry: another revision */
+	NPUSIM_CORRUPT_AREA_STATE,	/* statistics entry: state 0x7f */
+	NPUSIM_CORRUPT_AREA_CONN,	/* statistics entry: conn the next index */
 	NPUSIM_CORRUPT_MAX,
 };
 

@@ -62,6 +62,117 @@ static bool npusim_ft_key_eq(const struct npu_mflow_key *a,
 }
 
 /**
+ * npusim_ft_clock_ms() - the device clock, as NPU_FT_STATS_CLOCK reads it
+ * @now_ns: the model's clock, ns
+ *
+ * Return: @now_ns in ms, modulo 2^32 (struct npu_conn_stats_entry.last_ms).
+ */
+u32 npusim_ft_clock_ms(u64 now_ns)
+{
+	return (u32)(now_ns / 1000000);
+}
+
+static struct npu_conn_stats_entry *
+npusim_ft_entry(struct npusim_ft *ft, u32 conn)
+{
+	return ft->area && conn < ft->area_n ? &ft->area[conn] : NULL;
+}
+
+/*
+ * Write @conn's whole entry afresh (the connection made, or the area
+ * enabled).  The entry reads FREE while it changes and takes its revision
+ * last, so that a host reading it meanwhile sees the state or the revision
+ * move and skips it (npu_hw.h).
+ */
+static void npusim_ft_area_fresh(struct npusim_ft *ft, u32 conn)
+{
+	struct npu_conn_stats_entry *e = npusim_ft_entry(ft, conn);
+	const struct npusim_ft_conn *c = &ft->conns[conn];
+	int d;
+
+	if (!e)
+		return;
+	WRITE_ONCE(e->state, NPU_CONN_FREE);
+	/* FREE is seen before anything of the new entry */
+	smp_wmb();
+	WRITE_ONCE(e->conn, cpu_to_le32(conn));
+	WRITE_ONCE(e->giveback, c->giveback);
+	for (d = 0; d < 2; d++) {
+		WRITE_ONCE(e->packets[d], cpu_to_le64(c->packets[d]));
+		WRITE_ONCE(e->bytes[d], cpu_to_le64(c->bytes[d]));
+	}
+	WRITE_ONCE(e->last_ms, cpu_to_le32(npusim_ft_clock_ms(c->last_used_ns)));
+	WRITE_ONCE(e->rsvd, 0);
+	/* the counters are seen before the revision they count for ... */
+	smp_wmb();
+	WRITE_ONCE(e->rev, cpu_to_le16(c->rev));
+	/* ... and the revision before the state that validates it */
+	smp_wmb();
+	WRITE_ONCE(e->state, c->state);
+}
+
+/*
+ * A frame of direction @d of @conn was forwarded: its counters and last
+ * use, with the identity fields as they are (the entry is written back
+ * whole, as a PPE writes its entry back).
+ */
+static void npusim_ft_area_count(struct npusim_ft *ft, u32 conn, u8 d)
+{
+	struct npu_conn_stats_entry *e = npusim_ft_entry(ft, conn);
+	const struct npusim_ft_conn *c = &ft->conns[conn];
+
+	if (!e)
+		return;
+	WRITE_ONCE(e->conn, cpu_to_le32(conn));
+	WRITE_ONCE(e->rev, cpu_to_le16(c->rev));
+	WRITE_ONCE(e->state, c->state);
+	WRITE_ONCE(e->packets[d], cpu_to_le64(c->packets[d]));
+	WRITE_ONCE(e->bytes[d], cpu_to_le64(c->bytes[d]));
+	WRITE_ONCE(e->last_ms, cpu_to_le32(npusim_ft_clock_ms(c->last_used_ns)));
+}
+
+/* @conn's state became @state (given back, revived, taken out). */
+static void npusim_ft_area_state(struct npusim_ft *ft, u32 conn, u8 state)
+{
+	struct npu_conn_stats_entry *e = npusim_ft_entry(ft, conn);
+
+	if (!e)
+		return;
+	WRITE_ONCE(e->giveback, ft->conns[conn].giveback);
+	/* the give-back count is seen with the state it came with */
+	smp_wmb();
+	WRITE_ONCE(e->state, state);
+}
+
+/**
+ * npusim_ft_area_set() - keep the entries in a statistics area from now on
+ * @ft: the tables
+ * @area: @n entries of host memory (NPU_REG_FT_STATS), or NULL: none
+ * @n: entries in @area
+ *
+ * Every entry below @n is written afresh: the connection at that index
+ * (FREE and zero where there is none, or past the table's size).  The
+ * table's own counters are kept.  Costs a write of each entry once, here;
+ * afterwards only what changes is written.
+ */
+void npusim_ft_area_set(struct npusim_ft *ft,
+			struct npu_conn_stats_entry *area, u32 n)
+{
+	u32 i;
+
+	ft->area = area;
+	ft->area_n = area ? n : 0;
+	for (i = 0; i < ft->area_n; i++) {
+		if (i < ft->nconns) {
+			npusim_ft_area_fresh(ft, i);
+			continue;
+		}
+		memset(&area[i], 0, sizeof(area[i]));
+		area[i].conn = cpu_to_le32(i);
+	}
+}
+
+/**
  * npusim_ft_reset() - empty both tables and zero the counters
  * @ft: the tables
  *
@@ -160,6 +271,8 @@ static void npusim_ft_conn_free(struct npusim_ft *ft, u32 conn)
 	struct npusim_ft_conn *c = &ft->conns[conn];
 	int d;
 
+	if (c->state != NPU_CONN_FREE)
+		npusim_ft_area_state(ft, conn, NPU_CONN_FREE);
 	for (d = 0; d < 2; d++)
 		if (c->mf[d] != NPUSIM_FT_NONE)
 			npusim_ft_mflow_free(ft, c->mf[d]);
@@ -271,8 +384,10 @@ u16 npusim_ft_conn_create(struct npusim_ft *ft,
 				c->dirs |= NPU_CONN_F_DIR0 << d;
 			}
 		}
-		if (c->state == NPU_CONN_NOT_ACTIVE)
+		if (c->state == NPU_CONN_NOT_ACTIVE) {
 			npusim_ft_revive(ft, c);
+			npusim_ft_area_state(ft, conn, NPU_CONN_VALID);
+		}
 		return NPU_ST_OK;
 	}
 
@@ -297,6 +412,7 @@ u16 npusim_ft_conn_create(struct npusim_ft *ft,
 		}
 	}
 	ft->st.created++;
+	npusim_ft_area_fresh(ft, conn);
 	return NPU_ST_OK;
 }
 
@@ -415,6 +531,7 @@ u16 npusim_ft_giveback(struct npusim_ft *ft, u32 conn, u64 now_ns)
 	c->given_back_ns = now_ns;
 	if (c->giveback < 0xff)
 		c->giveback++;
+	npusim_ft_area_state(ft, conn, NPU_CONN_NOT_ACTIVE);
 	ft->st.givebacks++;
 	return NPU_ST_OK;
 }
@@ -549,6 +666,7 @@ u8 npusim_ft_process(struct npusim_ft *ft, const struct npusim_pkt *pkt,
 	c->packets[d]++;
 	c->bytes[d] += len;
 	c->last_used_ns = now_ns;
+	npusim_ft_area_count(ft, conn, d);
 	ft->st.forwarded++;
 	res->rw = &c->rw[d];
 	return NPU_PUNT_NONE;

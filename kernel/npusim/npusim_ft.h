@@ -61,6 +61,9 @@ struct npusim_ft_mflow {
  * @retrans_max: give back a TCP connection after this many retransmits in
  *	one direction (0 = never)
  * @expire_ns: microflows of a given-back connection expire after this
+ * @area: the host's connection statistics area (NPU_REG_FT_STATS), or
+ *	NULL: the entries of indices below @area_n are kept there
+ * @area_n: entries in @area
  * @st: counters
  */
 struct npusim_ft {
@@ -77,6 +80,8 @@ struct npusim_ft {
 	u8 fastpath;
 	u32 retrans_max;
 	u64 expire_ns;
+	struct npu_conn_stats_entry *area;
+	u32 area_n;
 	struct {
 		u64 forwarded;
 		u64 created;
@@ -114,6 +119,9 @@ u16 npusim_ft_mflow_invalidate(struct npusim_ft *ft,
 u16 npusim_ft_conn_reclaim(struct npusim_ft *ft, u32 conn, u16 rev);
 u16 npusim_ft_conn_stats(struct npusim_ft *ft, u32 first, u32 count,
 			 u64 now_ns, struct npu_cmd_conn_stats *out);
+void npusim_ft_area_set(struct npusim_ft *ft,
+			struct npu_conn_stats_entry *area, u32 n);
+u32 npusim_ft_clock_ms(u64 now_ns);
 u16 npusim_ft_giveback(struct npusim_ft *ft, u32 conn, u64 now_ns);
 void npusim_ft_key_from_pkt(const struct npusim_pkt *pkt, u8 port,
 			    struct npu_mflow_key *key);

@@ -245,6 +245,77 @@ static void test_tcp_flags_punted_with_index(void **state)
 	free(t);
 }
 
+/*
+ * The statistics area: written whole when the area is set and when a
+ * connection is made, counted inline with each forwarded frame, its state
+ * when given back, revived and taken out; indices past the area untouched.
+ */
+static void test_stats_area(void **state)
+{
+	struct npu_conn_stats_entry area[NCONNS - 1];
+	const struct npu_conn_stats_entry *e = &area[3];
+	struct npu_cmd_conn_create c, revive;
+	struct tbl *t = tbl_new();
+	struct npusim_ft_result r;
+	struct frame a, b;
+
+	(void)state;
+	assert_int_equal(sizeof(area[0]), 48);
+	memset(area, 0xa5, sizeof(area));
+	npusim_ft_area_set(&t->ft, area, NCONNS - 1);
+	assert_int_equal(le32toh(area[5].conn), 5);
+	assert_int_equal(area[5].state, NPU_CONN_FREE);
+	assert_int_equal(le64toh(area[5].packets[1]), 0);
+
+	mk(&a, 0, IPPROTO_UDP, "198.51.100.2", "203.0.113.2", 4000, 53, 0, 0, 20);
+	mk(&b, 0, IPPROTO_UDP, "203.0.113.2", "198.51.100.2", 53, 4000, 0, 0, 20);
+	conn_cmd(&c, 3, 7, &a, &b);
+	assert_int_equal(npusim_ft_conn_create(&t->ft, &c, 5 * MS), NPU_ST_OK);
+	assert_int_equal(le16toh(e->rev), 7);
+	assert_int_equal(e->state, NPU_CONN_VALID);
+	assert_int_equal(le32toh(e->last_ms), 5);
+
+	assert_int_equal(proc(t, &a, 2, 40 * MS, &r), NPU_PUNT_NONE);
+	assert_int_equal(proc(t, &a, 2, 41 * MS, &r), NPU_PUNT_NONE);
+	assert_int_equal(proc(t, &b, 7, 42 * MS, &r), NPU_PUNT_NONE);
+	assert_int_equal(le64toh(e->packets[0]), 2);
+	assert_int_equal(le64toh(e->packets[1]), 1);
+	assert_int_equal(le64toh(e->bytes[0]), 2 * a.len);
+	assert_int_equal(le64toh(e->bytes[1]), b.len);
+	assert_int_equal(le32toh(e->last_ms), 42);
+
+	assert_int_equal(npusim_ft_giveback(&t->ft, 3, 50 * MS), NPU_ST_OK);
+	assert_int_equal(e->state, NPU_CONN_NOT_ACTIVE);
+	assert_int_equal(e->giveback, 1);
+	conn_cmd(&revive, 3, 7, NULL, NULL);
+	assert_int_equal(npusim_ft_conn_create(&t->ft, &revive, 60 * MS), NPU_ST_OK);
+	assert_int_equal(e->state, NPU_CONN_VALID);
+
+	/* A new revision: the entry afresh, counters zero. */
+	conn_cmd(&c, 3, 8, &a, &b);
+	assert_int_equal(npusim_ft_conn_create(&t->ft, &c, 70 * MS), NPU_ST_OK);
+	assert_int_equal(le16toh(e->rev), 8);
+	assert_int_equal(le64toh(e->packets[0]), 0);
+
+	/* Taken out: FREE, the last counters of that revision kept. */
+	assert_int_equal(proc(t, &a, 2, 80 * MS, &r), NPU_PUNT_NONE);
+	assert_int_equal(npusim_ft_conn_reclaim(&t->ft, 3, 8), NPU_ST_OK);
+	assert_int_equal(e->state, NPU_CONN_FREE);
+	assert_int_equal(le16toh(e->rev), 8);
+	assert_int_equal(le64toh(e->packets[0]), 1);
+
+	/* An index past the area is not written; the table still works. */
+	conn_cmd(&c, NCONNS - 1, 1, &a, &b);
+	assert_int_equal(npusim_ft_conn_create(&t->ft, &c, 90 * MS), NPU_ST_OK);
+	assert_int_equal(proc(t, &a, 2, 91 * MS, &r), NPU_PUNT_NONE);
+	assert_int_equal(t->conns[NCONNS - 1].packets[0], 1);
+
+	/* No area: nothing written. */
+	npusim_ft_area_set(&t->ft, NULL, 0);
+	assert_int_equal(proc(t, &a, 2, 92 * MS, &r), NPU_PUNT_NONE);
+	free(t);
+}
+
 static void test_giveback_revive_expire(void **state)
 {
 	struct tbl *t = tbl_new();
@@ -633,6 +704,7 @@ int main(void)
 		cmocka_unit_test(test_rewrite_udp),
 		cmocka_unit_test(test_rewrite_udp_zero_sum),
 		cmocka_unit_test(test_rewrite_bounds),
+		cmocka_unit_test(test_stats_area),
 	};
 
 	return cmocka_run_group_tests_name("npusim_ft", tests, NULL, NULL);
