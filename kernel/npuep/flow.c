@@ -80,6 +80,9 @@ int npuep_flow_init(struct npuep_dev *ndev, u32 conns, u32 mflows)
 	err = npuep_cmd_exec(ndev, NPU_CMD_FT_CONFIG, &cfg, sizeof(cfg), NULL, 0);
 	if (err)
 		goto err_cookie;
+	err = npuep_ft_area_alloc(ft);
+	if (err)
+		goto err_cookie;
 	ndev->ft = ft;
 	queue_delayed_work(system_unbound_wq, &ft->stats_work,
 			   msecs_to_jiffies(NPUEP_FLOW_STATS_MS));
@@ -114,6 +117,7 @@ void npuep_flow_fini(struct npuep_dev *ndev)
 	ndev->ft = NULL;
 	cancel_delayed_work_sync(&ft->destroy_work);
 	cancel_work_sync(&ft->revive_work);
+	npuep_ft_area_free(ft);
 	rhashtable_destroy(&ft->by_cookie);
 	rhashtable_destroy(&ft->by_key);
 	ida_destroy(&ft->conn_ida);
@@ -298,7 +302,7 @@ static u32 npuep_flow_snapshot_locked(struct npuep_dev *ndev,
  * @out: @n entries, zeroed; entry i describes connection index i
  * @n: entries in @out
  *
- * Counters are those of the last batched statistics read.
+ * Counters are those of the last pass over the statistics area.
  *
  * Return: connections in use.
  */

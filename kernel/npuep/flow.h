@@ -59,9 +59,11 @@ enum npuep_flow_owner {
  * @cmd_failed: flow commands that failed
  * @cmd_lost: table commands whose post failed (backlog full, no memory):
  *	each marks the table for the "cmd" health recovery's resync
- * @stats_reads: batched connection-statistics reads
- * @stats_bad: statistics answers or entries refused as impossible (more
- *	entries than asked for, an index outside the asked range, no state)
+ * @stats_reads: passes over the statistics area that read it whole
+ * @stats_bad: statistics entries refused as impossible (another index, a
+ *	state that does not exist)
+ * @stats_stale: statistics entries of another revision than the shadow's
+ *	(a rewrite the device has not executed yet, or a lie), skipped
  * @lock_held_max_ns: longest hold of the flow-table lock (seed 004)
  * @lock_held_over_1ms: holds of the flow-table lock longer than 1 ms
  * @lock_held_over_5ms: holds longer than 5 ms, the goal for the longest
@@ -83,6 +85,7 @@ struct npuep_ft_stats {
 	u64 cmd_lost;
 	u64 stats_reads;
 	u64 stats_bad;
+	u64 stats_stale;
 	u64 lock_held_max_ns;
 	u64 lock_held_over_1ms;
 	u64 lock_held_over_5ms;
@@ -115,7 +118,11 @@ struct npuep_ft_stats {
  * @owner_flows: per port, directions offloaded
  * @port_flows: per port, the directions entering there (a purge walks
  *	these, never the hash tables)
- * @stats_work: periodic batched statistics read
+ * @stats_work: periodic read of the statistics area
+ * @area: the connection statistics area (npu_hw.h), @area_n entries of
+ *	coherent DMA memory the device writes
+ * @area_dma: its DMA address
+ * @area_n: its entries, @conn_max
  * @revive_work: sends the revives the receive path could not post
  * @revived_rx: revives posted straight from the receive path
  * @revive_deferred: revives left to @revive_work (high ring full)
@@ -150,6 +157,9 @@ struct npuep_ft {
 	u32 owner_flows[NPU_MAX_PORTS];
 	struct list_head port_flows[NPU_MAX_PORTS];
 	struct delayed_work stats_work;
+	struct npu_conn_stats_entry *area;
+	dma_addr_t area_dma;
+	u32 area_n;
 	struct work_struct revive_work;
 	atomic64_t revived_rx;
 	atomic64_t revive_deferred;

@@ -13,6 +13,7 @@ static const char * const npuep_flow_stat_names[] = {
 	"fp_revive_deferred", "fp_remade",
 	"fp_cmd_waited", "fp_cmd_posted", "fp_cmd_ring_full", "fp_cmd_failed",
 	"fp_cmd_lost", "fp_stats_reads", "fp_stats_bad",
+	"fp_stats_stale",
 	"fp_lock_held_max_us", "fp_lock_held_over_1ms", "fp_lock_held_over_5ms",
 	"hw_fp_conns", "hw_fp_mflows",
 	"hw_fwd_frames", "hw_fwd_bytes",
@@ -96,6 +97,7 @@ void npuep_flow_get_stats(struct npuep_port *port, u64 **data)
 	*d++ = st.cmd_lost;
 	*d++ = st.stats_reads;
 	*d++ = st.stats_bad;
+	*d++ = st.stats_stale;
 	*d++ = div_u64(st.lock_held_max_ns, NSEC_PER_USEC);
 	*d++ = st.lock_held_over_1ms;
 	*d++ = st.lock_held_over_5ms;

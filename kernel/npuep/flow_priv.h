@@ -14,7 +14,7 @@ struct flow_rule;
 struct flow_cls_offload;
 struct netlink_ext_ack;
 
-/* Connection statistics are read back this often (conntrack keepalive). */
+/* The statistics area is read this often (conntrack keepalive). */
 #define NPUEP_FLOW_STATS_MS	1000
 /* Posted DESTROYs wait in a queue of this many (a teardown of the seed's
  * 1,000 connections queues 2,000).
@@ -136,6 +136,8 @@ void npuep_ft_destroy_work(struct work_struct *work);
 int npuep_flow_destroy_cb(struct npuep_port *port, struct flow_cls_offload *cls);
 
 /* flow_stats.c, flow_revive.c */
+int npuep_ft_area_alloc(struct npuep_ft *ft);
+void npuep_ft_area_free(struct npuep_ft *ft);
 void npuep_ft_stats_work(struct work_struct *work);
 void npuep_ft_revive_work(struct work_struct *work);
 

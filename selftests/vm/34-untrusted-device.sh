@@ -14,13 +14,16 @@
 #                               "cmd" reports and resets the rings
 #   cmd_head                    a HEAD two past the tail (until the ring
 #                               is reset): EIO, cmd_bad_head, health reset
-#   stats_count, stats_conn     a connection-stats answer with too many
-#                               entries or one not asked for: refused,
-#                               cmd_bad_<class>, the next read is taken
+#   area_rev, area_state,       a statistics-area entry of another
+#   area_conn                   revision, an impossible state or another
+#                               index, with a million frames more: refused,
+#                               counted (fp_stats_stale, fp_stats_bad), the
+#                               counters untouched; the next honest entry
+#                               is taken
 # After each, traffic flows (ping) and commands work.
 # timeout: 600
 . "$(dirname "$0")/lib.sh"
-ktap_plan 23
+ktap_plan 27
 DL=auxiliary/npusim.npu.0
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 CORRUPT=/sys/kernel/debug/npusim/0/corrupt
@@ -90,9 +93,12 @@ cmd_case cmd_opcode 1
 # a head that stays two past the tail until the rings are reprogrammed
 cmd_case cmd_head 1000
 
-# ---- connection-stats answers -------------------------------------------
+# ---- the statistics area ------------------------------------------------
 # One UDP connection in hardware (two flower rules, paired), so the driver
-# reads its counters back every second (fp_stats_reads).
+# reads its entry of the statistics area every second (fp_stats_reads).
+# Each lie is written over the entry of the next frame the fast path
+# forwards: a million frames more, and another revision (fp_stats_stale),
+# an impossible state or another index (fp_stats_bad).
 flower_ports
 check "a connection in hardware (flower skip_sw both ways)" bash -c "
 	tc filter add dev $P3 ingress protocol ip prio 1 flower skip_sw \
@@ -107,17 +113,28 @@ check "a connection in hardware (flower skip_sw both ways)" bash -c "
 		action mirred egress redirect dev $P3"
 r0=$(eth_stat "$P3" fp_stats_reads)
 ok=1; wait_until 5 bash -c "[ \$(ethtool -S $P3 | awk '\$1 == \"fp_stats_reads:\" { print \$2 }') -gt $r0 ]" && ok=0
-ktap_result $ok "the driver reads the connection's counters back"
-for c in count conn; do
-	e0=$(hrep cmd error); b0=$(eth_stat "$P3" cmd_bad_stats_$c)
-	corrupt stats_$c 1
-	ok=1; wait_until 5 bash -c "[ \"\$(awk '\$1 == \"stats_$c\" { print \$5 }' $CORRUPT)\" -ge 1 ]" && ok=0
-	r0=$(eth_stat "$P3" fp_stats_reads)
-	sleep 2.5	# the next reads, one a second
-	b=$(( $(eth_stat "$P3" cmd_bad_stats_$c) - b0 )); r=$(( $(eth_stat "$P3" fp_stats_reads) - r0 ))
-	diag "stats_$c: corrupted $(done_of stats_$c); cmd_bad_stats_$c +$b; reads since +$r; health cmd error $e0 -> $(hrep cmd error)"
-	ktap_result $([ $ok = 0 ] && [ "$b" = 1 ] && [ "$r" -ge 1 ] && [ "$(hrep cmd error)" = "$e0" ]; echo $?) \
-		"stats_$c: the answer refused and counted in cmd_bad_stats_$c; the next reads are taken, no reset needed"
+ktap_result $ok "the driver reads the statistics area"
+# one datagram pc:4000 -> far:5000, forwarded by the fast path
+send1() {
+	ip netns exec pc python3 -c "import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(('$PC4', 4000)); s.sendto(b'x' * 64, ('$FAR4', 5000))"
+}
+pkts() { tc -s -j filter show dev "$P3" ingress prio 1 |
+	jq '[.. | objects | select(has("stats")) | .stats.packets // empty] | max // 0'; }
+for c in rev state conn; do
+	k=fp_stats_bad; [ $c = rev ] && k=fp_stats_stale
+	b0=$(eth_stat "$P3" $k); p0=$(pkts); n0=$(done_of area_$c)
+	corrupt area_$c 1
+	send1
+	sleep 2.5	# the next passes, one a second
+	b=$(( $(eth_stat "$P3" $k) - b0 )); p1=$(pkts)
+	diag "area_$c: corrupted $(( $(done_of area_$c) - n0 )); $k +$b; tc packets $p0 -> $p1"
+	ktap_result $([ $(( $(done_of area_$c) - n0 )) = 1 ] && [ "$b" -ge 1 ] && [ "$p1" = "$p0" ]; echo $?) \
+		"area_$c: the lying entry refused and counted in $k; the connection's counters do not take it"
+	send1
+	sleep 2.5
+	p2=$(pkts)
+	ktap_result $([ "$p2" = $((p0 + 2)) ]; echo $?) \
+		"area_$c: the next honest entry is taken (tc packets $p0 -> $p2)"
 done
 for d in "$P3" "$P8"; do tc qdisc del dev "$d" clsact; done
 check "traffic flows at the end (ping)" ping_ok
