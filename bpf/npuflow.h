@@ -268,6 +268,7 @@ struct npuflow_event {
 #define NPUFLOW_CONN_F_SEEN	0x04	/* traffic seen while held */
 #define NPUFLOW_CONN_F_HW0	0x10	/* direction 0's rule is in hardware */
 #define NPUFLOW_CONN_F_HW1	0x20	/* direction 1's rule is in hardware */
+#define NPUFLOW_CONN_F_EVICTED	0x40	/* held: a busier connection took its slot */
 
 /*
  * 304 bytes, no holes.  Direction 0 is conntrack's original direction as it
@@ -354,6 +355,9 @@ enum npuflow_fm_stat {
 	NPUFLOW_FM_TABLE_FULL,		/* gauge: 1 while the last write found the table full */
 	NPUFLOW_FM_FULL_WAITING,	/* gauge: connections waiting for a slot (refused
 					 * table_full) */
+	NPUFLOW_FM_EVICTED,		/* made connections displaced by busier waiting ones */
+	NPUFLOW_FM_BUSY_WALKS,		/* walks of the candidates for waiting connections' rates */
+	NPUFLOW_FM_LIBERAL_UNDONE,	/* be-liberal taken back after a write that failed */
 	NPUFLOW_FM_MAX,
 };
 #define NPUFLOW_FM_SLOTS	48

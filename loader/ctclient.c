@@ -453,27 +453,32 @@ int ctc_set_timeout(struct ctc *c, const struct npuflow_key *orig, uint32_t zone
 	return update(c, ct);
 }
 
-/* The update that sets both directions' BE_LIBERAL flag of @orig's entry. */
-static struct nf_conntrack *be_liberal_ct(const struct npuflow_key *orig, uint32_t zone)
+/*
+ * The update that sets (@on) or clears both directions' BE_LIBERAL flag of
+ * @orig's entry: the flag under its mask (ctnetlink's nlattr_to_tcp()
+ * changes only the masked bits).
+ */
+static struct nf_conntrack *be_liberal_ct(const struct npuflow_key *orig, uint32_t zone, int on)
 {
 	struct nf_conntrack *ct = to_ct(orig, 0, zone);
+	uint8_t f = on ? IP_CT_TCP_FLAG_BE_LIBERAL : 0;
 
 	if (!ct)
 		return NULL;
-	nfct_set_attr_u8(ct, ATTR_TCP_FLAGS_ORIG, IP_CT_TCP_FLAG_BE_LIBERAL);
+	nfct_set_attr_u8(ct, ATTR_TCP_FLAGS_ORIG, f);
 	nfct_set_attr_u8(ct, ATTR_TCP_MASK_ORIG, IP_CT_TCP_FLAG_BE_LIBERAL);
-	nfct_set_attr_u8(ct, ATTR_TCP_FLAGS_REPL, IP_CT_TCP_FLAG_BE_LIBERAL);
+	nfct_set_attr_u8(ct, ATTR_TCP_FLAGS_REPL, f);
 	nfct_set_attr_u8(ct, ATTR_TCP_MASK_REPL, IP_CT_TCP_FLAG_BE_LIBERAL);
 	return ct;
 }
 
-int ctc_be_liberal(struct ctc *c, const struct npuflow_key *orig, uint32_t zone)
+int ctc_be_liberal(struct ctc *c, const struct npuflow_key *orig, uint32_t zone, int on)
 {
 	struct nf_conntrack *ct;
 
 	if (orig->proto != IPPROTO_TCP)
 		return 0;
-	ct = be_liberal_ct(orig, zone);
+	ct = be_liberal_ct(orig, zone, on);
 	return ct ? update(c, ct) : -ENOMEM;
 }
 
@@ -485,7 +490,7 @@ size_t ctc_build_be_liberal(void *buf, size_t len, const struct npuflow_key *ori
 
 	if (orig->proto != IPPROTO_TCP)
 		return 0;
-	ct = be_liberal_ct(orig, zone);
+	ct = be_liberal_ct(orig, zone, 1);
 	if (!ct)
 		return 0;
 	/* as nfct_query(NFCT_Q_UPDATE): IPCTNL_MSG_CT_NEW without NLM_F_CREATE */
@@ -578,5 +583,7 @@ uint32_t ctc_fm_flags(const struct ct_info *ci)
 		f |= FM_CT_DYING;
 	if (ci->status & IPS_NAT_MASK)
 		f |= FM_CT_NAT;
+	if ((ci->tcp_flags[0] | ci->tcp_flags[1]) & IP_CT_TCP_FLAG_BE_LIBERAL)
+		f |= FM_CT_LIBERAL;
 	return f;
 }

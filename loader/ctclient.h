@@ -56,8 +56,9 @@ int ctc_find(struct ctc *c, const struct npuflow_key *t, uint32_t zone, struct c
 	     int *dir);
 int ctc_set_timeout(struct ctc *c, const struct npuflow_key *orig, uint32_t zone,
 		    uint32_t secs);
-/* Both directions' IP_CT_TCP_FLAG_BE_LIBERAL set (TCP; others: 0, nothing done). */
-int ctc_be_liberal(struct ctc *c, const struct npuflow_key *orig, uint32_t zone);
+/* Both directions' IP_CT_TCP_FLAG_BE_LIBERAL set (@on) or cleared (TCP;
+ * others: 0, nothing done).  0 or -errno. */
+int ctc_be_liberal(struct ctc *c, const struct npuflow_key *orig, uint32_t zone, int on);
 /*
  * The same request built into @buf (@len bytes) as nfnetlink message @seq,
  * to be sent with others (nls_batch on a NETLINK_NETFILTER socket): its

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "flowmaker.h"
+#include "flowmaker_int.h"
 
 /* index slot: ref = id * 3 + which + 1 (0 = empty); which 0/1 = key[which], 2 = ct key */
 struct fm_slot {
@@ -33,6 +34,10 @@ void fm_cfg_init(struct fm_cfg *c)
 	c->never_ns = FM_NEVER_NS_DEFAULT;
 	c->watch_ns = FM_WATCH_NS_DEFAULT;
 	c->full_probe_ns = FM_FULL_PROBE_NS_DEFAULT;
+	c->evict_pps = FM_EVICT_PPS_DEFAULT;
+	c->evict_ratio = FM_EVICT_RATIO_DEFAULT;
+	c->evict_min_ns = FM_EVICT_MIN_NS_DEFAULT;
+	c->evict_hold_ns = FM_EVICT_HOLD_NS_DEFAULT;
 	c->max_conns = NPUFLOW_CONNECTIONS_DEFAULT;
 }
 
@@ -48,7 +53,7 @@ int fm_init(struct fm *fm, const struct fm_cfg *cfg)
 
 	memset(fm, 0, sizeof(*fm));
 	if (!cfg->max_conns || cfg->max_conns > (1u << 26) || !cfg->hold_min_ns ||
-	    cfg->hold_max_ns < cfg->hold_min_ns)
+	    cfg->hold_max_ns < cfg->hold_min_ns || (cfg->evict_pps && !cfg->evict_ratio))
 		return -1;
 	fm->cfg = *cfg;
 	while (n < 4ull * cfg->max_conns)
@@ -290,6 +295,7 @@ void fm_forget(struct fm *fm, uint32_t id)
 
 	if (!e)
 		return;
+	fm_evict_cancel(fm, e);
 	slot_freed(fm, e);
 	unindex(fm, id);
 	memset(e, 0, sizeof(*e));
@@ -300,10 +306,14 @@ void fm_forget(struct fm *fm, uint32_t id)
 	id_end_lower(fm, id);
 }
 
-static void set_state(struct fm *fm, struct fm_entry *e, uint32_t st, uint64_t now)
+void fm_set_state(struct fm *fm, struct fm_entry *e, uint32_t st, uint64_t now)
 {
 	if (st != NPUFLOW_CS_MADE)
 		slot_freed(fm, e);
+	/* the rate counts the hardware's packets while made, the candidates'
+	 * frames otherwise: a new base on each side of the boundary */
+	if ((st == NPUFLOW_CS_MADE) != (e->rec.state == NPUFLOW_CS_MADE))
+		memset(e->rate, 0, sizeof(e->rate));
 	e->rec.state = st;
 	e->rec.state_ns = now;
 	e->dirty = 1;
@@ -312,10 +322,11 @@ static void set_state(struct fm *fm, struct fm_entry *e, uint32_t st, uint64_t n
 static enum fm_action refuse(struct fm *fm, struct fm_entry *e, unsigned int reason,
 			     int never, uint64_t now)
 {
+	fm_evict_cancel(fm, e);
 	e->rec.reason = reason;
 	e->rec.until_ns = now + (never ? fm->cfg.never_ns : fm->cfg.retry_ns);
 	e->rec.flags &= ~(NPUFLOW_CONN_F_HW0 | NPUFLOW_CONN_F_HW1);
-	set_state(fm, e, NPUFLOW_CS_REFUSED, now);
+	fm_set_state(fm, e, NPUFLOW_CS_REFUSED, now);
 	fm->refused[reason < NPUFLOW_FR_SLOTS ? reason : 0]++;
 	fm->stat[NPUFLOW_FM_REFUSED]++;
 	return FM_A_REFUSE;
@@ -387,14 +398,14 @@ static int is_giveback_reason(unsigned int reason)
 
 /* The candidate's counts into @e, then to a lookup: FM_A_LOOKUP; or,
  * the hardware table full and no slot for it, refused table_full. */
-static enum fm_action cand_lookup(struct fm *fm, struct fm_entry *e, uint64_t frames,
-				  uint64_t bytes, uint64_t now)
+enum fm_action fm_cand_lookup(struct fm *fm, struct fm_entry *e, uint64_t frames,
+			      uint64_t bytes, uint64_t now)
 {
 	e->rec.cand_frames = frames;
 	e->rec.cand_bytes = bytes;
 	if (!full_admit(fm, e, now))
 		return refuse(fm, e, NPUFLOW_FR_TABLE_FULL, 0, now);
-	set_state(fm, e, NPUFLOW_CS_LOOKUP, now);
+	fm_set_state(fm, e, NPUFLOW_CS_LOOKUP, now);
 	fm->stat[NPUFLOW_FM_LOOKUPS]++;
 	return FM_A_LOOKUP;
 }
@@ -414,10 +425,10 @@ static enum fm_action cand_new(struct fm *fm, const struct npuflow_key *k, uint6
 	e->rec.state = NPUFLOW_CS_PENDING;
 	idx_insert(fm, *id, 0, NULL);
 	if (over_threshold(&fm->cfg, frames, bytes))
-		return cand_lookup(fm, e, frames, bytes, now);
+		return fm_cand_lookup(fm, e, frames, bytes, now);
 	e->rec.cand_frames = frames;
 	e->rec.cand_bytes = bytes;
-	set_state(fm, e, NPUFLOW_CS_PENDING, now);
+	fm_set_state(fm, e, NPUFLOW_CS_PENDING, now);
 	e->rec.until_ns = now + fm->cfg.watch_ns;
 	return FM_A_WATCH;
 }
@@ -440,7 +451,7 @@ static enum fm_action cand_hold(struct fm *fm, struct fm_entry *e, uint64_t now)
 	e->rec.givebacks++;
 	e->rec.holds++;
 	e->rec.flags &= ~(NPUFLOW_CONN_F_SEEN | NPUFLOW_CONN_F_HW0 | NPUFLOW_CONN_F_HW1);
-	set_state(fm, e, NPUFLOW_CS_HELD, now);
+	fm_set_state(fm, e, NPUFLOW_CS_HELD, now);
 	fm->stat[NPUFLOW_FM_GIVEBACKS]++;
 	fm->stat[NPUFLOW_FM_HELD]++;
 	return FM_A_HOLD;
@@ -491,7 +502,7 @@ enum fm_action fm_candidate(struct fm *fm, const struct npuflow_key *k, uint64_t
 			e->rec.cand_bytes = bytes;
 			return FM_A_WATCH;
 		}
-		return cand_lookup(fm, e, frames, bytes, now);
+		return fm_cand_lookup(fm, e, frames, bytes, now);
 	case NPUFLOW_CS_MADE:
 		return cand_made(fm, e, reason, seen_ns, now);
 	case NPUFLOW_CS_HELD:
@@ -501,13 +512,13 @@ enum fm_action fm_candidate(struct fm *fm, const struct npuflow_key *k, uint64_t
 			fm->stat[NPUFLOW_FM_HELD_EVENTS]++;
 			return FM_A_NONE;
 		}
-		return cand_lookup(fm, e, frames, bytes, now);	/* the wait is over */
+		return fm_cand_lookup(fm, e, frames, bytes, now);	/* the wait is over */
 	case NPUFLOW_CS_WAITING:
-		return cand_lookup(fm, e, frames, bytes, now);
+		return fm_cand_lookup(fm, e, frames, bytes, now);
 	case NPUFLOW_CS_REFUSED:
 		if (now < e->rec.until_ns)
 			return FM_A_NONE;
-		return cand_lookup(fm, e, frames, bytes, now);
+		return fm_cand_lookup(fm, e, frames, bytes, now);
 	default:	/* LOOKUP in progress, RELEASED */
 		return FM_A_NONE;
 	}
@@ -562,6 +573,7 @@ enum fm_action fm_lookup_done(struct fm *fm, uint32_t id, const struct fm_lookup
 		return refuse(fm, e, NPUFLOW_FR_CONFLICT, 0, now);
 	e->rec.ct_id = l->ct_id;
 	e->ct_mark = l->ct_mark;
+	e->liberal = !!(f & FM_CT_LIBERAL);
 	if (f & FM_CT_HELPER)
 		return refuse(fm, e, NPUFLOW_FR_HELPER, 1, now);
 	if (f & FM_CT_SEQADJ)
@@ -641,8 +653,8 @@ enum fm_action fm_write_done(struct fm *fm, uint32_t id, int rc, uint64_t now)
 	e->rec.bytes[0] = e->rec.bytes[1] = 0;
 	e->rec.last_used_ns = now;
 	e->rec.flags |= NPUFLOW_CONN_F_HW0 | NPUFLOW_CONN_F_HW1;
-	e->rec.flags &= ~NPUFLOW_CONN_F_SEEN;
-	set_state(fm, e, NPUFLOW_CS_MADE, now);
+	e->rec.flags &= ~(NPUFLOW_CONN_F_SEEN | NPUFLOW_CONN_F_EVICTED);
+	fm_set_state(fm, e, NPUFLOW_CS_MADE, now);
 	return FM_A_REARM;
 }
 
@@ -697,7 +709,7 @@ enum fm_action fm_release(struct fm *fm, uint32_t id, uint64_t now)
 	case NPUFLOW_CS_MADE:
 	case NPUFLOW_CS_HELD:
 	case NPUFLOW_CS_WAITING:
-		set_state(fm, e, NPUFLOW_CS_RELEASED, now);
+		fm_set_state(fm, e, NPUFLOW_CS_RELEASED, now);
 		fm->stat[NPUFLOW_FM_RELEASED]++;
 		return FM_A_RELEASE;
 	default:
@@ -714,6 +726,8 @@ int fm_hw_stats(struct fm *fm, uint32_t id, int dir, uint64_t packets, uint64_t 
 	if (!e || dir < 0 || dir > 1)
 		return 0;
 	moved = packets != e->rec.packets[dir];
+	if (e->rec.state == NPUFLOW_CS_MADE)
+		fm_rate_sample(&e->rate[dir], packets, now);
 	e->rec.packets[dir] = packets;
 	e->rec.bytes[dir] = bytes;
 	/* no last use reported (a terse dump): the counters moved since the
@@ -737,7 +751,7 @@ enum fm_action fm_recheck(struct fm *fm, uint32_t id, uint64_t frames, uint64_t 
 	if (frames > e->rec.cand_frames || bytes > e->rec.cand_bytes) {
 		e->rec.cand_frames = frames;
 		e->rec.cand_bytes = bytes;
-		set_state(fm, e, NPUFLOW_CS_LOOKUP, now);
+		fm_set_state(fm, e, NPUFLOW_CS_LOOKUP, now);
 		fm->stat[NPUFLOW_FM_LOOKUPS]++;
 		return FM_A_LOOKUP;
 	}
@@ -772,10 +786,10 @@ unsigned int fm_tick(struct fm *fm, uint64_t now, fm_action_cb cb, void *ctx)
 			if (now < e->rec.until_ns)
 				break;
 			if (e->rec.flags & NPUFLOW_CONN_F_SEEN) {
-				cb(ctx, cand_lookup(fm, e, e->rec.cand_frames,
+				cb(ctx, fm_cand_lookup(fm, e, e->rec.cand_frames,
 						    e->rec.cand_bytes, now), id);
 			} else {
-				set_state(fm, e, NPUFLOW_CS_WAITING, now);
+				fm_set_state(fm, e, NPUFLOW_CS_WAITING, now);
 				e->rec.until_ns = now + fm->cfg.hold_quiet_ns;
 			}
 			n++;
@@ -807,7 +821,7 @@ unsigned int fm_tick(struct fm *fm, uint64_t now, fm_action_cb cb, void *ctx)
 	fm->full.waiting = waiting;
 	if (fm->full.gated && !waiting)
 		memset(&fm->full, 0, sizeof(fm->full));
-	return n;
+	return n + fm_evict_tick(fm, now, cb, ctx);
 }
 
 int fm_restore(struct fm *fm, uint32_t id, const struct npuflow_conn *rec)

@@ -27,6 +27,10 @@
  *   hardware table full ─► REFUSED (table_full), not an error: from then on a
  *          lookup goes ahead only for a slot that frees up, plus a probe
  *          (full_admit() in flowmaker.c); the rest wait, costing nothing
+ *   MADE ─ a waiting connection at least twice as busy, looked up and about
+ *          to be written (fm_evict.c) ─► HELD (NPUFLOW_CONN_F_EVICTED) for
+ *          evict_hold_ns, its slot the busy one's; then as any hold:
+ *          traffic seen ─► waits for a slot again
  */
 #ifndef _FLOWMAKER_H
 #define _FLOWMAKER_H
@@ -44,6 +48,19 @@
 #define FM_NEVER_NS_DEFAULT		(60000ull * 1000000)	/* helper, seqadj, ...: re-checked */
 #define FM_WATCH_NS_DEFAULT		(10000ull * 1000000)	/* byte threshold watch */
 #define FM_FULL_PROBE_NS_DEFAULT	(5000ull * 1000000)	/* table full: a try without a slot */
+/*
+ * The busiest win (fm_evict.c): a connection waiting for a full table
+ * displaces the made connection with the lowest rate when its own rate is
+ * at least FM_EVICT_PPS_DEFAULT frames a second (MediaTek's PPE binds at 30
+ * packets a second: mtk_ppe.c, MTK_PPE_BIND_RATE_BIND) and FM_EVICT_RATIO
+ * times the other's; a connection is not displaced in its first
+ * FM_EVICT_MIN_NS in hardware, and one displaced is held back
+ * FM_EVICT_HOLD_NS (the hysteresis).
+ */
+#define FM_EVICT_PPS_DEFAULT		30
+#define FM_EVICT_RATIO_DEFAULT		2
+#define FM_EVICT_MIN_NS_DEFAULT		(10000ull * 1000000)
+#define FM_EVICT_HOLD_NS_DEFAULT	(30000ull * 1000000)
 /*
  * After a connection is made, misses the host processes are not a give-back
  * until the hardware has forwarded it (keepalive counters) or this long has
@@ -64,6 +81,10 @@ struct fm_cfg {
 	uint64_t never_ns;	/* REFUSED for a never reason: re-checked after */
 	uint64_t watch_ns;	/* PENDING forgotten after */
 	uint64_t full_probe_ns;	/* table full: a lookup admitted without a freed slot every */
+	uint32_t evict_pps;	/* a waiting connection displaces from this rate on (0 = never) */
+	uint32_t evict_ratio;	/* ... a made one this many times slower */
+	uint64_t evict_min_ns;	/* ... made at least this long ago */
+	uint64_t evict_hold_ns;	/* a displaced connection is held back this long */
 	uint32_t max_conns;	/* entries (connections and watched candidates) */
 };
 
@@ -105,6 +126,7 @@ enum fm_action {
 #define FM_CT_DYING		0x40
 #define FM_CT_NAT		0x80
 #define FM_CT_ZONED		0x100	/* the tuple is in another conntrack zone too (ctzones.h) */
+#define FM_CT_LIBERAL		0x200	/* TCP window tracking already relaxed (BE_LIBERAL) */
 
 /* The result of a lookup, filled by the daemon. */
 struct fm_lookup {
@@ -123,6 +145,18 @@ struct fm_lookup {
 	int routed;			/* TTL/hop limit to decrement */
 };
 
+/*
+ * One direction's rate (fm_rate_sample()): frames a second over the last
+ * sample interval of at least FM_RATE_NS, the hardware's packets while the
+ * connection is made, its candidate's frames while it waits.
+ */
+#define FM_RATE_NS	(1000ull * 1000000)
+struct fm_rate {
+	uint64_t base;		/* the count at @ns */
+	uint64_t ns;		/* the last sample, 0 = none */
+	uint32_t pps;
+};
+
 struct fm_entry {
 	struct npuflow_conn rec;	/* what the pinned map holds */
 	uint32_t ix[3];			/* where the index holds its keys (internal) */
@@ -134,6 +168,11 @@ struct fm_entry {
 	uint32_t ct_mark;		/* conntrack's mark when made (0 after a restore) */
 	uint8_t nexthop[2][16];		/* the lookup's next hops when made */
 	uint8_t nh_known;		/* nexthop set (not after a restore) */
+	uint8_t liberal;		/* conntrack's entry was BE_LIBERAL at the lookup */
+	uint8_t reserved;		/* made, its slot promised to a busier lookup (fm_evict.c) */
+	uint32_t victim;		/* in a lookup admitted by the eviction pass: the id + 1
+					 * of the made connection whose slot it takes */
+	struct fm_rate rate[2];		/* per direction */
 };
 
 /*
@@ -155,6 +194,7 @@ struct fm_full {
 struct fm {
 	struct fm_cfg cfg;
 	struct fm_full full;
+	uint64_t evict_ns;		/* the next eviction pass is not before */
 	struct fm_entry *e;		/* cfg.max_conns entries; id = index */
 	uint32_t *free;			/* stack of free ids */
 	uint32_t nfree;
@@ -214,8 +254,41 @@ int fm_hw_stats(struct fm *fm, uint32_t id, int dir, uint64_t packets, uint64_t 
  * the entry); else FM_A_NONE (retried again after retry_ns). */
 enum fm_action fm_recheck(struct fm *fm, uint32_t id, uint64_t frames, uint64_t bytes,
 			  uint64_t now);
+/*
+ * The daemon's walk of the candidates (while connections wait for a full
+ * table) found candidate @k with @frames, counted since @first_ns: if it is
+ * a direction of a waiting connection, that direction's rate is sampled
+ * (the first sample is the candidate's average since @first_ns).  1 if it
+ * was, else 0.
+ */
+int fm_waiting_seen(struct fm *fm, const struct npuflow_key *k, uint64_t frames,
+		    uint64_t first_ns, uint64_t now);
+/*
+ * Both directions' rates of @e, frames a second: the last samples; a
+ * waiting connection's sampled more than FM_RATE_STALE_NS before @now
+ * counts 0 (its candidate went).
+ */
+#define FM_RATE_STALE_NS	(10000ull * 1000000)
+uint32_t fm_rate_pps(const struct fm_entry *e, uint64_t now);
+/* 1 while connections wait for a full table (the daemon then walks the
+ * candidates for their rates: fm_waiting_seen). */
+static inline int fm_waiting(const struct fm *fm)
+{
+	return fm->full.gated && fm->full.waiting;
+}
+
+/*
+ * After FM_A_WRITE of @id: the made connection whose slot it takes, taken
+ * out now (held back, NPUFLOW_CONN_F_EVICTED) - the daemon deletes its
+ * rules (FM_A_HOLD) before it writes @id's; UINT32_MAX if none (@id was not
+ * admitted by the eviction pass, or the other left meanwhile).
+ */
+uint32_t fm_evict_victim(struct fm *fm, uint32_t id, uint64_t now);
+
 /* Timers: calls @cb for each action due at @now (hold over, watch/retry
- * expired); returns how many. */
+ * expired; the eviction pass's FM_A_LOOKUP for a busy waiting connection,
+ * whose write takes a slower connection's slot: fm_evict_victim()); returns
+ * how many. */
 typedef void (*fm_action_cb)(void *ctx, enum fm_action a, uint32_t id);
 unsigned int fm_tick(struct fm *fm, uint64_t now, fm_action_cb cb, void *ctx);
 

@@ -18,6 +18,7 @@
 #include <bpf/libbpf.h>
 #include "fmd.h"
 #include "fmd_egress.h"
+#include "fmd_walk.h"
 #include "tcflower.h"
 
 #define TICK_NS	(50ull * 1000000)
@@ -134,7 +135,7 @@ static void rearm_key(struct fmd *d, const struct npuflow_key *k)
 }
 
 /* The candidate of @k with what the per-CPU cache holds for it (read once a tick). */
-static int read_cand(struct fmd *d, const struct npuflow_key *k, struct npuflow_cand *v)
+int fmd_read_cand(struct fmd *d, const struct npuflow_key *k, struct npuflow_cand *v)
 {
 	if (bpf_map_lookup_elem(d->cand_fd, k, v))
 		return -1;
@@ -555,6 +556,22 @@ void fmd_warmup(struct fmd *d)
 
 /* --- making a connection ------------------------------------------------- */
 
+/*
+ * Made @e displaced for a busier connection (fm_evict.c): its rules out
+ * before the busier one's are written, its candidates re-armed so that its
+ * traffic while held back is seen.
+ */
+static void evicted(struct fmd *d, struct fm_entry *e, uint64_t now)
+{
+	uint32_t id = e - d->fm.e;
+
+	hw_delete(d, e);
+	rearm(d, e);
+	d->log(L_INFO, "connection %u taken out for a busier one: held back %llu ms", id,
+	       (unsigned long long)((e->rec.until_ns - now) / 1000000));
+	sync_id(d, id);
+}
+
 static void do_write(struct fmd *d, uint32_t id, uint64_t now, uint64_t lookup_ns);
 static void lq_flush(struct fmd *d);
 static void wq_flush(struct fmd *d);
@@ -739,6 +756,10 @@ static void lookup_answered(struct fmd *d, uint32_t id, uint64_t now, uint64_t c
 	d->fm.stat[NPUFLOW_FM_LOOKUP_US] += lookup_ns / 1000;
 	a = fm_lookup_done(&d->fm, id, &l, now);
 	if (a == FM_A_WRITE) {
+		uint32_t v = fm_evict_victim(&d->fm, id, now);
+
+		if (v != UINT32_MAX)
+			evicted(d, &d->fm.e[v], now);
 		do_write(d, id, now, lookup_ns);
 		return;
 	}
@@ -944,7 +965,7 @@ static void wq_liberal(struct fmd *d, int n)
 		if (e->rec.key[0].proto != IPPROTO_TCP)
 			continue;
 		if (!q->ctb.nl) {	/* no batch socket: one at a time */
-			int rc = ctc_be_liberal(&d->ct, &e->rec.key[0], e->rec.zone);
+			int rc = ctc_be_liberal(&d->ct, &e->rec.key[0], e->rec.zone, 1);
 
 			if (rc)
 				d->log(L_WARN, "connection %u: be-liberal failed: %s",
@@ -1025,6 +1046,26 @@ static void wq_rules(struct fmd *d, int n, int rc[][2])
 		}
 }
 
+/*
+ * A write that failed (the table full, a refused rule) leaves the
+ * connection on the host: the be-liberal wq_liberal() set for it is taken
+ * back unless conntrack's entry was liberal before (a connection made
+ * before keeps it, for the host's taking the stream back), so that a
+ * connection that is not made keeps its firewall's TCP window checks.
+ */
+static void liberal_undo(struct fmd *d, struct fm_entry *e, uint32_t id)
+{
+	int rc;
+
+	if (e->rec.key[0].proto != IPPROTO_TCP || e->liberal)
+		return;
+	rc = ctc_be_liberal(&d->ct, &e->rec.key[0], e->rec.zone, 0);
+	if (rc)
+		d->log(L_WARN, "connection %u: be-liberal not taken back: %s", id, strerror(-rc));
+	else
+		d->fm.stat[NPUFLOW_FM_LIBERAL_UNDONE]++;
+}
+
 /* Queued entry @it written with answers @rc (both or none: a refused
  * direction takes the other out): the policy told, its "made" line. */
 static void wq_done(struct fmd *d, const struct fmd_wq_item *it, const int rc[2],
@@ -1037,6 +1078,8 @@ static void wq_done(struct fmd *d, const struct fmd_wq_item *it, const int rc[2]
 	for (dir = 0; dir < 2 && err; dir++)
 		if (!rc[dir])
 			hw_del_dir(d, &e->rec, dir);
+	if (err)
+		liberal_undo(d, e, it->id);
 	if (fm_write_done(&d->fm, it->id, err, it->now) == FM_A_REARM) {
 		note_made(d, e, hw_ns);
 		rearm(d, e);
@@ -1425,201 +1468,6 @@ static void keepalive_paced(struct fmd *d, uint64_t now)
 	d->ka_stretched = stretched;
 }
 
-/* --- lost threshold events: the rescan ---------------------------------------- */
-
-/*
- * The classifier marks a candidate whose threshold event found the ring
- * full (NPUFLOW_CF_EVENT_LOST) and counts it (NPUFLOW_S_EVENT_LOST).  When
- * that count has moved past what the last complete walk covered
- * (NPUFLOW_FM_RESCAN_LOST, pinned with the other counters, so a restart
- * walks once after losses while it was down), the candidates are walked
- * with bpf_map_lookup_batch() - a candidate present for the whole walk is
- * read exactly once - and each marked one goes through fmd_event() as its
- * event would have, once (fm_rescan_take).  What was handed over is
- * remembered by the process only: the first walk after a restart hands
- * over again the marked candidates still there - the restart forgot the
- * refused and watched entries (fm_restore), which are looked up afresh,
- * and the restored ones' states take a crossing seen twice as the event
- * path does (stale, punted while made, seen while held).  Bounded: a walk
- * begins at most every FMD_RESCAN_GAP_NS; each tick reads at most
- * FMD_RESCAN_SLICE candidates and hands over at most FMD_RESCAN_FEED
- * crossings (as many as events a pass over the ring), the rest waits for
- * the next tick.
- */
-#define FMD_RESCAN_GAP_NS	(200ull * 1000000)
-#define FMD_RESCAN_SLICE	8192
-#define FMD_RESCAN_FEED		64
-#define FMD_RESCAN_BATCH	256
-
-/* The classifier's NPUFLOW_S_EVENT_LOST, every port slot and CPU: 0, or -1. */
-static int read_lost(struct fmd *d, uint64_t *out)
-{
-	size_t vsz = (sizeof(struct npuflow_counters) + 7) & ~(size_t)7;
-	uint64_t sum = 0;
-	uint32_t slot;
-	int c;
-
-	if (d->counters_fd < 0)
-		return -1;
-	if (!d->counters_buf) {
-		d->ncpu = libbpf_num_possible_cpus();
-		if (d->ncpu <= 0)
-			return -1;
-		d->counters_buf = calloc(d->ncpu, vsz);
-		if (!d->counters_buf)
-			return -1;
-	}
-	for (slot = 0; slot < NPUFLOW_PORT_SLOTS; slot++) {
-		if (bpf_map_lookup_elem(d->counters_fd, &slot, d->counters_buf))
-			return -1;
-		for (c = 0; c < d->ncpu; c++) {
-			const struct npuflow_counters *pc =
-				(const void *)((const char *)d->counters_buf + c * vsz);
-
-			sum += pc->stat[NPUFLOW_S_EVENT_LOST];
-		}
-	}
-	*out = sum;
-	return 0;
-}
-
-/* Room for @n candidates in rs.keys/rs.vals: 0, or -ENOMEM. */
-static int rescan_room(struct fmd_rescan *r, uint32_t n)
-{
-	struct npuflow_key *k;
-	struct npuflow_cand *v;
-
-	if (r->cap >= n)
-		return 0;
-	k = realloc(r->keys, (size_t)n * sizeof(*k));
-	if (!k)
-		return -ENOMEM;
-	r->keys = k;
-	v = realloc(r->vals, (size_t)n * sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	r->vals = v;
-	r->cap = n;
-	return 0;
-}
-
-/* The next batch of candidates into rs.keys/rs.vals: 0, or -errno. */
-static int rescan_batch(struct fmd *d)
-{
-	DECLARE_LIBBPF_OPTS(bpf_map_batch_opts, o);
-	struct fmd_rescan *r = &d->rs;
-	__u32 count = 0, out = 0;
-	int e = rescan_room(r, FMD_RESCAN_BATCH);
-
-	r->n = r->pos = 0;
-	while (!e) {
-		count = r->cap;
-		e = bpf_map_lookup_batch(d->cand_fd, r->first ? NULL : &r->token, &out, r->keys,
-					 r->vals, &count, &o);
-		if (e != -ENOSPC || count || r->cap >= (1u << 20))
-			break;
-		e = rescan_room(r, r->cap * 2);		/* a bucket longer than the batch */
-	}
-	if (e && e != -ENOENT)
-		return e;
-	r->n = count;
-	if (e)
-		r->last = 1;	/* -ENOENT: the last bucket was read */
-	r->token = out;
-	r->first = 0;
-	return 0;
-}
-
-/* A marked candidate, as its threshold event would have been. */
-static void rescan_feed(struct fmd *d, const struct npuflow_key *k, const struct npuflow_cand *v)
-{
-	struct npuflow_event ev;
-
-	memset(&ev, 0, sizeof(ev));
-	ev.type = NPUFLOW_EV_THRESHOLD;
-	ev.conn = v->conn;
-	ev.ts_ns = v->last_ns;		/* its crossing's own time is not kept */
-	ev.frames = v->frames;
-	ev.bytes = v->bytes;
-	ev.key = *k;
-	ev.reason = v->reason;
-	ev.port = v->port;
-	ev.tcp_flags = v->tcp_flags;
-	ev.flags = v->flags;
-	if (d->o->log_level >= L_DBG) {
-		char kb[160];
-
-		fmt_key(k, kb, sizeof(kb));
-		d->log(L_DBG, "rescan: %s crossed the threshold, its event lost (%llu frames)",
-		       kb, (unsigned long long)v->frames);
-	}
-	fmd_event(d, &ev, fmd_now());
-}
-
-static void rescan(struct fmd *d, uint64_t now)
-{
-	struct fmd_rescan *r = &d->rs;
-	uint32_t walked = 0, fed = 0;
-	uint64_t lost;
-	int e;
-
-	if (!r->active) {
-		if (now < r->next_ns || d->cand_fd < 0)
-			return;
-		r->next_ns = now + FMD_RESCAN_GAP_NS;
-		if (read_lost(d, &lost) || lost == d->fm.stat[NPUFLOW_FM_RESCAN_LOST])
-			return;
-		r->active = 1;
-		r->lost = lost;
-		r->first = 1;
-		r->last = 0;
-		r->n = r->pos = 0;
-		r->walked = r->found = 0;
-		fm_rescan_begin(&r->seen);
-		d->fm.stat[NPUFLOW_FM_RESCANS]++;
-	}
-	while (fed < FMD_RESCAN_FEED) {
-		struct npuflow_cand v;
-		const struct npuflow_key *k;
-
-		if (r->pos == r->n) {
-			if (r->last || walked >= FMD_RESCAN_SLICE)
-				break;
-			e = rescan_batch(d);
-			if (e) {
-				d->log(L_WARN, "rescan of the candidates: %s (again in %llu ms)",
-				       strerror(-e),
-				       (unsigned long long)(FMD_RESCAN_GAP_NS / 1000000));
-				r->active = 0;
-				return;
-			}
-			walked += r->n;
-			r->walked += r->n;
-			continue;
-		}
-		k = &r->keys[r->pos];
-		if (!fm_missed(&r->vals[r->pos++]))
-			continue;
-		/* read again: the batch may be a tick old, the candidate gone or made again */
-		if (read_cand(d, k, &v) || !fm_missed(&v) || !fm_rescan_take(&r->seen, k, &v))
-			continue;
-		rescan_feed(d, k, &v);
-		fed++;
-		r->found++;
-		d->fm.stat[NPUFLOW_FM_RESCANNED]++;
-	}
-	if (r->pos < r->n || !r->last)
-		return;		/* goes on at the next tick */
-	fm_rescan_end(&r->seen);
-	d->log(L_WARN, "threshold events lost (event ring full, %llu so far): rescanned %llu "
-	       "candidates, %llu crossing(s) handed to the flow maker",
-	       (unsigned long long)r->lost, (unsigned long long)r->walked,
-	       (unsigned long long)r->found);
-	d->fm.stat[NPUFLOW_FM_RESCAN_LOST] = r->lost;
-	r->active = 0;
-	r->next_ns = now + FMD_RESCAN_GAP_NS;
-}
-
 /* --- timers ---------------------------------------------------------------- */
 
 static void tick_cb(void *ctx, enum fm_action a, uint32_t id)
@@ -1638,7 +1486,7 @@ static void tick_cb(void *ctx, enum fm_action a, uint32_t id)
 		struct npuflow_cand v;
 
 		/* re-read the candidate: it may have reached the byte threshold */
-		if (!read_cand(d, &e->rec.key[0], &v) &&
+		if (!fmd_read_cand(d, &e->rec.key[0], &v) &&
 		    v.bytes != e->rec.cand_bytes) {
 			if (d->npending < d->fm.cfg.max_conns) {
 				d->pending_a[d->npending] = FM_A_WATCH;
@@ -1824,7 +1672,7 @@ void fmd_tick(struct fmd *d, uint64_t now)
 			struct npuflow_cand v;
 			enum fm_action r;
 
-			if (read_cand(d, &e->rec.key[0], &v))
+			if (fmd_read_cand(d, &e->rec.key[0], &v))
 				memset(&v, 0, sizeof(v));
 			r = fm_recheck(&d->fm, id, v.frames, v.bytes, now);
 			if (r == FM_A_LOOKUP) {
@@ -1844,7 +1692,7 @@ void fmd_tick(struct fmd *d, uint64_t now)
 			uint32_t nid;
 
 			if (e->rec.state == NPUFLOW_CS_PENDING &&
-			    !read_cand(d, &e->rec.key[0], &v) &&
+			    !fmd_read_cand(d, &e->rec.key[0], &v) &&
 			    fm_candidate(&d->fm, &e->rec.key[0], v.frames, v.bytes, v.reason,
 					 v.last_ns, now, &nid) == FM_A_LOOKUP)
 				do_lookup(d, nid, now, v.last_ns);
@@ -1868,8 +1716,9 @@ void fmd_tick(struct fmd *d, uint64_t now)
 	recheck_egress(d, now);
 	fmd_egress_keep(d, now);	/* the next connection's shared facts */
 	t0 = fmd_now();
-	rescan(d, now);
+	fmd_rescan(d, now);
 	d->rescan_ns += fmd_now() - t0;
+	fmd_busy_walk(d, now);
 	lq_flush(d);
 	wq_flush(d);		/* the timers' and the rescan's */
 	write_stats(d, now);
@@ -1885,7 +1734,7 @@ static int release_one(struct fmd *d, uint32_t id, uint64_t now)
 	if (!e || fm_release(&d->fm, id, now) != FM_A_RELEASE)
 		return 0;
 	/* the firewall first: relaxed window tracking, then the hardware entries */
-	rc = ctc_be_liberal(&d->ct, &e->rec.key[0], e->rec.zone);
+	rc = ctc_be_liberal(&d->ct, &e->rec.key[0], e->rec.zone, 1);
 	if (rc)
 		d->log(L_WARN, "connection %u: be-liberal failed: %s", id, strerror(-rc));
 	hw_delete(d, e);
@@ -2106,6 +1955,8 @@ int fmd_init(struct fmd *d, const struct npuflowd_opts *o, const int *ifindex,
 	cfg.hold_max_ns = o->hold_max_ns;
 	cfg.hold_quiet_ns = o->hold_quiet_ns;
 	cfg.retry_ns = o->retry_ns;
+	cfg.evict_pps = o->evict_pps;
+	cfg.evict_hold_ns = o->evict_hold_ns;
 	cfg.max_conns = o->connections;
 	if (fm_init(&d->fm, &cfg))
 		return -ENOMEM;
@@ -2189,9 +2040,7 @@ void fmd_fini(struct fmd *d)
 	free(d->pending_a);
 	free(d->cache);
 	free(d->counters_buf);
-	free(d->rs.keys);
-	free(d->rs.vals);
-	fm_rescan_free(&d->rs.seen);
+	fmd_walks_free(d);
 }
 
 /* --flush: every rule of ours on every interface of this namespace. */

@@ -16,6 +16,7 @@
 #include "rtcache.h"
 #include "xfrmdb.h"
 #include "ctzones.h"
+#include "fmd_walk.h"
 #include "npuflowd_opts.h"
 
 /* fmd_log_fn's levels (npuflowd's --log-level: error, warn, info, debug) */
@@ -50,23 +51,6 @@ struct fmd_vlans {
 	uint8_t shaped[FMD_VLANS_MAX];	/* on a port, and its root qdisc shapes */
 	int n, valid;
 	uint64_t gen, at_ns;		/* rtcache generation and time of the dump */
-};
-
-/*
- * The rescan after lost threshold events (fmd.c, rescan()): one walk of the
- * candidates at a time, in slices across ticks.
- */
-struct fmd_rescan {
-	int active;
-	uint64_t lost;			/* the classifier's EVENT_LOST total when it began */
-	uint64_t next_ns;		/* none begins (or is checked for) before */
-	uint32_t token;			/* bpf_map_lookup_batch's position: a bucket */
-	int first, last;		/* no position yet; the last bucket is read */
-	struct npuflow_key *keys;	/* the batch read, @n entries, @pos handled */
-	struct npuflow_cand *vals;
-	uint32_t cap, n, pos;
-	uint64_t walked, found;		/* this walk: candidates read, crossings handed over */
-	struct fm_rescan seen;
 };
 
 /*
@@ -137,6 +121,7 @@ struct fmd {
 	void *counters_buf;		/* one slot, every CPU */
 	int ncpu;
 	struct fmd_rescan rs;
+	struct fmd_busy busy;
 	void (*cache_gen_bump)(void);	/* bumps its npuflow_cache_gen, or NULL */
 	struct npuflow_cache *cache;	/* what it held at this tick (read when needed) */
 	size_t ncache;
@@ -198,6 +183,9 @@ static inline int fmd_ct_closing_fd(const struct fmd *d)
 }
 
 uint64_t fmd_now(void);
+/* The candidate of @k with what the classifier's per-CPU cache holds for it
+ * (read once a tick): 0, or -1 if it is not there. */
+int fmd_read_cand(struct fmd *d, const struct npuflow_key *k, struct npuflow_cand *v);
 /* --flush: delete every npuflowd rule (our prios) on every interface. */
 int fmd_flush_rules(fmd_log_fn log);
 

@@ -154,6 +154,14 @@ static const struct optdef optdefs[] = {
 	{ "retry-ms", 0, "MS", MS(retry_ns, 1),
 	  .help = "A connection refused for a transient reason (not established yet, no "
 		  "neighbour, table full) is tried again after MS." },
+	{ "evict-pps", 0, "N", NUM(evict_pps, 0, UINT32_MAX), .what = "a number of frames a second",
+	  .help = "While the hardware table is full, a waiting connection of at least N frames a "
+		  "second takes the slot of a made connection of at most half its rate, made at "
+		  "least 10 s before (the busiest win); 0: first come, first served.  The default "
+		  "is MediaTek's PPE bind rate." },
+	{ "evict-hold-ms", 0, "MS", MS(evict_hold_ns, 1),
+	  .help = "A connection taken out for a busier one is held back this long before it "
+		  "waits for a slot again." },
 	{ "keepalive-ms", 0, "MS", MS(keepalive_ns, 1),
 	  .help = "Interval of the hardware stats read and the conntrack refresh; longer while a "
 		  "run takes over a tenth of it (at most a tenth of the loop), within an eighth of "
@@ -205,6 +213,8 @@ void npuflowd_opts_init(struct npuflowd_opts *o)
 	o->hold_max_ns = FM_HOLD_MAX_NS_DEFAULT;
 	o->hold_quiet_ns = FM_HOLD_QUIET_NS_DEFAULT;
 	o->retry_ns = FM_RETRY_NS_DEFAULT;
+	o->evict_pps = FM_EVICT_PPS_DEFAULT;
+	o->evict_hold_ns = FM_EVICT_HOLD_NS_DEFAULT;
 	o->keepalive_ns = NPUFLOWD_KEEPALIVE_NS_DEFAULT;
 	o->connections = NPUFLOW_CONNECTIONS_DEFAULT;
 	o->ct_rcvbuf = NPUFLOWD_CT_RCVBUF_DEFAULT;

@@ -49,6 +49,8 @@ struct npuflowd_opts {
 	int threshold_any;		/* frames OR bytes (default: every threshold set) */
 	uint64_t hold_min_ns, hold_max_ns, hold_quiet_ns;
 	uint64_t retry_ns;
+	uint32_t evict_pps;		/* the busiest win's rate floor, 0 = off (fm_evict.c) */
+	uint64_t evict_hold_ns;
 	uint64_t keepalive_ns;
 	uint32_t connections;		/* connections map / policy table entries */
 	uint32_t ct_rcvbuf;		/* conntrack event socket receive buffer, bytes */

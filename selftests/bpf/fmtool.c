@@ -62,7 +62,7 @@ int main(int argc, char **argv)
 			return 2;
 		}
 		if (!strcmp(argv[1], "ct-liberal")) {
-			rc = ctc_be_liberal(&c, &k, 0);
+			rc = ctc_be_liberal(&c, &k, 0, 1);
 			printf("be-liberal: %s\n", rc ? strerror(-rc) : "ok");
 			return rc ? 1 : 0;
 		}

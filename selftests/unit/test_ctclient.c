@@ -71,8 +71,13 @@ static void test_complete_entries(void **st)
 	assert_int_equal(ntohs(ci.orig.sport), 40000);
 	assert_int_equal(ci.orig.dport, htons(5201));
 	assert_true(ci.has_tcp);
-	assert_int_equal(ctc_fm_flags(&ci) & (FM_CT_NAT | FM_CT_ESTABLISHED),
+	assert_int_equal(ctc_fm_flags(&ci) & (FM_CT_NAT | FM_CT_ESTABLISHED | FM_CT_LIBERAL),
 			 FM_CT_NAT | FM_CT_ESTABLISHED);
+	/* relaxed already (a connection made before): said, so a failed
+	 * write leaves it as it was */
+	nfct_set_attr_u8(ct, ATTR_TCP_FLAGS_REPL, IP_CT_TCP_FLAG_BE_LIBERAL);
+	assert_int_equal(from_ct(ct, &ci), 0);
+	assert_true(ctc_fm_flags(&ci) & FM_CT_LIBERAL);
 	nfct_destroy(ct);
 
 	ct = ct6();
@@ -199,6 +204,14 @@ static void test_build_be_liberal(void **st)
 	assert_int_equal(nfct_get_attr_u16(ct, ATTR_ZONE), 7);
 	assert_int_equal(nfct_get_attr_u8(ct, ATTR_TCP_FLAGS_ORIG), IP_CT_TCP_FLAG_BE_LIBERAL);
 	assert_int_equal(nfct_get_attr_u8(ct, ATTR_TCP_FLAGS_REPL), IP_CT_TCP_FLAG_BE_LIBERAL);
+	nfct_destroy(ct);
+	/* taken back: the flag cleared under the same mask */
+	ct = be_liberal_ct(&k, 0, 0);
+	assert_non_null(ct);
+	assert_int_equal(nfct_get_attr_u8(ct, ATTR_TCP_FLAGS_ORIG), 0);
+	assert_int_equal(nfct_get_attr_u8(ct, ATTR_TCP_MASK_ORIG), IP_CT_TCP_FLAG_BE_LIBERAL);
+	assert_int_equal(nfct_get_attr_u8(ct, ATTR_TCP_FLAGS_REPL), 0);
+	assert_int_equal(nfct_get_attr_u8(ct, ATTR_TCP_MASK_REPL), IP_CT_TCP_FLAG_BE_LIBERAL);
 	nfct_destroy(ct);
 	assert_int_equal(ctc_build_be_liberal(buf, 100, &k, 0, 1), 0);
 	k.proto = IPPROTO_UDP;

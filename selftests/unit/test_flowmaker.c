@@ -10,6 +10,7 @@
 #include <cmocka.h>
 #include <arpa/inet.h>
 #include "../../loader/flowmaker.c"
+#include "../../loader/fm_evict.c"
 #include "../../lib/npuflow_names.c"
 #include "../../loader/tcflower.c"
 
@@ -589,6 +590,282 @@ static void test_full_table_admission(void **st)
 	assert_false(fm->full.gated);
 	assert_int_equal(fm->full.waiting, 0);
 	free(c.ids);
+	fm_free(fm);
+}
+
+/* Made @id's hardware counters, @pps a direction, reported at @t0 and @t1. */
+static void hw_rate(struct fm *fm, uint32_t id, uint32_t pps, uint64_t t0, uint64_t t1)
+{
+	int d;
+
+	for (d = 0; d < 2; d++) {
+		fm_hw_stats(fm, id, d, pps * (t0 / S), pps * (t0 / S) * 100, 0, t0);
+		fm_hw_stats(fm, id, d, pps * (t1 / S), pps * (t1 / S) * 100, 0, t1);
+	}
+}
+
+/* Waiting @id's candidate first seen by the walk at @t: @pps since @t - 10 s. */
+static void cand_rate(struct fm *fm, uint32_t id, uint32_t pps, uint64_t t)
+{
+	assert_int_equal(fm_waiting_seen(fm, &fm->e[id].rec.key[0], pps * 10ull, t - 10 * S, t),
+			 1);
+}
+
+struct evict_cb {
+	uint32_t n[FM_A_MAX];
+	uint32_t held[64], looked[64];
+	uint32_t nheld, nlooked;
+};
+
+static void evict_cb(void *ctx, enum fm_action a, uint32_t id)
+{
+	struct evict_cb *c = ctx;
+
+	c->n[a]++;
+	if (a == FM_A_HOLD && c->nheld < 64)
+		c->held[c->nheld++] = id;
+	if (a == FM_A_LOOKUP && c->nlooked < 64)
+		c->looked[c->nlooked++] = id;
+}
+
+static void tick_evict(struct fm *fm, uint64_t t, struct evict_cb *c)
+{
+	memset(c, 0, sizeof(*c));
+	fm_tick(fm, t, evict_cb, c);
+}
+
+/*
+ * The admitted lookup of @id (connection @n) done, the promised slot's
+ * holder taken out (fm_evict_victim(): its id, UINT32_MAX if none), the
+ * write answered @rc.
+ */
+static uint32_t evict_write_rc(struct fm *fm, uint32_t id, uint32_t n, uint64_t t, int rc)
+{
+	struct fm_lookup l = lk_big(n);
+	uint32_t v;
+
+	assert_int_equal(fm->e[id].rec.state, NPUFLOW_CS_LOOKUP);
+	assert_int_equal(fm_lookup_done(fm, id, &l, t), FM_A_WRITE);
+	v = fm_evict_victim(fm, id, t);
+	assert_int_equal(fm_write_done(fm, id, rc, t), rc ? FM_A_REFUSE : FM_A_REARM);
+	return v;
+}
+
+static uint32_t evict_write(struct fm *fm, uint32_t id, uint32_t n, uint64_t t)
+{
+	return evict_write_rc(fm, id, n, t, 0);
+}
+
+/*
+ * The busiest win, in a flow maker of 65,536 with a 16,384 table: 16,384
+ * made connections at 20 frames a second but eight idle ones, then 16,000
+ * waiting at 5 frames a second and eight at 10,000: one pass looks the
+ * eight busy ones up, and each write takes exactly one idle connection's
+ * slot; the slow waiting ones (under cfg.evict_pps) displace nobody; a
+ * displaced connection is held back for cfg.evict_hold_ns and then waits
+ * its turn.
+ */
+static void test_busiest_win(void **st)
+{
+	const uint32_t table = 16384, slow = 16000, busy = 8;
+	struct fm *fm = new_fm(65536);
+	struct evict_cb c;
+	uint32_t room = table, n, id, i, j, v, made[16384], busy_id[8], slow_id0 = 0;
+	uint64_t t = 10 * S, t1 = 21 * S, t2 = 22 * S;
+
+	(void)st;
+	for (n = 0; n < table + busy + slow; n++) {
+		enum fm_action a = offer(fm, n, t, &room, &id);
+
+		assert_int_equal(a, n < table ? FM_A_REARM : FM_A_REFUSE);
+		if (n < table)
+			made[n] = id;
+		else if (n < table + busy)
+			busy_id[n - table] = id;
+		else if (n == table + busy)
+			slow_id0 = id;
+	}
+	for (n = 0; n < table; n++)
+		hw_rate(fm, made[n], n >= 100 && n < 108 ? 0 : 10, t1, t2);
+	for (i = 0; i < busy; i++)
+		assert_int_equal(fm_waiting_seen(fm, &fm->e[busy_id[i]].rec.key[0], 20000,
+						 t2 - 2 * S, t2), 1);
+	for (id = 0; id < fm_id_end(fm); id++)
+		if (fm->e[id].rec.state == NPUFLOW_CS_REFUSED && !fm->e[id].rate[0].ns)
+			cand_rate(fm, id, 5, t2);
+	assert_int_equal(fm_rate_pps(&fm->e[busy_id[0]], t2), 10000);
+	assert_int_equal(fm_rate_pps(&fm->e[slow_id0], t2), 5);
+	assert_int_equal(fm_rate_pps(&fm->e[made[0]], t2), 20);
+	assert_int_equal(fm_rate_pps(&fm->e[made[100]], t2), 0);
+
+	tick_evict(fm, t2, &c);
+	assert_int_equal(c.n[FM_A_LOOKUP], busy);
+	assert_int_equal(c.n[FM_A_HOLD] + c.n[FM_A_REFUSE], 0);
+	assert_int_equal(fm->stat[NPUFLOW_FM_EVICTED], 0);	/* not before the writes */
+	for (i = 0; i < busy; i++) {
+		assert_int_equal(c.looked[i], busy_id[i]);
+		v = evict_write(fm, busy_id[i], table + i, t2);
+		/* an idle one, and only they */
+		for (j = 100; j < 108 && made[j] != v; j++)
+			;
+		assert_true(j < 108);
+		assert_int_equal(fm->e[v].rec.state, NPUFLOW_CS_HELD);
+		assert_true(fm->e[v].rec.flags & NPUFLOW_CONN_F_EVICTED);
+		assert_int_equal(fm->e[v].rec.until_ns, t2 + FM_EVICT_HOLD_NS_DEFAULT);
+		assert_int_equal(fm->e[busy_id[i]].rec.state, NPUFLOW_CS_MADE);
+	}
+	assert_int_equal(fm->stat[NPUFLOW_FM_EVICTED], busy);
+	assert_int_equal(fm->full.credit, 0);
+
+	/* the next passes: nobody waiting is busy enough */
+	for (i = 1; i <= 5; i++) {
+		tick_evict(fm, t2 + i * S, &c);
+		assert_int_equal(c.n[FM_A_LOOKUP], 0);
+	}
+	assert_int_equal(fm->stat[NPUFLOW_FM_EVICTED], busy);
+
+	/* a displaced one's traffic while held back: seen, no lookup */
+	id = made[100];
+	assert_int_equal(fm_candidate(fm, &fm->e[id].rec.key[0], 16, 0, NPUFLOW_R_FLOW_MISS,
+				      t2 + 10 * S, t2 + 10 * S, &j), FM_A_NONE);
+	assert_true(fm->e[id].rec.flags & NPUFLOW_CONN_F_SEEN);
+	/* held back over: it waits for a slot like the others (this one is
+	 * the probe's, which finds the table full) */
+	tick_evict(fm, t2 + FM_EVICT_HOLD_NS_DEFAULT, &c);
+	assert_int_equal(fm->e[id].rec.state, NPUFLOW_CS_LOOKUP);
+	assert_true(fm->e[id].probe);
+	assert_int_equal(evict_write_rc(fm, id, 100, t2 + FM_EVICT_HOLD_NS_DEFAULT, -ENOSPC),
+			 UINT32_MAX);
+	assert_int_equal(fm->e[id].rec.state, NPUFLOW_CS_REFUSED);
+	assert_int_equal(fm->e[id].rec.reason, NPUFLOW_FR_TABLE_FULL);
+	tick_evict(fm, t2 + FM_EVICT_HOLD_NS_DEFAULT + S, &c);
+	assert_int_equal(c.n[FM_A_LOOKUP] + c.n[FM_A_RECHECK] + c.n[FM_A_HOLD], 0);
+	fm_free(fm);
+}
+
+/* A table of 4 with @pps a direction on each made connection, made at 10 s. */
+static struct fm *small_table(uint32_t pps, uint32_t *made)
+{
+	struct fm *fm = new_fm(64);
+	uint32_t room = 4, n, id;
+
+	for (n = 0; n < 5; n++) {
+		assert_int_equal(offer(fm, n, 10 * S, &room, &id), n < 4 ? FM_A_REARM : FM_A_REFUSE);
+		if (n < 4)
+			made[n] = id;
+	}
+	for (n = 0; n < 4; n++)
+		hw_rate(fm, made[n], pps, 20 * S, 21 * S);
+	return fm;
+}
+
+/*
+ * The hysteresis: a waiting connection displaces a made one only at
+ * cfg.evict_ratio times its rate (39 against 2 x 20: no; 60: yes), and one
+ * made less than cfg.evict_min_ns ago not at all.  A lookup that refuses
+ * the busy connection takes nobody out.
+ */
+static void test_busiest_hysteresis(void **st)
+{
+	struct fm_lookup l = lk_big(4);
+	uint32_t made[4], w = 4;
+	struct evict_cb c;
+	struct fm *fm;
+
+	(void)st;
+	fm = small_table(10, made);	/* 20 frames a second each */
+	cand_rate(fm, w, 39, 21 * S);
+	tick_evict(fm, 21 * S, &c);
+	assert_int_equal(c.n[FM_A_LOOKUP], 0);
+	/* samples a second apart: 60 frames in the next second */
+	assert_int_equal(fm_waiting_seen(fm, &fm->e[w].rec.key[0], 390 + 30, 11 * S, 21 * S + 500 * MS), 1);
+	assert_int_equal(fm_rate_pps(&fm->e[w], 22 * S), 39);
+	assert_int_equal(fm_waiting_seen(fm, &fm->e[w].rec.key[0], 390 + 60, 11 * S, 22 * S), 1);
+	assert_int_equal(fm_rate_pps(&fm->e[w], 22 * S), 60);
+	tick_evict(fm, 22 * S, &c);
+	assert_int_equal(c.n[FM_A_LOOKUP], 1);
+	assert_int_equal(evict_write(fm, w, 4, 22 * S), made[0]);	/* the first of equals */
+	fm_free(fm);
+
+	/* made at 10 s, the pass at 19 s: too young to be displaced */
+	fm = small_table(0, made);
+	cand_rate(fm, w, 1000, 19 * S);
+	tick_evict(fm, 19 * S, &c);
+	assert_int_equal(c.n[FM_A_LOOKUP], 0);
+	tick_evict(fm, 20 * S, &c);
+	assert_int_equal(c.n[FM_A_LOOKUP], 1);
+	/* ... whose lookup finds it closing: refused, the slot stays */
+	l.ct_flags &= ~FM_CT_ESTABLISHED;
+	assert_int_equal(fm_lookup_done(fm, w, &l, 20 * S), FM_A_REFUSE);
+	assert_int_equal(fm_evict_victim(fm, w, 20 * S), UINT32_MAX);
+	assert_int_equal(fm->e[made[0]].rec.state, NPUFLOW_CS_MADE);
+	assert_false(fm->e[made[0]].reserved);
+	assert_int_equal(fm->stat[NPUFLOW_FM_EVICTED], 0);
+	fm_free(fm);
+}
+
+/*
+ * One connection, both directions waiting as entries of one key each (each
+ * refused before its lookup): the pass looks both up, the first lookup
+ * merges the other into it, and one slot changes hands, not two.
+ */
+static void test_busiest_two_directions(void **st)
+{
+	struct npuflow_key k = kbig(5, 0), r = kbig(5, 1);
+	struct fm_lookup l = lk_big(5);
+	uint32_t made[4], w = 0, w2 = 0, v;
+	struct evict_cb c;
+	struct fm *fm;
+
+	(void)st;
+	fm = small_table(0, made);
+	assert_int_equal(fm_candidate(fm, &k, 16, 0, 1, 12 * S, 12 * S, &w), FM_A_REFUSE);
+	assert_int_equal(fm_candidate(fm, &r, 16, 0, 1, 12 * S, 12 * S, &w2), FM_A_REFUSE);
+	assert_int_not_equal(w2, w);
+	assert_int_equal(fm->e[w].nkeys, 1);
+	cand_rate(fm, w, 1000, 21 * S);
+	cand_rate(fm, w2, 900, 21 * S);
+	tick_evict(fm, 21 * S, &c);
+	assert_int_equal(c.n[FM_A_LOOKUP], 2);
+	assert_int_equal(fm_lookup_done(fm, w, &l, 21 * S), FM_A_WRITE);
+	assert_null(fm_get(fm, w2));			/* merged */
+	v = fm_evict_victim(fm, w, 21 * S);
+	assert_int_not_equal(v, UINT32_MAX);
+	assert_int_equal(fm_write_done(fm, w, 0, 21 * S), FM_A_REARM);
+	assert_int_equal(fm->stat[NPUFLOW_FM_EVICTED], 1);
+	for (v = 0; v < 4; v++)
+		assert_false(fm->e[made[v]].reserved);
+	fm_free(fm);
+}
+
+/*
+ * Bounded: 100 busy waiting against 100 idle made, in a 65,536 flow
+ * maker: FM_EVICT_MAX lookups a pass, one pass a second.
+ */
+static void test_busiest_bounded(void **st)
+{
+	struct fm *fm = new_fm(65536);
+	uint32_t room = 100, n, id, busy_id[100], k = 0;
+	struct evict_cb c;
+
+	(void)st;
+	for (n = 0; n < 200; n++) {
+		assert_int_equal(offer(fm, n, 10 * S, &room, &id), n < 100 ? FM_A_REARM : FM_A_REFUSE);
+		if (n < 100)
+			hw_rate(fm, id, 0, 20 * S, 21 * S);
+		else
+			busy_id[k++] = id;
+	}
+	for (n = 0; n < 100; n++)
+		cand_rate(fm, busy_id[n], 1000 + n, 21 * S);
+	tick_evict(fm, 21 * S, &c);
+	assert_int_equal(c.n[FM_A_LOOKUP], FM_EVICT_MAX);
+	assert_int_equal(c.looked[0], busy_id[99]);	/* the busiest first */
+	tick_evict(fm, 21 * S + 500 * MS, &c);
+	assert_int_equal(c.n[FM_A_LOOKUP], 0);
+	tick_evict(fm, 22 * S, &c);
+	/* the first pass's promised slots are not promised again */
+	assert_int_equal(c.n[FM_A_LOOKUP], FM_EVICT_MAX);
 	fm_free(fm);
 }
 
@@ -1244,6 +1521,10 @@ int main(void)
 		cmocka_unit_test(test_nexthop_kept),
 		cmocka_unit_test(test_table_full),
 		cmocka_unit_test(test_full_table_admission),
+		cmocka_unit_test(test_busiest_win),
+		cmocka_unit_test(test_busiest_hysteresis),
+		cmocka_unit_test(test_busiest_two_directions),
+		cmocka_unit_test(test_busiest_bounded),
 		cmocka_unit_test(test_giveback_hold_doubling),
 		cmocka_unit_test(test_misses_right_after_make),
 		cmocka_unit_test(test_slow_write),

@@ -7,11 +7,13 @@
 # nothing a second: over a 10-s steady window npuflowd looks up only what
 # a freed slot or a probe (one each 5 s) admits, so its lookups, its
 # refused rule writes and its log lines about them stay within a few;
-# npuctl status says the table is full and how many wait.  Once the load
+# npuctl status says the table is full and how many wait; no connection
+# left waiting has its TCP window tracking relaxed (a probe's failed write
+# takes its be-liberal back: conntrack's flags, read by fmtool).  Once the load
 # ends and conntrack is flushed, nothing is left in hardware.  Counts only.
 # timeout: 300
 . "$(dirname "$0")/lib.sh"
-ktap_plan 9
+ktap_plan 10
 LOAD=$NPU_REPO/build/bin/npuload
 DL=auxiliary/npusim.npu.0
 N=128 T=64
@@ -58,6 +60,17 @@ ktap_result $([ "$l" -le 4 ] && [ "$r" -le 8 ]; echo $?) \
 	"the waiting connections cost nothing a second: $l lookups, $r refused-rule lines in 10 s"
 ktap_result $([ "$f" -ge $(( (N - T) * 5 )) ]; echo $?) \
 	"each waiting connection's retries counted as not made ($f)"
+
+# be-liberal on the waiting ones, as conntrack has it
+lib=0 n=0
+while read -r src sport dst dport; do
+	n=$((n + 1))
+	"$NPU_REPO/build/selftests-bpf/fmtool" ct-show tcp "$src" "$sport" "$dst" "$dport" |
+		grep -q 'be_liberal 1' && lib=$((lib + 1))
+done < <(fm_flows | jq -r '.[] | select(.state == "refused") | .dirs[0] | "\(.src) \(.sport) \(.dst) \(.dport)"')
+diag "waiting connections with be-liberal set: $lib of $n (probes' writes taken back: $(counter liberal_undone))"
+ktap_result $([ "$n" -ge $(( (N - T) / 2 )) ] && [ "$lib" = 0 ]; echo $?) \
+	"no waiting connection has its TCP window checks relaxed ($lib of $n)"
 
 wait $CLI; CLI=
 diag "client: $(cat /tmp/6p-cli.json)"

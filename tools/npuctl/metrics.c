@@ -113,6 +113,14 @@ static const struct fm_metric fm_metrics[NPUFLOW_FM_MAX] = {
 	[NPUFLOW_FM_FULL_WAITING] = { "gauge", "full_waiting", 1,
 				      "Connections waiting for a slot in the full hardware "
 				      "table (refused table_full)." },
+	[NPUFLOW_FM_EVICTED] = FM_COUNT("Made connections taken out for busier waiting ones "
+					"(the busiest win), each held back before it waits "
+					"again."),
+	[NPUFLOW_FM_BUSY_WALKS] = FM_COUNT("Walks of the candidates for the rates of the "
+					   "connections waiting for a slot."),
+	[NPUFLOW_FM_LIBERAL_UNDONE] = FM_COUNT("TCP connections whose be-liberal was taken back "
+					       "after their write failed (they stay on the "
+					       "host, checked)."),
 };
 
 /* npuflow_flowmaker_<...> of flow-maker counter @i in @buf. */

@@ -129,8 +129,10 @@ void npuctl_status_text(FILE *f, const struct npuctl_status *s, const char *pin_
 		fprintf(f, " %s %llu", fm_state_name(i), (unsigned long long)s->st.state[i]);
 	fprintf(f, "\n");
 	if (s->st.stat[NPUFLOW_FM_TABLE_FULL] || s->st.stat[NPUFLOW_FM_FULL_WAITING])
-		fprintf(f, "hardware table: %s, %llu connections wait for a slot\n",
+		fprintf(f, "hardware table: %s, %llu connections wait for a slot, "
+			"%llu displaced for busier ones so far\n",
 			s->st.stat[NPUFLOW_FM_TABLE_FULL] ? "full" : "room again",
-			(unsigned long long)s->st.stat[NPUFLOW_FM_FULL_WAITING]);
+			(unsigned long long)s->st.stat[NPUFLOW_FM_FULL_WAITING],
+			(unsigned long long)s->st.stat[NPUFLOW_FM_EVICTED]);
 	npuctl_fmstats_text(f, &s->st);
 }
