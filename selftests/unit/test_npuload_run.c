@@ -112,23 +112,23 @@ static void says(struct run r, int rc, const char *err)
 static void out_of_range(void **state)
 {
 	(void)state;
-	says(npuload(NULL, "client", "-a", "127.0.0.1", "-c", "5000", NULL), 2,
-	     "npuload: -c: '5000' is not a number in 1..4096\n" TRY);
+	says(npuload(NULL, "client", "-a", "127.0.0.1", "-c", "65537", NULL), 2,
+	     "npuload: -c: '65537' is not a number in 1..65536\n" TRY);
 	says(npuload(NULL, "client", "-a", "127.0.0.1", "-c", "0", NULL), 2,
-	     "npuload: -c: '0' is not a number in 1..4096\n" TRY);
+	     "npuload: -c: '0' is not a number in 1..65536\n" TRY);
 	says(npuload(NULL, "client", "-a", "127.0.0.1", "-p", "65536", NULL), 2,
 	     "npuload: -p: '65536' is not a number in 1..65535\n" TRY);
 	says(npuload(NULL, "server", "-t", "3601", NULL), 2,
 	     "npuload: -t: '3601' is not a number in 1..3600\n" TRY);
-	says(npuload(NULL, "server", "-n", "4097", NULL), 2,
-	     "npuload: -n: '4097' is not a number in 1..4096\n" TRY);
+	says(npuload(NULL, "server", "-n", "65537", NULL), 2,
+	     "npuload: -n: '65537' is not a number in 1..65536\n" TRY);
 	says(npuload(NULL, "client", "-a", "127.0.0.1", "-s", "65537", NULL), 2,
 	     "npuload: -s: '65537' is not a number in 1..65536\n" TRY);
 	says(npuload(NULL, "client", "-a", "127.0.0.1", "-r", "-1", NULL), 2,
 	     "npuload: -r: '-1' is not a number of bytes/s, 0 or more\n" TRY);
 	/* not a number at all, or one with more after it: not taken as 0 or 10 */
 	says(npuload(NULL, "client", "-a", "127.0.0.1", "-c", "many", NULL), 2,
-	     "npuload: -c: 'many' is not a number in 1..4096\n" TRY);
+	     "npuload: -c: 'many' is not a number in 1..65536\n" TRY);
 	says(npuload(NULL, "server", "-t", "10s", NULL), 2,
 	     "npuload: -t: '10s' is not a number in 1..3600\n" TRY);
 	says(npuload(NULL, "client", "-a", "127.0.0.1", "-r", "fast", NULL), 2,

@@ -8,13 +8,20 @@
  *   npuload client -a ADDR [-p PORT] [-c CONNS] [-t SECONDS] [-r BYTES/S]
  *                  [-s SIZE] [-b BIND_ADDR]
  *
- * The server accepts up to -n connections (default 4,096) and discards what
- * they send.  The client opens -c connections (1..4,096, default 1,024),
- * then writes -s bytes (default 1,448) per write round-robin, each
- * connection at most -r bytes per second (default 0 = as fast as it can),
- * for -t seconds (default 10, at most 3,600), and exits.  Both print one
- * JSON line: connections established and failed, bytes, seconds.
- * Everything is bounded in count and time; only the address given is used.
+ * The server accepts up to -n connections (1..65,536, default 65,536) and
+ * discards what they send.  The client opens -c connections (1..65,536,
+ * default 1,024), at most 256 of them connecting at once (a burst of
+ * thousands of SYNs overflows the path's queues, and each lost one waits
+ * for TCP's 1-s retransmit), then writes -s bytes (default 1,448) per write
+ * round-robin, each connection at most -r bytes per second (default 0 = as
+ * fast as it can), for -t seconds (default 10, at most 3,600), and exits.
+ * A paced connection waits in a queue in the order of its next write, not
+ * in epoll: a pass costs the writes that are due, not one per connection.
+ * Both print one JSON line: connections established and failed, bytes,
+ * seconds.  Everything is bounded in count and time; only the address
+ * given is used.  Past about 28,000 connections to one address and port
+ * the client's netns needs a wider net.ipv4.ip_local_port_range, and the
+ * server's a net.core.somaxconn as large as the burst it accepts.
  * A usage error (a value out of its range, say) is said with the option
  * it is of, then where the help is; exit status 2.
  */
@@ -39,7 +46,8 @@
 #include <unistd.h>
 #include "../../lib/npuflow_stdout.h"
 
-#define MAX_CONNS	4096
+#define MAX_CONNS	65536
+#define CONNECTING	256	/* connects in progress at once */
 #define MAX_SECS	3600
 
 struct conn {
@@ -57,10 +65,14 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* Room for every connection's fd: MAX_CONNS and a few, or the hard limit. */
 static void raise_nofile(void)
 {
 	struct rlimit rl = { MAX_CONNS + 64, MAX_CONNS + 64 };
 
+	if (!setrlimit(RLIMIT_NOFILE, &rl) || getrlimit(RLIMIT_NOFILE, &rl))
+		return;
+	rl.rlim_cur = rl.rlim_max;
 	setrlimit(RLIMIT_NOFILE, &rl);
 }
 
@@ -148,7 +160,7 @@ static int server(int port, int secs, int maxconn)
 	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	sa.sin6_port = htons(port);
 	sa.sin6_addr = in6addr_any;
-	if (bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) || listen(lfd, 4096))
+	if (bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) || listen(lfd, maxconn))
 		return perror("bind/listen"), 1;
 	ep = epoll_create1(0);
 	ev.events = EPOLLIN;
@@ -199,15 +211,129 @@ static int server(int port, int secs, int maxconn)
 	return 0;
 }
 
+/* The client's state: its connections and the queue of the paced ones. */
+struct load {
+	struct conn *c;
+	int nconn;
+	int *due;		/* paced: indices of c, in the order of next_ok */
+	int head, count;	/* the queue: a ring of nconn */
+	int ep;
+	int up, failed, connecting;
+	uint64_t bytes;
+};
+
+static void due_push(struct load *l, int i)
+{
+	l->due[(l->head + l->count++) % l->nconn] = i;
+}
+
+static int due_pop(struct load *l)
+{
+	int i = l->due[l->head];
+
+	l->head = (l->head + 1) % l->nconn;
+	l->count--;
+	return i;
+}
+
+/* Connection @i is lost: closed, counted as failed. */
+static void conn_lost(struct load *l, int i)
+{
+	close(l->c[i].fd);
+	l->c[i].fd = -1;
+	if (l->c[i].up)
+		l->up--;
+	l->c[i].up = 0;
+	l->failed++;
+}
+
+/* Connection @i starts connecting, its completion seen by epoll (EPOLLOUT). */
+static void conn_open(struct load *l, int i, const struct sockaddr_storage *ss, socklen_t len,
+		      const struct sockaddr_storage *bs, socklen_t blen)
+{
+	struct epoll_event ev = { .events = EPOLLOUT, .data.u32 = i };
+	struct conn *k = &l->c[i];
+
+	k->fd = socket(ss->ss_family, SOCK_STREAM | SOCK_NONBLOCK, 0);
+	if (k->fd < 0) {
+		l->failed++;
+		return;
+	}
+	if ((blen && bind(k->fd, (const struct sockaddr *)bs, blen)) ||
+	    (connect(k->fd, (const struct sockaddr *)ss, len) && errno != EINPROGRESS) ||
+	    epoll_ctl(l->ep, EPOLL_CTL_ADD, k->fd, &ev)) {
+		conn_lost(l, i);
+		return;
+	}
+	l->connecting++;
+}
+
+/* One write on connection @i at time @t; paced (@rate > 0): its next turn queued. */
+static void conn_write(struct load *l, int i, double t, double rate, const char *buf, int size)
+{
+	struct conn *k = &l->c[i];
+	ssize_t w = write(k->fd, buf, size);
+
+	if (w < 0 && errno != EAGAIN && errno != EINTR) {
+		conn_lost(l, i);
+		return;
+	}
+	if (w > 0) {
+		k->bytes += w;
+		l->bytes += w;
+	}
+	if (rate > 0) {
+		/* from the turn it was due, not from now (epoll's ms would slow
+		 * it); behind by more than 50 ms, from now: no long burst
+		 */
+		if (k->next_ok < t - 0.05)
+			k->next_ok = t;
+		k->next_ok += (w > 0 ? w : size) / rate;
+		due_push(l, i);
+	}
+}
+
+/*
+ * An epoll event of connection @i: its connect's end (then up, and paced:
+ * queued, out of epoll) or, unpaced, room to write.
+ */
+static void conn_event(struct load *l, int i, uint32_t events, double t, double rate,
+		       const char *buf, int size)
+{
+	struct epoll_event ev = { .events = 0, .data.u32 = i };
+	struct conn *k = &l->c[i];
+	socklen_t el = sizeof(int);
+	int err = 0;
+
+	if (k->fd < 0)
+		return;
+	if (!k->up) {
+		l->connecting--;
+		getsockopt(k->fd, SOL_SOCKET, SO_ERROR, &err, &el);
+		if (err || (events & (EPOLLERR | EPOLLHUP))) {
+			conn_lost(l, i);
+			return;
+		}
+		k->up = 1;
+		l->up++;
+		if (rate > 0) {
+			epoll_ctl(l->ep, EPOLL_CTL_MOD, k->fd, &ev);
+			k->next_ok = t;
+			due_push(l, i);
+			return;
+		}
+	}
+	conn_write(l, i, t, rate, buf, size);
+}
+
 static int client(const char *addr, const char *bind_addr, int port, int nconn,
 		  int secs, double rate, int size)
 {
 	struct sockaddr_storage ss, bs;
-	struct epoll_event ev, evs[512];
-	int ep, i, n, up = 0, failed = 0;
-	uint64_t bytes = 0;
+	struct epoll_event evs[512];
+	struct load l = { .nconn = nconn };
+	int i, n, next = 0, wait_ms;
 	socklen_t len, blen = 0;
-	struct conn *c;
 	double t0, end, t;
 	char *buf;
 
@@ -215,85 +341,45 @@ static int client(const char *addr, const char *bind_addr, int port, int nconn,
 		return bad_addr('a', addr);
 	if (bind_addr && parse_addr(bind_addr, 0, &bs, &blen))
 		return bad_addr('b', bind_addr);
-	c = calloc(nconn, sizeof(*c));
+	l.c = calloc(nconn, sizeof(*l.c));
+	l.due = calloc(nconn, sizeof(*l.due));
 	buf = malloc(size);
-	if (!c || !buf)
+	l.ep = epoll_create1(0);
+	if (!l.c || !l.due || !buf || l.ep < 0)
 		return 1;
 	memset(buf, 'x', size);
-	ep = epoll_create1(0);
-	for (i = 0; i < nconn; i++) {
-		c[i].fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK, 0);
-		if (c[i].fd < 0) {
-			failed++;
-			continue;
-		}
-		if (blen && bind(c[i].fd, (struct sockaddr *)&bs, blen)) {
-			close(c[i].fd);
-			c[i].fd = -1;
-			failed++;
-			continue;
-		}
-		if (connect(c[i].fd, (struct sockaddr *)&ss, len) && errno != EINPROGRESS) {
-			close(c[i].fd);
-			c[i].fd = -1;
-			failed++;
-			continue;
-		}
-		ev.events = EPOLLOUT;
-		ev.data.u32 = i;
-		epoll_ctl(ep, EPOLL_CTL_ADD, c[i].fd, &ev);
-	}
+	for (i = 0; i < nconn; i++)
+		l.c[i].fd = -1;
 	t0 = now_s();
 	end = t0 + secs;
 	while ((t = now_s()) < end) {
-		n = epoll_wait(ep, evs, 512, 50);
-		for (i = 0; i < n; i++) {
-			struct conn *k = &c[evs[i].data.u32];
-			ssize_t w;
-
-			if (k->fd < 0)
-				continue;
-			if (!k->up) {
-				int err = 0;
-				socklen_t el = sizeof(err);
-
-				getsockopt(k->fd, SOL_SOCKET, SO_ERROR, &err, &el);
-				if (err || (evs[i].events & (EPOLLERR | EPOLLHUP))) {
-					close(k->fd);
-					k->fd = -1;
-					failed++;
-					continue;
-				}
-				k->up = 1;
-				up++;
-			}
-			if (rate > 0 && t < k->next_ok)
-				continue;
-			w = write(k->fd, buf, size);
-			if (w > 0) {
-				k->bytes += w;
-				bytes += w;
-				if (rate > 0)
-					k->next_ok = t + w / rate;
-			} else if (w < 0 && errno != EAGAIN && errno != EINTR) {
-				close(k->fd);
-				k->fd = -1;
-				k->up = 0;
-				up--;
-				failed++;
-			}
+		while (next < nconn && l.connecting < CONNECTING)
+			conn_open(&l, next++, &ss, len, &bs, blen);
+		while (l.count && l.c[l.due[l.head]].next_ok <= t) {
+			i = due_pop(&l);
+			if (l.c[i].fd >= 0)
+				conn_write(&l, i, t, rate, buf, size);
 		}
-		if (rate > 0 && n == 0)
-			usleep(1000);
+		wait_ms = 50;
+		if (l.count) {
+			double d = (l.c[l.due[l.head]].next_ok - now_s()) * 1000;
+
+			wait_ms = d < 0 ? 0 : d < 50 ? (int)d + 1 : 50;
+		}
+		n = epoll_wait(l.ep, evs, 512, wait_ms);
+		t = now_s();
+		for (i = 0; i < n; i++)
+			conn_event(&l, evs[i].data.u32, evs[i].events, t, rate, buf, size);
 	}
 	for (i = 0; i < nconn; i++)
-		if (c[i].fd >= 0)
-			close(c[i].fd);
+		if (l.c[i].fd >= 0)
+			close(l.c[i].fd);
 	printf("{\"role\": \"client\", \"connections\": %d, \"established\": %d, \"failed\": %d, \"bytes\": %llu, \"seconds\": %.2f}\n",
-	       nconn, up, failed, (unsigned long long)bytes, now_s() - t0);
-	free(c);
+	       nconn, l.up, l.failed, (unsigned long long)l.bytes, now_s() - t0);
+	free(l.c);
+	free(l.due);
 	free(buf);
-	return failed ? 1 : 0;
+	return l.failed ? 1 : 0;
 }
 
 static void usage(FILE *f)
