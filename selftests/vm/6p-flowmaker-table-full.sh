@@ -15,7 +15,6 @@
 . "$(dirname "$0")/lib.sh"
 ktap_plan 10
 LOAD=$NPU_REPO/build/bin/npuload
-DL=auxiliary/npusim.npu.0
 N=128 T=64
 cleanup() {
 	[ -n "${CLI:-}" ] && kill $CLI $SRV 2>/dev/null
@@ -25,12 +24,7 @@ trap cleanup EXIT
 counter() { fm_ctl status --json | jq -r ".counters.$1"; }
 refused_lines() { grep -c "rule refused" $FM_LOG; }
 
-fm_setup
-check "devlink resource set connections $T + reload" bash -c \
-	"devlink resource set $DL path /fastpath/connections size $T && devlink dev reload $DL"
-sysctl -qw net.netfilter.nf_conntrack_max=65536 2>/dev/null
-echo 0 > /sys/kernel/debug/npusim/0/fp_retrans_max
-fm_start; ktap_result $? "npuflowd on $P3 $P8"
+fm_setup_table $T
 
 ip netns exec far "$LOAD" server -p 5310 -t 60 > /tmp/6p-srv.json 2>/dev/null &
 SRV=$!

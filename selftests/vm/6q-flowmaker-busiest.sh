@@ -17,7 +17,6 @@
 . "$(dirname "$0")/lib.sh"
 ktap_plan 10
 LOAD=$NPU_REPO/build/bin/npuload
-DL=auxiliary/npusim.npu.0
 N=80 T=64 P=8
 cleanup() {
 	[ -n "${CLI:-}" ] && kill $CLI $SRV 2>/dev/null
@@ -59,12 +58,7 @@ share() {
 	diag "$1: far received $f bytes in $2 s, the host took $h ($SH / 10,000)"
 }
 
-fm_setup
-check "devlink resource set connections $T + reload" bash -c \
-	"devlink resource set $DL path /fastpath/connections size $T && devlink dev reload $DL"
-sysctl -qw net.netfilter.nf_conntrack_max=65536 2>/dev/null
-echo 0 > /sys/kernel/debug/npusim/0/fp_retrans_max
-fm_start; ktap_result $? "npuflowd on $P3 $P8"
+fm_setup_table $T
 
 slow_load
 for i in $(seq 90); do
