@@ -9,13 +9,27 @@
 # refused rule writes and its log lines about them stay within a few;
 # npuctl status says the table is full and how many wait; no connection
 # left waiting has its TCP window tracking relaxed (a probe's failed write
-# takes its be-liberal back: conntrack's flags, read by fmtool).  Once the load
-# ends and conntrack is flushed, nothing is left in hardware.  Counts only.
+# takes its be-liberal back: conntrack's flags, read by fmtool); npuflowd's
+# log lines over the window stay bounded.  Once the load ends and conntrack
+# is flushed, nothing is left in hardware.  Counts only; npuflowd's CPU over
+# the window is a diag line.
+# The table and the load are the arguments, 64 and twice the table by
+# default; the whole table, by hand (issue 31, "twice the table offered"):
+#   tools/vm/run -t 1800 -- bash selftests/vm/6p-flowmaker-table-full.sh 16384 32768
+# A table over 1,024 gets a load the guest's host path carries under TCG:
+# one 100-byte write per connection every 5 s, threshold 4 frames.
 # timeout: 300
 . "$(dirname "$0")/lib.sh"
 ktap_plan 10
 LOAD=$NPU_REPO/build/bin/npuload
-N=128 T=64
+T=${1:-64}
+N=${2:-$((2 * T))}
+WAIT=$((60 + N / 200))		# s: the load's connects, then the crossings
+if [ "$T" -gt 1024 ]; then
+	RATE=(-r 20 -s 100) FM_OPTS=(-t 4 -l info)
+else
+	RATE=(-r 2000) FM_OPTS=()
+fi
 cleanup() {
 	[ -n "${CLI:-}" ] && kill $CLI $SRV 2>/dev/null
 	fm_cleanup
@@ -24,14 +38,20 @@ trap cleanup EXIT
 counter() { fm_ctl status --json | jq -r ".counters.$1"; }
 refused_lines() { grep -c "rule refused" $FM_LOG; }
 
-fm_setup_table $T
+fm_setup_table $T "${FM_OPTS[@]}"
 
-ip netns exec far "$LOAD" server -p 5310 -t 60 > /tmp/6p-srv.json 2>/dev/null &
+if [ "$N" -gt 20000 ]; then
+	ip netns exec pc sysctl -qw net.ipv4.ip_local_port_range="1024 65535"
+	ip netns exec far sysctl -qw net.core.somaxconn=65535 net.ipv4.tcp_max_syn_backlog=65535
+	sysctl -qw net.netfilter.nf_conntrack_max=$((2 * N)) net.ipv4.tcp_max_orphans=$((2 * N))
+fi
+ip netns exec far "$LOAD" server -p 5310 -t $((WAIT + 70)) -n "$N" > /tmp/6p-srv.json 2>/dev/null &
 SRV=$!
 wait_listen far 5310
-ip netns exec pc "$LOAD" client -a $FAR4 -p 5310 -c $N -t 40 -r 2000 > /tmp/6p-cli.json 2>/dev/null &
+ip netns exec pc "$LOAD" client -a $FAR4 -p 5310 -c $N -t $((WAIT + 40)) "${RATE[@]}" \
+	> /tmp/6p-cli.json 2>/dev/null &
 CLI=$!
-for i in $(seq 60); do
+for i in $(seq $WAIT); do
 	[ "$(eth_stat "$P3" hw_fp_conns)" = $T ] &&
 		[ "$(fm_ctl status --json | jq -r .full_waiting)" -ge $(( (N - T) * 9 / 10 )) ] && break
 	sleep 1
@@ -45,15 +65,19 @@ ktap_result $([ "$(echo "$st" | jq .table_full)" = true ] &&
 	"npuctl status: the table full, the rest waiting for a slot"
 
 # the steady window
+cpu() { awk '{ print $14 + $15 }' /proc/$FM_PID/stat; }
 l0=$(counter lookups) w0=$(counter hw_writes) r0=$(refused_lines) f0=$(counter full_waits)
+g0=$(wc -l < $FM_LOG) c0=$(cpu) t0=$(date +%s%N)
 sleep 10
 l=$(( $(counter lookups) - l0 )) w=$(( $(counter hw_writes) - w0 ))
 r=$(( $(refused_lines) - r0 )) f=$(( $(counter full_waits) - f0 ))
-diag "10-s window: $l lookups, $w rules written, $r refused-rule log lines, $f retries not made (no slot)"
+g=$(( $(wc -l < $FM_LOG) - g0 ))
+c=$(( ($(cpu) - c0) * 1000000000 / $(getconf CLK_TCK) * 100 / ($(date +%s%N) - t0) ))
+diag "10-s window: $l lookups, $w rules written, $r refused-rule log lines, $f retries not made (no slot), $g log lines; npuflowd's CPU $c % of one vCPU"
 ktap_result $([ "$l" -le 4 ] && [ "$r" -le 8 ]; echo $?) \
 	"the waiting connections cost nothing a second: $l lookups, $r refused-rule lines in 10 s"
-ktap_result $([ "$f" -ge $(( (N - T) * 5 )) ]; echo $?) \
-	"each waiting connection's retries counted as not made ($f)"
+ktap_result $([ "$f" -ge $(( (N - T) * 5 )) ] && [ "$g" -le 100 ]; echo $?) \
+	"each waiting connection's retries counted as not made ($f); $g log lines in 10 s"
 
 # be-liberal on the waiting ones, as conntrack has it
 lib=0 n=0
@@ -61,9 +85,11 @@ while read -r src sport dst dport; do
 	n=$((n + 1))
 	"$NPU_REPO/build/selftests-bpf/fmtool" ct-show tcp "$src" "$sport" "$dst" "$dport" |
 		grep -q 'be_liberal 1' && lib=$((lib + 1))
-done < <(fm_flows | jq -r '.[] | select(.state == "refused") | .dirs[0] | "\(.src) \(.sport) \(.dst) \(.dport)"')
+done < <(fm_flows | jq -r '.[] | select(.state == "refused") | .dirs[0] | "\(.src) \(.sport) \(.dst) \(.dport)"' |
+	head -200)
 diag "waiting connections with be-liberal set: $lib of $n (probes' writes taken back: $(counter liberal_undone))"
-ktap_result $([ "$n" -ge $(( (N - T) / 2 )) ] && [ "$lib" = 0 ]; echo $?) \
+want=$(( (N - T) / 2 < 200 ? (N - T) / 2 : 200 ))
+ktap_result $([ "$n" -ge $want ] && [ "$lib" = 0 ]; echo $?) \
 	"no waiting connection has its TCP window checks relaxed ($lib of $n)"
 
 wait $CLI; CLI=
@@ -73,8 +99,8 @@ ktap_result $([ "$(jq -r .established /tmp/6p-cli.json)" = $N ] &&
 	"all $N connections carried, in hardware or by the host, none failed"
 kill $SRV 2>/dev/null; wait $SRV 2>/dev/null
 conntrack -F >/dev/null 2>&1
-for i in $(seq 30); do
-	[ "$(fm_rules "$P3")" = 0 ] && [ "$(eth_stat "$P3" hw_fp_conns)" = 0 ] && break
+for i in $(seq $WAIT); do
+	[ "$(eth_stat "$P3" hw_fp_conns)" = 0 ] && [ "$(fm_rules "$P3")" = 0 ] && break
 	sleep 1
 done
 ktap_result $([ "$(fm_rules "$P3")" = 0 ] && [ "$(fm_rules "$P8")" = 0 ] &&

@@ -334,18 +334,20 @@ fm_setup() {
 	ip netns exec pc ping -6 -c1 -W2 $FAR6 >/dev/null
 	ip netns exec far ping -6 -c1 -W2 $PC6 >/dev/null
 }
-# fm_setup_table T: fm_setup with the coprocessor's connection table set to
-# T (devlink resource set + reload), conntrack room for a big load, no
-# give-back on TCG's retransmits, then npuflowd started: the full-table
-# tests' common start (three results).
+# fm_setup_table T [NPUFLOWD OPTIONS...]: fm_setup with the coprocessor's
+# connection table set to T (devlink resource set + reload), conntrack room
+# for a big load, no give-back on TCG's retransmits, then npuflowd started
+# (fm_start, with the options): the full-table tests' common start (three
+# results).
 fm_setup_table() {
-	local dl=auxiliary/npusim.npu.0
+	local dl=auxiliary/npusim.npu.0 t=$1
+	shift
 	fm_setup
-	check "devlink resource set connections $1 + reload" bash -c \
-		"devlink resource set $dl path /fastpath/connections size $1 && devlink dev reload $dl"
+	check "devlink resource set connections $t + reload" bash -c \
+		"devlink resource set $dl path /fastpath/connections size $t && devlink dev reload $dl"
 	sysctl -qw net.netfilter.nf_conntrack_max=65536 2>/dev/null
 	echo 0 > /sys/kernel/debug/npusim/0/fp_retrans_max
-	fm_start; ktap_result $? "npuflowd on $P3 $P8"
+	fm_start "$@"; ktap_result $? "npuflowd on $P3 $P8"
 }
 # fm_in_hw DEV: npuflowd's skip_sw rules on DEV's ingress that are in hardware.
 fm_in_hw() {
