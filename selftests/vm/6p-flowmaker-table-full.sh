@@ -24,7 +24,8 @@ ktap_plan 10
 LOAD=$NPU_REPO/build/bin/npuload
 T=${1:-64}
 N=${2:-$((2 * T))}
-WAIT=$((60 + N / 200))		# s: the load's connects, then the crossings
+WAIT=$((60 + N / 200))		# s, at most: the load's connects, then the crossings
+RUN=$((40 + N / 50))		# s: the load (fills, the window, the checks)
 if [ "$T" -gt 1024 ]; then
 	RATE=(-r 20 -s 100) FM_OPTS=(-t 4 -l info)
 else
@@ -45,10 +46,10 @@ if [ "$N" -gt 20000 ]; then
 	ip netns exec far sysctl -qw net.core.somaxconn=65535 net.ipv4.tcp_max_syn_backlog=65535
 	sysctl -qw net.netfilter.nf_conntrack_max=$((2 * N)) net.ipv4.tcp_max_orphans=$((2 * N))
 fi
-ip netns exec far "$LOAD" server -p 5310 -t $((WAIT + 70)) -n "$N" > /tmp/6p-srv.json 2>/dev/null &
+ip netns exec far "$LOAD" server -p 5310 -t $((RUN + 20)) -n "$N" > /tmp/6p-srv.json 2>/dev/null &
 SRV=$!
 wait_listen far 5310
-ip netns exec pc "$LOAD" client -a $FAR4 -p 5310 -c $N -t $((WAIT + 40)) "${RATE[@]}" \
+ip netns exec pc "$LOAD" client -a $FAR4 -p 5310 -c $N -t $RUN "${RATE[@]}" \
 	> /tmp/6p-cli.json 2>/dev/null &
 CLI=$!
 for i in $(seq $WAIT); do
