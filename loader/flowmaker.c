@@ -405,9 +405,23 @@ enum fm_action fm_cand_lookup(struct fm *fm, struct fm_entry *e, uint64_t frames
 	e->rec.cand_bytes = bytes;
 	if (!full_admit(fm, e, now))
 		return refuse(fm, e, NPUFLOW_FR_TABLE_FULL, 0, now);
+	return fm_lookup_start(fm, e, now);
+}
+
+enum fm_action fm_lookup_start(struct fm *fm, struct fm_entry *e, uint64_t now)
+{
 	fm_set_state(fm, e, NPUFLOW_CS_LOOKUP, now);
 	fm->stat[NPUFLOW_FM_LOOKUPS]++;
 	return FM_A_LOOKUP;
+}
+
+void fm_hold(struct fm *fm, struct fm_entry *e, uint64_t until_ns, uint64_t now)
+{
+	e->rec.until_ns = until_ns;
+	e->rec.holds++;
+	e->rec.flags &= ~(NPUFLOW_CONN_F_SEEN | NPUFLOW_CONN_F_HW0 | NPUFLOW_CONN_F_HW1);
+	fm_set_state(fm, e, NPUFLOW_CS_HELD, now);
+	fm->stat[NPUFLOW_FM_HELD]++;
 }
 
 /* A key no entry has: a new pending entry, watched or looked up. */
@@ -447,13 +461,9 @@ static enum fm_action cand_hold(struct fm *fm, struct fm_entry *e, uint64_t now)
 		       fm->cfg.hold_max_ns : e->rec.wait_ns * 2;
 	e->rec.wait_ns = wait;
 	e->rec.last_giveback_ns = now;
-	e->rec.until_ns = now + wait;
 	e->rec.givebacks++;
-	e->rec.holds++;
-	e->rec.flags &= ~(NPUFLOW_CONN_F_SEEN | NPUFLOW_CONN_F_HW0 | NPUFLOW_CONN_F_HW1);
-	fm_set_state(fm, e, NPUFLOW_CS_HELD, now);
+	fm_hold(fm, e, now + wait, now);
 	fm->stat[NPUFLOW_FM_GIVEBACKS]++;
-	fm->stat[NPUFLOW_FM_HELD]++;
 	return FM_A_HOLD;
 }
 
@@ -751,9 +761,7 @@ enum fm_action fm_recheck(struct fm *fm, uint32_t id, uint64_t frames, uint64_t 
 	if (frames > e->rec.cand_frames || bytes > e->rec.cand_bytes) {
 		e->rec.cand_frames = frames;
 		e->rec.cand_bytes = bytes;
-		fm_set_state(fm, e, NPUFLOW_CS_LOOKUP, now);
-		fm->stat[NPUFLOW_FM_LOOKUPS]++;
-		return FM_A_LOOKUP;
+		return fm_lookup_start(fm, e, now);
 	}
 	if (now - e->rec.state_ns >= fm->cfg.watch_ns) {
 		fm->stat[NPUFLOW_FM_EXPIRED]++;

@@ -16,6 +16,11 @@ void fm_set_state(struct fm *fm, struct fm_entry *e, uint32_t st, uint64_t now);
  */
 enum fm_action fm_cand_lookup(struct fm *fm, struct fm_entry *e, uint64_t frames,
 			      uint64_t bytes, uint64_t now);
+/* @e goes to a lookup (admitted, or its slot promised): FM_A_LOOKUP. */
+enum fm_action fm_lookup_start(struct fm *fm, struct fm_entry *e, uint64_t now);
+/* Made @e held until @until_ns, its rules to be taken out (a give-back, an
+ * eviction): traffic seen meanwhile (NPUFLOW_CONN_F_SEEN) remakes it after. */
+void fm_hold(struct fm *fm, struct fm_entry *e, uint64_t until_ns, uint64_t now);
 /* Samples @count (a running total) into @r at @now (fm_evict.c). */
 void fm_rate_sample(struct fm_rate *r, uint64_t count, uint64_t now);
 /*

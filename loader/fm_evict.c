@@ -135,12 +135,8 @@ static void rank(struct pick *p, unsigned int *n, uint32_t id, uint32_t pps, int
 static void evict(struct fm *fm, struct fm_entry *e, uint64_t now)
 {
 	e->reserved = 0;
-	e->rec.until_ns = now + fm->cfg.evict_hold_ns;
-	e->rec.holds++;
-	e->rec.flags &= ~(NPUFLOW_CONN_F_SEEN | NPUFLOW_CONN_F_HW0 | NPUFLOW_CONN_F_HW1);
 	e->rec.flags |= NPUFLOW_CONN_F_EVICTED;
-	fm_set_state(fm, e, NPUFLOW_CS_HELD, now);
-	fm->stat[NPUFLOW_FM_HELD]++;
+	fm_hold(fm, e, now + fm->cfg.evict_hold_ns, now);
 	fm->stat[NPUFLOW_FM_EVICTED]++;
 }
 
@@ -223,9 +219,7 @@ unsigned int fm_evict_tick(struct fm *fm, uint64_t now, fm_action_cb cb, void *c
 			break;
 		fm->e[slow[i].id].reserved = 1;
 		w->victim = slow[i].id + 1;
-		fm_set_state(fm, w, NPUFLOW_CS_LOOKUP, now);
-		fm->stat[NPUFLOW_FM_LOOKUPS]++;
-		cb(ctx, FM_A_LOOKUP, busy[i].id);
+		cb(ctx, fm_lookup_start(fm, w, now), busy[i].id);
 		n++;
 	}
 	return n;

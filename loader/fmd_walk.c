@@ -238,7 +238,6 @@ void fmd_busy_walk(struct fmd *d, uint64_t now)
 		if (now < b->next_ns || d->cand_fd < 0 || !fm_waiting(&d->fm))
 			return;
 		b->active = 1;
-		b->seen = 0;
 		walk_begin(w);
 		d->fm.stat[NPUFLOW_FM_BUSY_WALKS]++;
 	}
@@ -257,8 +256,8 @@ void fmd_busy_walk(struct fmd *d, uint64_t now)
 			walked += w->n;
 			continue;
 		}
-		b->seen += fm_waiting_seen(&d->fm, &w->keys[w->pos], w->vals[w->pos].frames,
-					   w->vals[w->pos].first_ns, now);
+		fm_waiting_seen(&d->fm, &w->keys[w->pos], w->vals[w->pos].frames,
+				w->vals[w->pos].first_ns, now);
 		w->pos++;
 	}
 	if (!w->last)

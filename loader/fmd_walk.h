@@ -37,7 +37,6 @@ struct fmd_busy {
 	int active;
 	uint64_t next_ns;		/* none begins before */
 	struct fmd_cwalk w;
-	uint64_t seen;			/* this walk: waiting directions sampled */
 };
 
 /*
