@@ -453,6 +453,21 @@ int ctc_set_timeout(struct ctc *c, const struct npuflow_key *orig, uint32_t zone
 	return update(c, ct);
 }
 
+size_t ctc_build_timeout(void *buf, size_t len, const struct npuflow_key *orig, uint32_t zone,
+			 uint32_t secs, uint32_t seq)
+{
+	struct nf_conntrack *ct = to_ct(orig, 0, zone);
+	size_t n;
+
+	if (!ct)
+		return 0;
+	nfct_set_attr_u32(ct, ATTR_TIMEOUT, secs);
+	/* as nfct_query(NFCT_Q_UPDATE): IPCTNL_MSG_CT_NEW without NLM_F_CREATE */
+	n = build_req(buf, len, IPCTNL_MSG_CT_NEW, orig->family, seq, ct);
+	nfct_destroy(ct);
+	return n;
+}
+
 /*
  * The update that sets (@on) or clears both directions' BE_LIBERAL flag of
  * @orig's entry: the flag under its mask (ctnetlink's nlattr_to_tcp()

@@ -56,6 +56,13 @@ int ctc_find(struct ctc *c, const struct npuflow_key *t, uint32_t zone, struct c
 	     int *dir);
 int ctc_set_timeout(struct ctc *c, const struct npuflow_key *orig, uint32_t zone,
 		    uint32_t secs);
+/*
+ * ctc_set_timeout()'s request built into @buf (@len bytes, at least 512) as
+ * nfnetlink message @seq, to be sent with others (nls_batch on a
+ * NETLINK_NETFILTER socket): its length, or 0 if it does not fit.
+ */
+size_t ctc_build_timeout(void *buf, size_t len, const struct npuflow_key *orig, uint32_t zone,
+			 uint32_t secs, uint32_t seq);
 /* Both directions' IP_CT_TCP_FLAG_BE_LIBERAL set (@on) or cleared (TCP;
  * others: 0, nothing done).  0 or -errno. */
 int ctc_be_liberal(struct ctc *c, const struct npuflow_key *orig, uint32_t zone, int on);

@@ -930,14 +930,26 @@ void fm_rescan_free(struct fm_rescan *r)
 	memset(r, 0, sizeof(*r));
 }
 
-uint64_t fm_keepalive_next(uint64_t now, uint64_t period, uint64_t took, uint64_t bound)
+uint64_t fm_pace_next(uint64_t now, uint64_t period, uint64_t took, uint64_t bound)
 {
-	uint64_t gap = took > UINT64_MAX / FM_KEEPALIVE_SHARE ? UINT64_MAX :
-		       took * FM_KEEPALIVE_SHARE;
+	uint64_t gap = took > UINT64_MAX / FM_PACE_SHARE ? UINT64_MAX : took * FM_PACE_SHARE;
 
 	if (gap > bound)
 		gap = bound;
-	return now + (gap > period ? gap : period);
+	if (gap < period)
+		gap = period;
+	return gap > UINT64_MAX - now ? UINT64_MAX : now + gap;
+}
+
+uint64_t fm_keepalive_bound(uint32_t tcp_s, uint32_t udp_s, uint32_t classes)
+{
+	uint64_t s = UINT64_MAX;
+
+	if ((classes & FM_CLASS_TCP) && tcp_s < s)
+		s = tcp_s;
+	if ((classes & FM_CLASS_UDP) && udp_s < s)
+		s = udp_s;
+	return s == UINT64_MAX ? s : s * 1000000000ull / 4;
 }
 
 void fm_count_states(const struct fm *fm, __u64 *out)

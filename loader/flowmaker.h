@@ -155,6 +155,7 @@ struct fm_rate {
 	uint64_t base;		/* the count at @ns */
 	uint64_t ns;		/* the last sample, 0 = none */
 	uint32_t pps;
+	uint32_t known;		/* @pps is a measured rate (two samples apart) */
 };
 
 struct fm_entry {
@@ -364,18 +365,35 @@ void fm_rescan_free(struct fm_rescan *r);
 /* Connections per state into out[NPUFLOW_CS_MAX]. */
 void fm_count_states(const struct fm *fm, __u64 *out);
 
-/* Keepalive's share of the loop's time, at most 1/FM_KEEPALIVE_SHARE
- * (fm_keepalive_next()). */
-#define FM_KEEPALIVE_SHARE	10
 /*
- * When the next keepalive starts, this one having ended at @now and taken
- * @took (ns): @period (--keepalive-ms) after it, or FM_KEEPALIVE_SHARE
- * times @took when that is longer (its dump of every rule grows with the
- * connections made), but never more than
- * @bound after it (the conntrack refresh's: an eighth of the shortest
- * timeout) unless @period itself is.
+ * The daemon's passes over every connection (keepalive's dump of the
+ * rules, the conntrack sweep, the egress recheck) take at most
+ * 1/FM_PACE_SHARE of the loop's time: a pass that grows with the
+ * connections held comes less often, so that their upkeep stays 2 % of a
+ * CPU at any table size (issue 31's budget for the driver's statistics
+ * work and keepalive together).
  */
-uint64_t fm_keepalive_next(uint64_t now, uint64_t period, uint64_t took, uint64_t bound);
+#define FM_PACE_SHARE	50
+/*
+ * fm_pace_next() - when the next pass starts, this one having ended at @now
+ * (ns) and taken @took (ns): @period after it, or FM_PACE_SHARE times @took
+ * when that is longer, but never more than @bound after it unless @period
+ * itself is (the operator's).  @bound UINT64_MAX: none.
+ */
+uint64_t fm_pace_next(uint64_t now, uint64_t period, uint64_t took, uint64_t bound);
+
+/* Connection classes with a conntrack timeout of their own (fm_keepalive_bound()). */
+#define FM_CLASS_TCP	1	/* nf_conntrack_tcp_timeout_established */
+#define FM_CLASS_UDP	2	/* nf_conntrack_udp_timeout_stream */
+/*
+ * fm_keepalive_bound() - the longest gap (ns) between two keepalives while
+ * connections of @classes (FM_CLASS_*) are made, their conntrack timeouts
+ * @tcp_s and @udp_s (s): a quarter of the shortest.  A moving connection is
+ * refreshed at a pass once a quarter of its timeout has passed since the
+ * last refresh, so two refreshes are at most half a timeout and one pass
+ * apart.  UINT64_MAX when @classes is 0.
+ */
+uint64_t fm_keepalive_bound(uint32_t tcp_s, uint32_t udp_s, uint32_t classes);
 
 const char *fm_action_name(enum fm_action a);
 

@@ -16,8 +16,9 @@
  * slowest, while the waiting one's rate is at least cfg.evict_ratio times
  * the made one's: the made one is taken out and held back for
  * cfg.evict_hold_ns (NPUFLOW_CONN_F_EVICTED), its slot given to the waiting
- * one's lookup.  A connection made less than cfg.evict_min_ns ago is not
- * displaced (its rate is not known yet, and what was just written stays
+ * one's lookup.  A connection made less than cfg.evict_min_ns ago, or
+ * whose rate keepalive has not measured yet (two samples, which its pace
+ * can put a minute apart), is not displaced (what was just written stays
  * long enough to pay for its write); the ratio and the hold-back keep two
  * connections of about the same rate from trading the slot back and forth.
  *
@@ -57,6 +58,7 @@ void fm_rate_sample(struct fm_rate *r, uint64_t count, uint64_t now)
 	if (now - r->ns < FM_RATE_NS)
 		return;
 	r->pps = per_second(count - r->base, now - r->ns);
+	r->known = 1;
 	r->base = count;
 	r->ns = now;
 }
@@ -94,6 +96,7 @@ int fm_waiting_seen(struct fm *fm, const struct npuflow_key *k, uint64_t frames,
 	r = &e->rate[e->nkeys > 1 && !memcmp(k, &e->rec.key[1], sizeof(*k))];
 	if (!r->ns && first_ns && now > first_ns + FM_RATE_FIRST_NS) {
 		r->pps = per_second(frames, now - first_ns);
+		r->known = 1;
 		r->base = frames;
 		r->ns = now;
 		return 1;
@@ -203,7 +206,7 @@ unsigned int fm_evict_tick(struct fm *fm, uint64_t now, fm_action_cb cb, void *c
 
 		if (e->rec.state == NPUFLOW_CS_MADE) {
 			if (!e->reserved && now - e->rec.made_ns >= c->evict_min_ns &&
-			    (e->rate[0].ns || e->rate[1].ns))
+			    (e->rate[0].known || e->rate[1].known))
 				rank(slow, &ns, id, fm_rate_pps(e, now), 1);
 		} else if (waits_for_slot(e)) {
 			pps = fm_rate_pps(e, now);

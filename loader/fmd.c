@@ -18,6 +18,7 @@
 #include <bpf/libbpf.h>
 #include "fmd.h"
 #include "fmd_egress.h"
+#include "fmd_keepalive.h"
 #include "fmd_walk.h"
 #include "tcflower.h"
 
@@ -39,10 +40,14 @@
  */
 #define FMD_ROUTE_MAX_AGE_NS	(30000ull * 1000000)
 /* The egress of made connections is checked again at most this often after
- * rtnetlink announced changes (within a second of a change), and at least
- * every FMD_RECHECK_IDLE_NS for what it does not announce (a qdisc). */
+ * rtnetlink announced changes, and at least every FMD_RECHECK_IDLE_NS for
+ * what it does not announce (a qdisc); each stretched by the check's cost
+ * (fm_pace_next()) up to FMD_RECHECK_MAX_NS (a change is obeyed within a
+ * second) and FMD_RECHECK_IDLE_MAX_NS. */
 #define FMD_RECHECK_NS		(200ull * 1000000)
+#define FMD_RECHECK_MAX_NS	(1000ull * 1000000)
 #define FMD_RECHECK_IDLE_NS	(5000ull * 1000000)
+#define FMD_RECHECK_IDLE_MAX_NS	(60000ull * 1000000)
 
 uint64_t fmd_now(void)
 {
@@ -50,27 +55,6 @@ uint64_t fmd_now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
-static uint32_t read_sysctl(const char *path, uint32_t dflt)
-{
-	FILE *f = fopen(path, "r");
-	unsigned int v;
-
-	if (!f)
-		return dflt;
-	if (fscanf(f, "%u", &v) != 1)
-		v = dflt;
-	fclose(f);
-	return v;
-}
-
-static void read_timeouts(struct fmd *d)
-{
-	d->tcp_timeout = read_sysctl("/proc/sys/net/netfilter/nf_conntrack_tcp_timeout_established",
-				     432000);
-	d->udp_timeout = read_sysctl("/proc/sys/net/netfilter/nf_conntrack_udp_timeout_stream",
-				     120);
 }
 
 static const char *ifn(uint32_t ifindex, char *buf)
@@ -94,7 +78,7 @@ static void fmt_key(const struct npuflow_key *k, char *buf, size_t len)
 
 /* --- pinned map mirror --------------------------------------------------- */
 
-static void sync_id(struct fmd *d, uint32_t id)
+void fmd_sync_id(struct fmd *d, uint32_t id)
 {
 	struct fm_entry *e = &d->fm.e[id];
 
@@ -183,10 +167,8 @@ static int ensure_clsact(struct fmd *d, uint32_t ifindex)
 	return rc;
 }
 
-/* Rule @handle filed under (@prio, @proto) on @ifindex's ingress: 0 if it
- * is gone (or was not there), -errno. */
-static int hw_del_rule(struct fmd *d, uint32_t ifindex, uint16_t prio, uint16_t proto,
-		       uint32_t handle)
+int fmd_hw_del_rule(struct fmd *d, uint32_t ifindex, uint16_t prio, uint16_t proto,
+		    uint32_t handle)
 {
 	char buf[512] __attribute__((aligned(8)));
 	size_t n;
@@ -205,7 +187,7 @@ static int hw_del_dir(struct fmd *d, const struct npuflow_conn *c, int dir)
 {
 	if (!c->hw_handle[dir] || !c->key[dir].ifindex)
 		return 0;
-	return hw_del_rule(d, c->key[dir].ifindex, tcfl_prio(&c->key[dir]),
+	return fmd_hw_del_rule(d, c->key[dir].ifindex, tcfl_prio(&c->key[dir]),
 			   tcfl_proto(&c->key[dir]), c->hw_handle[dir]);
 }
 
@@ -569,7 +551,7 @@ static void evicted(struct fmd *d, struct fm_entry *e, uint64_t now)
 	rearm(d, e);
 	d->log(L_INFO, "connection %u taken out for a busier one: held back %llu ms", id,
 	       (unsigned long long)((e->rec.until_ns - now) / 1000000));
-	sync_id(d, id);
+	fmd_sync_id(d, id);
 }
 
 static void do_write(struct fmd *d, uint32_t id, uint64_t now, uint64_t lookup_ns);
@@ -649,7 +631,7 @@ static void take_back_twin(struct fmd *d, uint32_t id, const struct fm_lookup *l
 	       "not if%u vlan %u", oid, dir, l->key[dir].ifindex, l->key[dir].vlan_outer,
 	       o->rec.key[dir].ifindex, o->rec.key[dir].vlan_outer);
 	fm_forget(&d->fm, oid);
-	sync_id(d, oid);
+	fmd_sync_id(d, oid);
 }
 
 /*
@@ -769,7 +751,7 @@ static void lookup_answered(struct fmd *d, uint32_t id, uint64_t now, uint64_t c
 		fmt_key(&cand, kb, sizeof(kb));
 		d->log(L_DBG, "%s: stays on the host: %s", kb, fm_reason_name(e->rec.reason));
 	}
-	sync_id(d, id);
+	fmd_sync_id(d, id);
 }
 
 /*
@@ -896,6 +878,7 @@ static void note_made(struct fmd *d, struct fm_entry *e, uint64_t hw_ns)
 	e->rec.first_ns = first;
 	e->rec.hw_ns = hw_ns;
 	e->rec.punted = frames;
+	fmd_keepalive_made(d, e, hw_ns);
 }
 
 /* --- writing, in batches --------------------------------------------------- */
@@ -1090,7 +1073,7 @@ static void wq_done(struct fmd *d, const struct fmd_wq_item *it, const int rc[2]
 		       e->rec.flags & NPUFLOW_CONN_F_NAT ? " (NAT)" : "", it->lookup_ns / 1e6, n,
 		       lib_ms, rules_ms, it->ev_ns / 1e6, it->ct_ns / 1e6, it->eg_ns / 1e6);
 	}
-	sync_id(d, it->id);
+	fmd_sync_id(d, it->id);
 }
 
 static void wq_flush(struct fmd *d)
@@ -1138,18 +1121,18 @@ void fmd_event(struct fmd *d, const struct npuflow_event *ev, uint64_t now)
 		rearm(d, e);
 		d->log(L_INFO, "connection %u given back under a new identity: held %llu ms",
 		       id, (unsigned long long)(e->rec.wait_ns / 1000000));
-		sync_id(d, id);
+		fmd_sync_id(d, id);
 		break;
 	}
 	case FM_A_WATCH:
-		sync_id(d, id);
+		fmd_sync_id(d, id);
 		break;
 	case FM_A_REARM:
 		rearm(d, &d->fm.e[id]);
 		break;
 	default:
 		if (id < d->fm.cfg.max_conns && d->fm.e[id].dirty)
-			sync_id(d, id);
+			fmd_sync_id(d, id);
 		break;
 	}
 }
@@ -1165,7 +1148,7 @@ static void takeout(struct fmd *d, uint32_t id, enum fm_action a)
 		d->log(L_INFO, "connection %u taken out (conntrack dropped it)", id);
 	}
 	fm_forget(&d->fm, id);
-	sync_id(d, id);
+	fmd_sync_id(d, id);
 }
 
 /* The connection of a conntrack entry that went, or is @why: taken out. */
@@ -1256,10 +1239,11 @@ static void resync(struct fmd *d)
  * Every FMD_SWEEP_NS, when anything holds a conntrack entry: a DESTROY can
  * fail to arrive with no overrun reported (VM test 65: 10 of 1,011 after a
  * conntrack -F, none within 60 s), and a made connection whose entry went
- * would stay in hardware.  One dump of the table (a few ms for a thousand
- * entries).
+ * would stay in hardware.  One dump of the table, which grows with it: the
+ * period is stretched by its cost (fm_pace_next()), up to FMD_SWEEP_MAX_NS.
  */
-#define FMD_SWEEP_NS	(10ull * 1000000000)
+#define FMD_SWEEP_NS		(10ull * 1000000000)
+#define FMD_SWEEP_MAX_NS	(60ull * 1000000000)
 
 static void sweep(struct fmd *d)
 {
@@ -1290,182 +1274,6 @@ void fmd_ct_closing_input(struct fmd *d, uint64_t now)
 	(void)now;
 	if (ctc_closing_events(&d->ct) == -ENOBUFS)
 		resync(d);
-}
-
-/* --- keepalive: tc stats in, conntrack timeouts out ------------------------ */
-
-struct dump_ctx {
-	struct fmd *d;
-	uint64_t now;
-	struct orphan { uint32_t handle, prio_proto; } *orph;
-	uint32_t norphans, cap;
-	uint32_t *refresh;
-	uint32_t nrefresh, rcap;
-	uint8_t *present;	/* restore: bit per direction */
-	uint32_t ifindex;
-};
-
-static int push(uint32_t **arr, uint32_t *n, uint32_t *cap, uint32_t v)
-{
-	if (*n == *cap) {
-		uint32_t nc = *cap ? *cap * 2 : 64, *p = realloc(*arr, nc * sizeof(*p));
-
-		if (!p)
-			return -1;
-		*arr = p;
-		*cap = nc;
-	}
-	(*arr)[(*n)++] = v;
-	return 0;
-}
-
-static int dump_cb(const struct nlmsghdr *nlh, void *data)
-{
-	struct dump_ctx *c = data;
-	struct fmd *d = c->d;
-	struct tcfl_info in;
-	struct fm_entry *e;
-	uint32_t id;
-	int dir;
-
-	if (tcfl_parse(nlh, &in) || !in.handle || !tcfl_prio_ours(in.prio))
-		return MNL_CB_OK;
-	tcfl_handle_split(in.handle, &id, &dir);
-	e = fm_get(&d->fm, id);
-	if (!e || !(e->rec.flags & (dir ? NPUFLOW_CONN_F_HW1 : NPUFLOW_CONN_F_HW0)) ||
-	    e->rec.hw_handle[dir] != in.handle || e->rec.key[dir].ifindex != in.ifindex ||
-	    tcfl_prio(&e->rec.key[dir]) != in.prio ||
-	    (c->present && (c->present[id] & (1 << dir)))) {
-		if (c->norphans == c->cap) {
-			uint32_t nc = c->cap ? c->cap * 2 : 64;
-			struct orphan *o = realloc(c->orph, nc * sizeof(*o));
-
-			if (!o)
-				return MNL_CB_OK;
-			c->orph = o;
-			c->cap = nc;
-		}
-		c->orph[c->norphans].handle = in.handle;
-		c->orph[c->norphans++].prio_proto = (uint32_t)in.prio << 16 | in.protocol;
-		return MNL_CB_OK;
-	}
-	if (c->present)
-		c->present[id] |= 1 << dir;
-	if (in.have_stats) {
-		uint64_t age = in.lastuse_ms * 1000000ull;
-
-		if (fm_hw_stats(&d->fm, id, dir, in.packets, in.bytes,
-				!in.have_lastuse ? 0 : c->now > age ? c->now - age : 0, c->now))
-			push(&c->refresh, &c->nrefresh, &c->rcap, id);
-	}
-	return MNL_CB_OK;
-}
-
-/* @terse: keepalive's dump (counters, no matches: tcfl_build_dump). */
-static void dump_port(struct fmd *d, struct dump_ctx *c, uint32_t ifindex, int terse)
-{
-	char buf[512] __attribute__((aligned(8)));
-	size_t n = tcfl_build_dump(buf, sizeof(buf), ifindex, nls_seq(&d->tc), terse);
-	uint32_t i;
-	int rc;
-
-	c->norphans = 0;
-	c->ifindex = ifindex;
-	rc = nls_talk(&d->tc, buf, n, dump_cb, c);
-	if (rc && rc != -EINVAL && rc != -ENOENT)
-		d->log(L_DBG, "if%u: filter dump: %s", ifindex, strerror(-rc));
-	for (i = 0; i < c->norphans; i++) {
-		uint16_t prio = c->orph[i].prio_proto >> 16;
-
-		if (!hw_del_rule(d, ifindex, prio, c->orph[i].prio_proto & 0xffff,
-				 c->orph[i].handle)) {
-			d->fm.stat[NPUFLOW_FM_HW_ORPHANS]++;
-			d->log(L_WARN, "if%u: deleted orphan rule handle %u prio %u", ifindex,
-			       c->orph[i].handle, prio);
-		}
-	}
-}
-
-/*
- * Whether a made connection whose hardware counters moved has its conntrack
- * timeout (@timeout_s, what the host's own frames would set) refreshed now:
- * once a quarter of it has passed since the last refresh, so that conntrack
- * never expires a moving connection and one that goes idle leaves within
- * 1.25 timeouts; not every keepalive (1,024 connections cost 1,024
- * conntrack messages a keepalive otherwise).
- */
-static int ct_refresh_due(const struct fm_entry *e, uint32_t timeout_s, uint64_t now)
-{
-	uint64_t every = (uint64_t)timeout_s * 1000000000ull / 4;
-
-	return !e->ct_refresh_ns || now - e->ct_refresh_ns >= every;
-}
-
-static void keepalive(struct fmd *d, uint64_t now)
-{
-	struct dump_ctx c = { .d = d, .now = now };
-	uint32_t i;
-	int p;
-
-	uint64_t t0 = fmd_now(), t1;
-
-	read_timeouts(d);
-	for (p = 0; p < d->nports; p++)
-		dump_port(d, &c, d->ports[p].ifindex, 1);
-	t1 = fmd_now();
-	d->ka_dump_ns += t1 - t0;
-	for (i = 0; i < c.nrefresh; i++) {
-		struct fm_entry *e = fm_get(&d->fm, c.refresh[i]);
-		uint32_t t;
-
-		if (!e || e->rec.state != NPUFLOW_CS_MADE)
-			continue;
-		e->dirty = 1;
-		t = e->rec.key[0].proto == 6 ? d->tcp_timeout : d->udp_timeout;
-		if (!ct_refresh_due(e, t, now))
-			continue;
-		if (!ctc_set_timeout(&d->ct, &e->rec.key[0], e->rec.zone, t)) {
-			d->fm.stat[NPUFLOW_FM_CT_REFRESH]++;
-			d->ka_refreshed++;
-			e->ct_refresh_ns = now;
-		}
-	}
-	d->ka_ct_ns += fmd_now() - t1;
-	for (i = 0; i < fm_id_end(&d->fm); i++)
-		if (d->fm.e[i].dirty && d->fm.e[i].rec.state == NPUFLOW_CS_MADE)
-			sync_id(d, i);
-	free(c.orph);
-	free(c.refresh);
-	d->ka_runs++;
-	d->ka_ns += fmd_now() - t0;
-}
-
-/*
- * A keepalive, then the next one's start (fm_keepalive_next()): at most a
- * tenth of the loop's time, within an eighth of the shortest conntrack
- * timeout (ct_refresh_due() refreshes at a quarter of it).  A pace longer
- * than --keepalive-ms is logged (debug) when it begins and when it ends;
- * the loop's line counts the runs.
- */
-static void keepalive_paced(struct fmd *d, uint64_t now)
-{
-	uint64_t t0 = fmd_now(), end, gap, bound;
-	uint32_t shortest;
-	int stretched;
-
-	keepalive(d, now);
-	end = fmd_now();
-	shortest = d->tcp_timeout < d->udp_timeout ? d->tcp_timeout : d->udp_timeout;
-	bound = (uint64_t)shortest * 1000000000ull / 8;
-	d->next_keepalive_ns = fm_keepalive_next(end, d->o->keepalive_ns, end - t0, bound);
-	gap = d->next_keepalive_ns - end;
-	stretched = gap > d->o->keepalive_ns;
-	if (stretched && !d->ka_stretched)
-		d->log(L_DBG, "keepalive: its run took %.0f ms; every %.1f s from now on, at most a "
-		       "tenth of the loop", (end - t0) / 1e6, gap / 1e9);
-	else if (!stretched && d->ka_stretched)
-		d->log(L_DBG, "keepalive: every %.1f s again", d->o->keepalive_ns / 1e9);
-	d->ka_stretched = stretched;
 }
 
 /* --- timers ---------------------------------------------------------------- */
@@ -1534,6 +1342,7 @@ static const char *egress_why(uint32_t rc)
 
 static void recheck_egress(struct fmd *d, uint64_t now)
 {
+	uint64_t t0 = fmd_now(), end;
 	int n = 0, kept = 0;
 	uint32_t id, rc;
 
@@ -1542,9 +1351,6 @@ static void recheck_egress(struct fmd *d, uint64_t now)
 	if (!d->egress_dirty || now < d->next_recheck_ns)
 		return;
 	d->egress_dirty = 0;
-	/* without the monitor every lookup is a round trip: once a period */
-	d->next_recheck_ns = now + (d->mon.nl ? FMD_RECHECK_NS : FMD_RECHECK_IDLE_NS);
-	d->egress_idle_ns = now + FMD_RECHECK_IDLE_NS;
 	fmd_egress_recheck_ports(d, now);
 	for (id = 0; id < fm_id_end(&d->fm); id++) {
 		struct fm_entry *e = &d->fm.e[id];
@@ -1561,9 +1367,17 @@ static void recheck_egress(struct fmd *d, uint64_t now)
 		rearm(d, e);
 		d->log(L_INFO, "connection %u back to the host: %s", id, egress_why(rc));
 		fm_forget(&d->fm, id);
-		sync_id(d, id);
+		fmd_sync_id(d, id);
 		n++;
 	}
+	/* paced by its cost (fm_pace_next()); without the monitor every lookup
+	 * is a round trip: once an idle period */
+	end = fmd_now();
+	d->egress_ns += end - t0;
+	d->next_recheck_ns = fm_pace_next(end, d->mon.nl ? FMD_RECHECK_NS : FMD_RECHECK_IDLE_NS,
+					  end - t0, FMD_RECHECK_MAX_NS);
+	d->egress_idle_ns = fm_pace_next(end, FMD_RECHECK_IDLE_NS, end - t0,
+					 FMD_RECHECK_IDLE_MAX_NS);
 	if (n)
 		d->log(L_INFO, "egress recheck: %d connection(s) back to the host", n);
 	if (kept)
@@ -1680,7 +1494,7 @@ void fmd_tick(struct fmd *d, uint64_t now)
 			} else if (r == FM_A_FORGET) {
 				rearm(d, e);
 				fm_forget(&d->fm, id);
-				sync_id(d, id);
+				fmd_sync_id(d, id);
 			}
 			break;
 		}
@@ -1697,20 +1511,24 @@ void fmd_tick(struct fmd *d, uint64_t now)
 					 v.last_ns, now, &nid) == FM_A_LOOKUP)
 				do_lookup(d, nid, now, v.last_ns);
 			else
-				sync_id(d, id);
+				fmd_sync_id(d, id);
 			break;
 		}
 		default:
-			sync_id(d, id);
+			fmd_sync_id(d, id);
 			break;
 		}
 	}
 	d->fmtick_ns += fmd_now() - t0;
-	if (now >= d->next_keepalive_ns)
-		keepalive_paced(d, now);
+	fmd_keepalive_tick(d, now);
 	if (now >= d->next_sweep_ns) {
-		d->next_sweep_ns = now + FMD_SWEEP_NS;
+		uint64_t end;
+
+		t0 = fmd_now();
 		sweep(d);
+		end = fmd_now();
+		d->sweep_ns += end - t0;
+		d->next_sweep_ns = fm_pace_next(end, FMD_SWEEP_NS, end - t0, FMD_SWEEP_MAX_NS);
 	}
 	monitor_poll(d);
 	recheck_egress(d, now);
@@ -1739,7 +1557,7 @@ static int release_one(struct fmd *d, uint32_t id, uint64_t now)
 		d->log(L_WARN, "connection %u: be-liberal failed: %s", id, strerror(-rc));
 	hw_delete(d, e);
 	d->log(L_INFO, "connection %u released to the host", id);
-	sync_id(d, id);
+	fmd_sync_id(d, id);
 	return 1;
 }
 
@@ -1788,20 +1606,53 @@ void fmd_ctl(struct fmd *d, const char *req, char *out, size_t len, uint64_t now
 
 /* --- restart ------------------------------------------------------------------ */
 
-/* A dumped entry: its zone is in use. */
-static void zone_cb(void *ctx, const struct ct_info *ci)
-{
-	struct fmd *d = ctx;
+#define FMD_RESTORE_BATCH	1024
 
-	ctz_seen(&d->zones, ci->zone, fmd_now());
+/* One pinned record: restored, or (transient or bad) its rules and the
+ * record gone (a bucket the batch read already: its walk goes on). */
+static void restore_one(struct fmd *d, uint32_t id, const struct npuflow_conn *rec)
+{
+	if (!fm_restore(&d->fm, id, rec))
+		return;
+	if (rec->flags & NPUFLOW_CONN_F_HW0)
+		hw_del_dir(d, rec, 0);
+	if (rec->flags & NPUFLOW_CONN_F_HW1)
+		hw_del_dir(d, rec, 1);
+	bpf_map_delete_elem(d->conn_fd, &id);
+}
+
+/* The pinned records, FMD_RESTORE_BATCH a bpf_map_lookup_batch(): 0 or -1. */
+static int restore_records(struct fmd *d)
+{
+	DECLARE_LIBBPF_OPTS(bpf_map_batch_opts, opts);
+	struct npuflow_conn *recs = malloc(FMD_RESTORE_BATCH * sizeof(*recs));
+	uint32_t keys[FMD_RESTORE_BATCH], token = 0, count, i;
+	int first = 1, rc;
+
+	if (!recs)
+		return -1;
+	do {
+		count = FMD_RESTORE_BATCH;
+		rc = bpf_map_lookup_batch(d->conn_fd, first ? NULL : &token, &token, keys, recs,
+					  &count, &opts);
+		if (rc && errno != ENOENT) {
+			d->log(L_ERR, "connections map: batch read: %s", strerror(errno));
+			free(recs);
+			return -1;
+		}
+		first = 0;
+		for (i = 0; i < count; i++)
+			restore_one(d, keys[i], &recs[i]);
+	} while (!rc);
+	free(recs);
+	return 0;
 }
 
 int fmd_restore(struct fmd *d, uint64_t now)
 {
-	struct dump_ctx c = { .d = d, .now = now };
-	struct npuflow_conn rec;
-	uint32_t key, next, *ids = NULL, nids = 0, cap = 0, i, kept = 0, gone = 0, fixed = 0;
-	int p, more, rc;
+	uint32_t i, kept = 0, gone, fixed = 0;
+	uint8_t *present;
+	int rc;
 
 	/* 0. the counters go on from where they were */
 	{
@@ -1814,52 +1665,21 @@ int fmd_restore(struct fmd *d, uint64_t now)
 		}
 	}
 	/* 1. the pinned records */
-	more = !bpf_map_get_next_key(d->conn_fd, NULL, &next);
-	while (more) {
-		key = next;
-		more = !bpf_map_get_next_key(d->conn_fd, &key, &next);
-		push(&ids, &nids, &cap, key);
-	}
-	for (i = 0; i < nids; i++) {
-		if (bpf_map_lookup_elem(d->conn_fd, &ids[i], &rec))
-			continue;
-		if (fm_restore(&d->fm, ids[i], &rec)) {
-			/* transient or bad: its rules (if any) go, the record goes */
-			if (rec.flags & NPUFLOW_CONN_F_HW0)
-				hw_del_dir(d, &rec, 0);
-			if (rec.flags & NPUFLOW_CONN_F_HW1)
-				hw_del_dir(d, &rec, 1);
-			bpf_map_delete_elem(d->conn_fd, &ids[i]);
-			continue;
-		}
-	}
-	free(ids);
-	/* 2. conntrack: entries that went while we were down */
-	for (i = 0; i < fm_id_end(&d->fm); i++) {
-		struct fm_entry *e = &d->fm.e[i];
-		struct ct_info ci;
-
-		if (e->rec.state == NPUFLOW_CS_FREE)
-			continue;
-		rc = ctc_get(&d->ct, &e->rec.key[0], 0, e->rec.zone, &ci);
-		/* gone, or its tuple another entry's now (another NAT, a new id) */
-		if (rc == -ENOENT ||
-		    (!rc && fm_find_ct(&d->fm, &ci.orig, &ci.reply, ci.zone, ci.id) != e)) {
-			takeout(d, i, e->rec.flags & (NPUFLOW_CONN_F_HW0 | NPUFLOW_CONN_F_HW1) ?
-				FM_A_TAKEOUT : FM_A_FORGET);
-			gone++;
-		}
-	}
-	/* 3. the conntrack zones in use (ctzones.h), from one dump */
-	if (ctc_dump(&d->ct, zone_cb, d))
-		d->log(L_WARN, "conntrack dump failed: %s: zones in use learned from events",
-		       strerror(errno));
-	/* 4. the hardware: every rule of ours belongs to a connection, once */
-	c.present = calloc(d->fm.cfg.max_conns, 1);
-	if (!c.present)
+	if (restore_records(d))
 		return -1;
-	for (p = 0; p < d->nports; p++)
-		dump_port(d, &c, d->ports[p].ifindex, 0);
+	/* 2. conntrack, one dump: entries that went while we were down or
+	 * whose tuple is another entry's now (another NAT, a new id); the
+	 * zones in use (ctzones.h) */
+	rc = ct_sweep(d);
+	if (rc < 0)
+		d->log(L_WARN, "conntrack dump failed: entries gone meanwhile go at the next sweep, "
+		       "zones in use are learned from events");
+	gone = rc > 0 ? rc : 0;
+	/* 3. the hardware: every rule of ours belongs to a connection, once */
+	present = calloc(d->fm.cfg.max_conns, 1);
+	if (!present)
+		return -1;
+	fmd_rules_dump(d, present, now);
 	for (i = 0; i < fm_id_end(&d->fm); i++) {
 		struct fm_entry *e = &d->fm.e[i];
 		int dir, bad = 0;
@@ -1870,7 +1690,7 @@ int fmd_restore(struct fmd *d, uint64_t now)
 		for (dir = 0; dir < 2; dir++) {
 			uint16_t f = dir ? NPUFLOW_CONN_F_HW1 : NPUFLOW_CONN_F_HW0;
 
-			if (!(e->rec.flags & f) || (c.present[i] & (1 << dir)))
+			if (!(e->rec.flags & f) || (present[i] & (1 << dir)))
 				continue;
 			/* recorded in hardware but missing: write it again */
 			if (hw_write_dir(d, e, dir))
@@ -1883,11 +1703,9 @@ int fmd_restore(struct fmd *d, uint64_t now)
 			fm_forget(&d->fm, i);
 			kept--;
 		}
-		sync_id(d, i);
+		fmd_sync_id(d, i);
 	}
-	free(c.present);
-	free(c.orph);
-	free(c.refresh);
+	free(present);
 	d->log(L_INFO, "restored %u connection(s) (%u gone from conntrack, %u rule(s) "
 	       "rewritten, %llu orphan rule(s) deleted)", kept, gone, fixed,
 	       (unsigned long long)d->fm.stat[NPUFLOW_FM_HW_ORPHANS]);
@@ -2015,7 +1833,7 @@ int fmd_init(struct fmd *d, const struct npuflowd_opts *o, const int *ifindex,
 			d->ports[i].switch_id_len = l.switch_id_len;
 		}
 	}
-	read_timeouts(d);
+	fmd_read_timeouts(d);
 	d->next_keepalive_ns = d->start_ns + o->keepalive_ns;
 	d->next_sweep_ns = d->start_ns + FMD_SWEEP_NS;
 	return 0;

@@ -143,9 +143,13 @@ struct fmd {
 	 * tc dumps (hardware counters) and the conntrack timeout refreshes */
 	uint64_t ka_ns, ka_dump_ns, ka_ct_ns, ka_runs, ka_refreshed;
 	int ka_stretched;	/* keepalive paced slower than --keepalive-ms */
+	int ka_no_batch;	/* the kernel updates the connections map a record at a time */
+	uint32_t ka_classes;	/* FM_CLASS_* made, as of the last keepalive and since */
+	uint64_t next_timeouts_ns;	/* conntrack's timeouts read again then */
 	/* cumulative: makes (lookups and writes), the policy's timers and
-	 * what they made due, the rescans */
-	uint64_t make_ns, fmtick_ns, rescan_ns;
+	 * what they made due, the rescans, the conntrack sweeps, the egress
+	 * rechecks */
+	uint64_t make_ns, fmtick_ns, rescan_ns, sweep_ns, egress_ns;
 };
 
 int fmd_init(struct fmd *d, const struct npuflowd_opts *o, const int *ifindex,
@@ -186,6 +190,12 @@ uint64_t fmd_now(void);
 /* The candidate of @k with what the classifier's per-CPU cache holds for it
  * (read once a tick): 0, or -1 if it is not there. */
 int fmd_read_cand(struct fmd *d, const struct npuflow_key *k, struct npuflow_cand *v);
+/* @id's record into the pinned connections map (deleted when free). */
+void fmd_sync_id(struct fmd *d, uint32_t id);
+/* Rule @handle filed under (@prio, @proto) on @ifindex's ingress deleted: 0
+ * if it is gone (or was not there), -errno. */
+int fmd_hw_del_rule(struct fmd *d, uint32_t ifindex, uint16_t prio, uint16_t proto,
+		    uint32_t handle);
 /* --flush: delete every npuflowd rule (our prios) on every interface. */
 int fmd_flush_rules(fmd_log_fn log);
 

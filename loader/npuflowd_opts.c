@@ -164,8 +164,8 @@ static const struct optdef optdefs[] = {
 		  "waits for a slot again." },
 	{ "keepalive-ms", 0, "MS", MS(keepalive_ns, 1),
 	  .help = "Interval of the hardware stats read and the conntrack refresh; longer while a "
-		  "run takes over a tenth of it (at most a tenth of the loop), within an eighth of "
-		  "conntrack's shortest timeout." },
+		  "run takes over a fiftieth of it (at most 2 % of the loop), within a quarter of "
+		  "the shortest conntrack timeout of a class made." },
 	{ "connections", 0, "N", NUM(connections, 1024, 4u << 20),
 	  .flags = OPTF_SUFFIX, .what = "a number",
 	  .help = "Size of the connections map and the policy table.  A pinned map of another "

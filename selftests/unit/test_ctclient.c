@@ -218,6 +218,32 @@ static void test_build_be_liberal(void **st)
 	assert_int_equal(ctc_build_be_liberal(buf, sizeof(buf), &k, 0, 1), 0);
 }
 
+/* Keepalive's refresh (ctc_build_timeout): an update (CT_NEW without
+ * CREATE) of the original tuple in its zone with the timeout; TCP and UDP
+ * alike; no room: 0. */
+static void test_build_timeout(void **st)
+{
+	struct npuflow_key k = key4();
+	char buf[1024] __attribute__((aligned(8)));
+	struct nf_conntrack *ct = nfct_new();
+	struct nlmsghdr *nlh = (struct nlmsghdr *)buf;
+	size_t n;
+
+	(void)st;
+	assert_non_null(ct);
+	k.proto = IPPROTO_UDP;
+	n = ctc_build_timeout(buf, sizeof(buf), &k, 7, 120, 42);
+	assert_update(nlh, n, IPCTNL_MSG_CT_NEW, ct);
+	assert_int_equal(nlh->nlmsg_seq, 42);
+	assert_int_equal(nfct_get_attr_u32(ct, ATTR_ORIG_IPV4_SRC), htonl(0x0a000102));
+	assert_int_equal(nfct_get_attr_u16(ct, ATTR_ORIG_PORT_DST), htons(5201));
+	assert_int_equal(nfct_get_attr_u8(ct, ATTR_ORIG_L4PROTO), IPPROTO_UDP);
+	assert_int_equal(nfct_get_attr_u16(ct, ATTR_ZONE), 7);
+	assert_int_equal(nfct_get_attr_u32(ct, ATTR_TIMEOUT), 120);
+	nfct_destroy(ct);
+	assert_int_equal(ctc_build_timeout(buf, 100, &k, 0, 120, 1), 0);
+}
+
 /*
  * The warm-up's entry (ctc_build_create): CT_NEW that creates and refuses
  * an entry there already, both tuples (the reply the original reversed),
@@ -331,6 +357,7 @@ int main(void)
 		cmocka_unit_test(test_other_family),
 		cmocka_unit_test(test_build_be_liberal),
 		cmocka_unit_test(test_build_get_parse),
+		cmocka_unit_test(test_build_timeout),
 		cmocka_unit_test(test_build_create_delete),
 	};
 

@@ -760,6 +760,42 @@ static struct fm *small_table(uint32_t pps, uint32_t *made)
 }
 
 /*
+ * A made connection whose rate keepalive has sampled once is not known to be
+ * slow: it is not displaced until a second sample gives it a rate (with
+ * keepalive paced by its cost, the second sample can come a minute later).
+ */
+static void test_busiest_unmeasured(void **st)
+{
+	struct fm *fm = new_fm(64);
+	struct evict_cb c;
+	uint32_t room = 4, n, id, made[4], busy = 0, v;
+	uint64_t t = 10 * S, t1 = 21 * S, t2 = 22 * S;
+	int d;
+
+	(void)st;
+	for (n = 0; n < 5; n++) {
+		assert_int_equal(offer(fm, n, t, &room, &id), n < 4 ? FM_A_REARM : FM_A_REFUSE);
+		if (n < 4)
+			made[n] = id;
+		else
+			busy = id;
+	}
+	/* made[0..2]: one sample each, idle; made[3]: two, 10 a second */
+	for (n = 0; n < 3; n++)
+		for (d = 0; d < 2; d++)
+			fm_hw_stats(fm, made[n], d, 7, 700, 0, t2);
+	hw_rate(fm, made[3], 10, t1, t2);
+	cand_rate(fm, busy, 1000, t2);
+	tick_evict(fm, t2, &c);
+	assert_int_equal(c.n[FM_A_LOOKUP], 1);
+	v = evict_write(fm, busy, 4, t2);
+	assert_int_equal(v, made[3]);
+	for (n = 0; n < 3; n++)
+		assert_int_equal(fm->e[made[n]].rec.state, NPUFLOW_CS_MADE);
+	fm_free(fm);
+}
+
+/*
  * The hysteresis: a waiting connection displaces a made one only at
  * cfg.evict_ratio times its rate (39 against 2 x 20: no; 60: yes), and one
  * made less than cfg.evict_min_ns ago not at all.  A lookup that refuses
@@ -1434,23 +1470,43 @@ static void test_egress_moved(void **st)
 	fm_free(fm);
 }
 
-/* Keepalive's pace: its period, stretched so that its dumps take at most
- * a tenth of the loop, never past the conntrack refresh's bound. */
-static void test_keepalive_next(void **st)
+/* The pace of a periodic pass over every connection (keepalive's dump, the
+ * conntrack sweep, the egress recheck): its period, stretched so that the
+ * pass takes at most 1/FM_PACE_SHARE of the loop, never past its bound. */
+static void test_pace_next(void **st)
 {
 	const uint64_t s = 1000000000ull, ms = 1000000ull;
 
 	(void)st;
-	/* a quick dump: the period */
-	assert_int_equal(fm_keepalive_next(10 * s, 1 * s, 50 * ms, 15 * s), 11 * s);
-	/* 100 ms is a tenth of 1 s exactly: still the period */
-	assert_int_equal(fm_keepalive_next(10 * s, 1 * s, 100 * ms, 15 * s), 11 * s);
-	/* 300 ms: ten times it after its end */
-	assert_int_equal(fm_keepalive_next(10 * s, 1 * s, 300 * ms, 15 * s), 13 * s);
-	/* a dump of 3 s (65,536 connections): the bound, not 30 s */
-	assert_int_equal(fm_keepalive_next(10 * s, 1 * s, 3 * s, 15 * s), 25 * s);
+	assert_int_equal(FM_PACE_SHARE, 50);
+	/* a quick pass: the period */
+	assert_int_equal(fm_pace_next(10 * s, 1 * s, 10 * ms, 15 * s), 11 * s);
+	/* 20 ms is a fiftieth of 1 s exactly: still the period */
+	assert_int_equal(fm_pace_next(10 * s, 1 * s, 20 * ms, 15 * s), 11 * s);
+	/* 300 ms: fifty times it after its end */
+	assert_int_equal(fm_pace_next(10 * s, 1 * s, 300 * ms, 30 * s), 25 * s);
+	/* a pass of 3 s (65,536 connections): the bound, not 150 s */
+	assert_int_equal(fm_pace_next(10 * s, 1 * s, 3 * s, 30 * s), 40 * s);
 	/* a period longer than the bound is the operator's: kept */
-	assert_int_equal(fm_keepalive_next(10 * s, 20 * s, 50 * ms, 15 * s), 30 * s);
+	assert_int_equal(fm_pace_next(10 * s, 20 * s, 50 * ms, 15 * s), 30 * s);
+	/* no bound: the share alone */
+	assert_int_equal(fm_pace_next(10 * s, 1 * s, 3 * s, UINT64_MAX), 160 * s);
+}
+
+/* Keepalive's bound: a quarter of the shortest conntrack timeout among the
+ * classes made (ct_refresh_due() refreshes a moving one at every pass then). */
+static void test_keepalive_bound(void **st)
+{
+	const uint64_t s = 1000000000ull;
+
+	(void)st;
+	assert_int_equal(fm_keepalive_bound(432000, 120, 0), UINT64_MAX);
+	assert_int_equal(fm_keepalive_bound(432000, 120, FM_CLASS_TCP), 108000 * s);
+	assert_int_equal(fm_keepalive_bound(432000, 120, FM_CLASS_UDP), 30 * s);
+	assert_int_equal(fm_keepalive_bound(432000, 120, FM_CLASS_TCP | FM_CLASS_UDP), 30 * s);
+	/* an operator's cut: 12 s for UDP streams */
+	assert_int_equal(fm_keepalive_bound(432000, 12, FM_CLASS_TCP | FM_CLASS_UDP), 3 * s);
+	assert_int_equal(fm_keepalive_bound(0, 0, FM_CLASS_UDP), 0);
 }
 
 static void test_names(void **st)
@@ -1523,6 +1579,7 @@ int main(void)
 		cmocka_unit_test(test_full_table_admission),
 		cmocka_unit_test(test_busiest_win),
 		cmocka_unit_test(test_busiest_hysteresis),
+		cmocka_unit_test(test_busiest_unmeasured),
 		cmocka_unit_test(test_busiest_two_directions),
 		cmocka_unit_test(test_busiest_bounded),
 		cmocka_unit_test(test_giveback_hold_doubling),
@@ -1538,7 +1595,8 @@ int main(void)
 		cmocka_unit_test(test_index_churn),
 		cmocka_unit_test(test_rescan),
 		cmocka_unit_test(test_egress_moved),
-		cmocka_unit_test(test_keepalive_next),
+		cmocka_unit_test(test_pace_next),
+		cmocka_unit_test(test_keepalive_bound),
 		cmocka_unit_test(test_names),
 	};
 

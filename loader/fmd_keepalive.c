@@ -1,0 +1,392 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fmd_keepalive.c - npuflowd's keepalive (see fmd_keepalive.h).
+ *
+ * The hardware forwards a made connection's frames without conntrack
+ * seeing them, so conntrack would expire the entry a timeout after the
+ * host's last frame.  Keepalive reads the rules' counters (one terse dump
+ * of every port's rules: driver-side they come from the statistics area's
+ * shadow, no command per rule) and sets the conntrack timeout of each
+ * connection whose counters moved, as the host's own frames would.  Its
+ * cost grows with what is held, so it is paced by it: at most
+ * 1/FM_PACE_SHARE of the loop, never later than a quarter of the shortest
+ * timeout of a class made (fm_keepalive_bound()); the refreshes and the
+ * pinned map's records go in batches, not a system call each.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/bpf.h>
+#include "fmd.h"
+#include "fmd_keepalive.h"
+#include "tcflower.h"
+
+/* conntrack's timeouts are read again at most this often */
+#define FMD_TIMEOUTS_NS		(1000ull * 1000000)
+/* refresh requests per sendmsg, records per bpf_map_update_batch() */
+#define FMD_KA_CT_BATCH		256
+#define FMD_KA_CT_BUF		(FMD_KA_CT_BATCH * 256 + 512)
+#define FMD_KA_MAP_BATCH	1024
+
+static uint32_t read_sysctl(const char *path, uint32_t dflt)
+{
+	FILE *f = fopen(path, "r");
+	unsigned int v;
+
+	if (!f)
+		return dflt;
+	if (fscanf(f, "%u", &v) != 1)
+		v = dflt;
+	fclose(f);
+	return v;
+}
+
+void fmd_read_timeouts(struct fmd *d)
+{
+	d->tcp_timeout = read_sysctl("/proc/sys/net/netfilter/nf_conntrack_tcp_timeout_established",
+				     432000);
+	d->udp_timeout = read_sysctl("/proc/sys/net/netfilter/nf_conntrack_udp_timeout_stream",
+				     120);
+}
+
+static uint32_t class_of(const struct npuflow_key *k)
+{
+	return k->proto == 6 ? FM_CLASS_TCP : FM_CLASS_UDP;
+}
+
+static uint32_t timeout_of(const struct fmd *d, const struct npuflow_key *k)
+{
+	return k->proto == 6 ? d->tcp_timeout : d->udp_timeout;
+}
+
+/* --- the dump of our rules ------------------------------------------------ */
+
+struct dump_ctx {
+	struct fmd *d;
+	uint64_t now;
+	struct orphan { uint32_t handle, prio_proto; } *orph;
+	uint32_t norphans, cap;
+	uint32_t *refresh;
+	uint32_t nrefresh, rcap;
+	uint8_t *present;	/* restore: bit per direction */
+};
+
+static int push(uint32_t **arr, uint32_t *n, uint32_t *cap, uint32_t v)
+{
+	if (*n == *cap) {
+		uint32_t nc = *cap ? *cap * 2 : 64, *p = realloc(*arr, nc * sizeof(*p));
+
+		if (!p)
+			return -1;
+		*arr = p;
+		*cap = nc;
+	}
+	(*arr)[(*n)++] = v;
+	return 0;
+}
+
+static void push_orphan(struct dump_ctx *c, const struct tcfl_info *in)
+{
+	if (c->norphans == c->cap) {
+		uint32_t nc = c->cap ? c->cap * 2 : 64;
+		struct orphan *o = realloc(c->orph, nc * sizeof(*o));
+
+		if (!o)
+			return;
+		c->orph = o;
+		c->cap = nc;
+	}
+	c->orph[c->norphans].handle = in->handle;
+	c->orph[c->norphans++].prio_proto = (uint32_t)in->prio << 16 | in->protocol;
+}
+
+static int dump_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct dump_ctx *c = data;
+	struct fmd *d = c->d;
+	struct tcfl_info in;
+	struct fm_entry *e;
+	uint32_t id;
+	int dir;
+
+	if (tcfl_parse(nlh, &in) || !in.handle || !tcfl_prio_ours(in.prio))
+		return MNL_CB_OK;
+	tcfl_handle_split(in.handle, &id, &dir);
+	e = fm_get(&d->fm, id);
+	if (!e || !(e->rec.flags & (dir ? NPUFLOW_CONN_F_HW1 : NPUFLOW_CONN_F_HW0)) ||
+	    e->rec.hw_handle[dir] != in.handle || e->rec.key[dir].ifindex != in.ifindex ||
+	    tcfl_prio(&e->rec.key[dir]) != in.prio ||
+	    (c->present && (c->present[id] & (1 << dir)))) {
+		push_orphan(c, &in);
+		return MNL_CB_OK;
+	}
+	if (c->present)
+		c->present[id] |= 1 << dir;
+	if (in.have_stats) {
+		uint64_t age = in.lastuse_ms * 1000000ull;
+
+		if (fm_hw_stats(&d->fm, id, dir, in.packets, in.bytes,
+				!in.have_lastuse ? 0 : c->now > age ? c->now - age : 0, c->now))
+			push(&c->refresh, &c->nrefresh, &c->rcap, id);
+	}
+	return MNL_CB_OK;
+}
+
+/* @terse: keepalive's dump (counters, no matches: tcfl_build_dump). */
+static void dump_port(struct fmd *d, struct dump_ctx *c, uint32_t ifindex, int terse)
+{
+	char buf[512] __attribute__((aligned(8)));
+	size_t n = tcfl_build_dump(buf, sizeof(buf), ifindex, nls_seq(&d->tc), terse);
+	uint32_t i;
+	int rc;
+
+	c->norphans = 0;
+	rc = nls_talk(&d->tc, buf, n, dump_cb, c);
+	if (rc && rc != -EINVAL && rc != -ENOENT)
+		d->log(L_DBG, "if%u: filter dump: %s", ifindex, strerror(-rc));
+	for (i = 0; i < c->norphans; i++) {
+		uint16_t prio = c->orph[i].prio_proto >> 16;
+
+		if (!fmd_hw_del_rule(d, ifindex, prio, c->orph[i].prio_proto & 0xffff,
+				     c->orph[i].handle)) {
+			d->fm.stat[NPUFLOW_FM_HW_ORPHANS]++;
+			d->log(L_WARN, "if%u: deleted orphan rule handle %u prio %u", ifindex,
+			       c->orph[i].handle, prio);
+		}
+	}
+}
+
+static void dump_all(struct fmd *d, struct dump_ctx *c, int terse)
+{
+	int p;
+
+	for (p = 0; p < d->nports; p++)
+		dump_port(d, c, d->ports[p].ifindex, terse);
+}
+
+void fmd_rules_dump(struct fmd *d, uint8_t *present, uint64_t now)
+{
+	struct dump_ctx c = { .d = d, .now = now, .present = present };
+
+	dump_all(d, &c, 0);
+	free(c.orph);
+	free(c.refresh);
+}
+
+/* --- conntrack timeouts out ----------------------------------------------- */
+
+/*
+ * Whether a made connection whose hardware counters moved has its conntrack
+ * timeout (@timeout_s, what the host's own frames would set) refreshed now:
+ * once a quarter of it has passed since the last refresh, so that conntrack
+ * never expires a moving connection and one that goes idle leaves within
+ * 1.25 timeouts and a keepalive's pace; not at every keepalive.
+ */
+static int ct_refresh_due(const struct fm_entry *e, uint32_t timeout_s, uint64_t now)
+{
+	uint64_t every = (uint64_t)timeout_s * 1000000000ull / 4;
+
+	return !e->ct_refresh_ns || now - e->ct_refresh_ns >= every;
+}
+
+/* One refresh, without the batch socket. */
+static void refresh_one(struct fmd *d, struct fm_entry *e, uint64_t now)
+{
+	if (!ctc_set_timeout(&d->ct, &e->rec.key[0], e->rec.zone, timeout_of(d, &e->rec.key[0]))) {
+		d->fm.stat[NPUFLOW_FM_CT_REFRESH]++;
+		d->ka_refreshed++;
+		e->ct_refresh_ns = now;
+	}
+}
+
+/* The @n refreshes built in @buf (@len bytes, numbered from @seq0) for @ids, sent. */
+static void refresh_send(struct fmd *d, void *buf, size_t len, uint32_t seq0,
+			 const uint32_t *ids, int n, uint64_t now)
+{
+	int rcs[FMD_KA_CT_BATCH], i;
+
+	nls_batch(&d->wq.ctb, buf, len, seq0, rcs, n);
+	for (i = 0; i < n; i++) {
+		if (rcs[i]) {	/* gone meanwhile: its DESTROY takes it out */
+			d->log(L_DBG, "connection %u: conntrack refresh: %s", (unsigned int)ids[i],
+			       strerror(rcs[i] > 0 ? EIO : -rcs[i]));
+			continue;
+		}
+		d->fm.stat[NPUFLOW_FM_CT_REFRESH]++;
+		d->ka_refreshed++;
+		d->fm.e[ids[i]].ct_refresh_ns = now;
+	}
+}
+
+/* The refreshes due among @c's moved connections, FMD_KA_CT_BATCH a sendmsg. */
+static void refresh_moved(struct fmd *d, const struct dump_ctx *c, uint64_t now)
+{
+	char *buf = d->wq.ctb.nl ? malloc(FMD_KA_CT_BUF) : NULL;
+	uint32_t ids[FMD_KA_CT_BATCH], seq0 = 0, i;
+	size_t off = 0, m;
+	int k = 0;
+
+	for (i = 0; i < c->nrefresh; i++) {
+		struct fm_entry *e = fm_get(&d->fm, c->refresh[i]);
+		uint32_t seq;
+
+		if (!e || e->rec.state != NPUFLOW_CS_MADE ||
+		    !ct_refresh_due(e, timeout_of(d, &e->rec.key[0]), now))
+			continue;
+		if (!buf) {
+			refresh_one(d, e, now);
+			continue;
+		}
+		seq = d->wq.ctb.seq + 1;	/* taken only if built: the run stays unbroken */
+		m = ctc_build_timeout(buf + off, FMD_KA_CT_BUF - off, &e->rec.key[0], e->rec.zone,
+				      timeout_of(d, &e->rec.key[0]), seq);
+		if (!m) {
+			refresh_one(d, e, now);
+			continue;
+		}
+		nls_seq(&d->wq.ctb);
+		if (!k)
+			seq0 = seq;
+		ids[k++] = c->refresh[i];
+		off += MNL_ALIGN(m);
+		if (k == FMD_KA_CT_BATCH || FMD_KA_CT_BUF - off < 512) {
+			refresh_send(d, buf, off, seq0, ids, k, now);
+			k = 0;
+			off = 0;
+		}
+	}
+	if (k)
+		refresh_send(d, buf, off, seq0, ids, k, now);
+	free(buf);
+}
+
+/* --- the pinned map's records, in batches ---------------------------------- */
+
+static void sync_batch(struct fmd *d, uint32_t *ids, struct npuflow_conn *recs, uint32_t n)
+{
+	DECLARE_LIBBPF_OPTS(bpf_map_batch_opts, opts);
+	uint32_t count = n, i;
+
+	if (!d->ka_no_batch && !bpf_map_update_batch(d->conn_fd, ids, recs, &count, &opts)) {
+		for (i = 0; i < n; i++)
+			d->fm.e[ids[i]].dirty = 0;
+		return;
+	}
+	if (!d->ka_no_batch && (errno == EINVAL || errno == ENOTSUP || errno == EOPNOTSUPP)) {
+		d->ka_no_batch = 1;
+		d->log(L_INFO, "connections map: no batch update (%s): a record at a time",
+		       strerror(errno));
+	}
+	for (i = 0; i < n; i++)	/* what the batch left (count: done), or a kernel without */
+		if (d->fm.e[ids[i]].dirty)
+			fmd_sync_id(d, ids[i]);
+}
+
+/* Every made connection whose record changed into the pinned map; the
+ * classes made into d->ka_classes. */
+static void sync_made(struct fmd *d)
+{
+	struct npuflow_conn *recs = malloc(FMD_KA_MAP_BATCH * sizeof(*recs));
+	uint32_t ids[FMD_KA_MAP_BATCH], i, n = 0, classes = 0;
+
+	for (i = 0; i < fm_id_end(&d->fm); i++) {
+		struct fm_entry *e = &d->fm.e[i];
+
+		if (e->rec.state != NPUFLOW_CS_MADE)
+			continue;
+		classes |= class_of(&e->rec.key[0]);
+		if (!e->dirty)
+			continue;
+		if (!recs) {
+			fmd_sync_id(d, i);
+			continue;
+		}
+		ids[n] = i;
+		recs[n++] = e->rec;
+		if (n == FMD_KA_MAP_BATCH) {
+			sync_batch(d, ids, recs, n);
+			n = 0;
+		}
+	}
+	if (n)
+		sync_batch(d, ids, recs, n);
+	free(recs);
+	d->ka_classes = classes;
+}
+
+/* --- the pass and its pace -------------------------------------------------- */
+
+static void keepalive(struct fmd *d, uint64_t now)
+{
+	struct dump_ctx c = { .d = d, .now = now };
+	uint64_t t0 = fmd_now(), t1;
+
+	fmd_read_timeouts(d);
+	dump_all(d, &c, 1);
+	t1 = fmd_now();
+	d->ka_dump_ns += t1 - t0;
+	refresh_moved(d, &c, now);
+	d->ka_ct_ns += fmd_now() - t1;
+	sync_made(d);
+	free(c.orph);
+	free(c.refresh);
+	d->ka_runs++;
+	d->ka_ns += fmd_now() - t0;
+}
+
+static uint64_t bound_now(const struct fmd *d)
+{
+	return fm_keepalive_bound(d->tcp_timeout, d->udp_timeout, d->ka_classes);
+}
+
+/* A keepalive, then the next one's start; a pace longer than --keepalive-ms
+ * is logged (debug) when it begins and when it ends. */
+static void keepalive_paced(struct fmd *d, uint64_t now)
+{
+	uint64_t t0 = fmd_now(), end, gap;
+	int stretched;
+
+	keepalive(d, now);
+	end = fmd_now();
+	d->next_keepalive_ns = fm_pace_next(end, d->o->keepalive_ns, end - t0, bound_now(d));
+	gap = d->next_keepalive_ns - end;
+	stretched = gap > d->o->keepalive_ns;
+	if (stretched && !d->ka_stretched)
+		d->log(L_DBG, "keepalive: its run took %.0f ms; every %.1f s from now on, at most "
+		       "1/%d of the loop", (end - t0) / 1e6, gap / 1e9, FM_PACE_SHARE);
+	else if (!stretched && d->ka_stretched)
+		d->log(L_DBG, "keepalive: every %.1f s again", d->o->keepalive_ns / 1e9);
+	d->ka_stretched = stretched;
+}
+
+/* The next keepalive no later than @bound after @now. */
+static void pull_in(struct fmd *d, uint64_t now, uint64_t bound)
+{
+	if (bound != UINT64_MAX && now + bound < d->next_keepalive_ns)
+		d->next_keepalive_ns = now + bound;
+}
+
+void fmd_keepalive_made(struct fmd *d, const struct fm_entry *e, uint64_t now)
+{
+	uint32_t cl = class_of(&e->rec.key[0]);
+
+	if (d->ka_classes & cl)
+		return;
+	d->ka_classes |= cl;
+	pull_in(d, now, bound_now(d));
+}
+
+void fmd_keepalive_tick(struct fmd *d, uint64_t now)
+{
+	if (now >= d->next_timeouts_ns) {
+		uint32_t tcp = d->tcp_timeout, udp = d->udp_timeout;
+
+		d->next_timeouts_ns = now + FMD_TIMEOUTS_NS;
+		fmd_read_timeouts(d);
+		if (d->tcp_timeout < tcp || d->udp_timeout < udp)
+			pull_in(d, now, bound_now(d));
+	}
+	if (now >= d->next_keepalive_ns)
+		keepalive_paced(d, now);
+}

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * fmd_keepalive.h - npuflowd's keepalive: the hardware's counters in (a
+ * terse dump of our rules), conntrack timeouts out, paced by its own cost
+ * and by conntrack's timeouts as they are now; and the full dump of the
+ * rules that a restart reconciles against.
+ */
+#ifndef _FMD_KEEPALIVE_H
+#define _FMD_KEEPALIVE_H
+
+#include <stdint.h>
+
+struct fmd;
+struct fm_entry;
+
+/*
+ * fmd_keepalive_tick() - call each tick: re-reads conntrack's timeouts once
+ * a second (an operator's cut is obeyed within one) and runs a keepalive
+ * when due (fm_pace_next(), fm_keepalive_bound()).
+ */
+void fmd_keepalive_tick(struct fmd *d, uint64_t now);
+/*
+ * fmd_keepalive_made() - @e was just made at @now: its class's timeout
+ * bounds the next keepalive (conntrack expires it a timeout after the
+ * host's last frame of it).
+ */
+void fmd_keepalive_made(struct fmd *d, const struct fm_entry *e, uint64_t now);
+/*
+ * fmd_rules_dump() - every port's rules of ours, in full: each one that
+ * belongs to no connection (or to one already seen) deleted and counted as
+ * an orphan, each one that does marked in @present (a byte per id, bit
+ * 1 << direction).  Restore's reconciliation.
+ */
+void fmd_rules_dump(struct fmd *d, uint8_t *present, uint64_t now);
+/* conntrack's TCP established and UDP stream timeouts into @d (s). */
+void fmd_read_timeouts(struct fmd *d);
+
+#endif
