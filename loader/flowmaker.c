@@ -310,6 +310,8 @@ void fm_set_state(struct fm *fm, struct fm_entry *e, uint32_t st, uint64_t now)
 {
 	if (st != NPUFLOW_CS_MADE)
 		slot_freed(fm, e);
+	else
+		e->retries = 0;
 	/* the rate counts the hardware's packets while made, the candidates'
 	 * frames otherwise: a new base on each side of the boundary */
 	if ((st == NPUFLOW_CS_MADE) != (e->rec.state == NPUFLOW_CS_MADE))
@@ -319,12 +321,33 @@ void fm_set_state(struct fm *fm, struct fm_entry *e, uint32_t st, uint64_t now)
 	e->dirty = 1;
 }
 
+/* How long @e, refused for a transient reason, waits before it is looked
+ * up again: cfg.retry_ns doubled for each refusal since it was last made,
+ * at most FM_RETRY_MAX_NS (or cfg.retry_ns when that is longer). */
+static uint64_t retry_wait(const struct fm *fm, const struct fm_entry *e)
+{
+	uint64_t w = fm->cfg.retry_ns;
+	unsigned int i;
+
+	for (i = 0; i < e->retries && w < FM_RETRY_MAX_NS; i++)
+		w <<= 1;
+	return w > FM_RETRY_MAX_NS && fm->cfg.retry_ns < FM_RETRY_MAX_NS ? FM_RETRY_MAX_NS : w;
+}
+
 static enum fm_action refuse(struct fm *fm, struct fm_entry *e, unsigned int reason,
 			     int never, uint64_t now)
 {
 	fm_evict_cancel(fm, e);
 	e->rec.reason = reason;
-	e->rec.until_ns = now + (never ? fm->cfg.never_ns : fm->cfg.retry_ns);
+	if (never) {
+		e->rec.until_ns = now + fm->cfg.never_ns;
+	} else if (reason == NPUFLOW_FR_TABLE_FULL) {
+		e->rec.until_ns = now + fm->cfg.retry_ns;	/* admitted by full_admit() */
+	} else {
+		e->rec.until_ns = now + retry_wait(fm, e);
+		if (e->retries < UINT8_MAX)
+			e->retries++;
+	}
 	e->rec.flags &= ~(NPUFLOW_CONN_F_HW0 | NPUFLOW_CONN_F_HW1);
 	fm_set_state(fm, e, NPUFLOW_CS_REFUSED, now);
 	fm->refused[reason < NPUFLOW_FR_SLOTS ? reason : 0]++;
@@ -816,7 +839,7 @@ unsigned int fm_tick(struct fm *fm, uint64_t now, fm_action_cb cb, void *ctx)
 			if (now < e->rec.until_ns)
 				break;
 			/* pushed out first so a tick asks once per retry period */
-			e->rec.until_ns = now + fm->cfg.retry_ns;
+			e->rec.until_ns = now + (full ? fm->cfg.retry_ns : retry_wait(fm, e));
 			if (full && !full_admit(fm, e, now))
 				break;
 			cb(ctx, FM_A_RECHECK, id);

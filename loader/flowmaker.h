@@ -45,6 +45,14 @@
 #define FM_HOLD_MAX_NS_DEFAULT		(16000ull * 1000000)
 #define FM_HOLD_QUIET_NS_DEFAULT	(30000ull * 1000000)
 #define FM_RETRY_NS_DEFAULT		(1000ull * 1000000)	/* not established, no neigh, full */
+/*
+ * A connection refused again and again for a transient reason waits twice
+ * as long each time, from cfg.retry_ns up to this: one that stays on the
+ * host for minutes (no conntrack entry, a next hop unresolved, a rule the
+ * driver refuses) costs a lookup every 32 s, not a lookup a second, and
+ * one that becomes possible is made within twice the time it waited.
+ */
+#define FM_RETRY_MAX_NS			(32000ull * 1000000)
 #define FM_NEVER_NS_DEFAULT		(60000ull * 1000000)	/* helper, seqadj, ...: re-checked */
 #define FM_WATCH_NS_DEFAULT		(10000ull * 1000000)	/* byte threshold watch */
 #define FM_FULL_PROBE_NS_DEFAULT	(5000ull * 1000000)	/* table full: a try without a slot */
@@ -165,6 +173,7 @@ struct fm_entry {
 	uint8_t has_ct;			/* ct key indexed */
 	uint8_t dirty;			/* changed since the daemon last mirrored it */
 	uint8_t probe;			/* admitted by the full table's probe (full_admit) */
+	uint8_t retries;		/* transient refusals since last made (retry_wait) */
 	uint64_t ct_refresh_ns;		/* the daemon last refreshed its conntrack timeout */
 	uint32_t ct_mark;		/* conntrack's mark when made (0 after a restore) */
 	uint8_t nexthop[2][16];		/* the lookup's next hops when made */

@@ -760,6 +760,64 @@ static struct fm *small_table(uint32_t pps, uint32_t *made)
 }
 
 /*
+ * Retry pacing: 65,536 connections refused for a transient reason (no
+ * conntrack entry) whose traffic goes on are looked up again after 1, 2, 4,
+ * 8, 16 s (the wait doubling from cfg.retry_ns), then every
+ * FM_RETRY_MAX_NS: 5 lookups each in their first minute, not 60.  A
+ * connection made at last starts again from cfg.retry_ns at its next
+ * refusal.
+ */
+static void test_retry_backoff(void **st)
+{
+	const uint32_t n = 65536;
+	struct fm *fm = new_fm(n);
+	struct count_cb c = { .ids = calloc(n, sizeof(uint32_t)) };
+	uint64_t lookups = 0, t;
+	uint32_t i, id;
+
+	(void)st;
+	assert_non_null(c.ids);
+	for (i = 0; i < n; i++) {
+		struct npuflow_key k = kbig(i, 0);
+		struct fm_lookup l = lk_big(i);
+
+		assert_int_equal(fm_candidate(fm, &k, 16, 0, 1, 0, 0, &id), FM_A_LOOKUP);
+		assert_int_equal(id, i);
+		l.ct_flags = 0;
+		assert_int_equal(fm_lookup_done(fm, id, &l, 0), FM_A_REFUSE);
+	}
+	for (t = 1; t <= 60; t++) {
+		tick_count(fm, t * S, &c);
+		for (i = 0; i < c.nids; i++) {
+			struct fm_lookup l = lk_big(c.ids[i]);
+
+			assert_int_equal(fm_recheck(fm, c.ids[i], 16 + t, 0, t * S), FM_A_LOOKUP);
+			l.ct_flags = 0;
+			assert_int_equal(fm_lookup_done(fm, c.ids[i], &l, t * S), FM_A_REFUSE);
+			lookups++;
+		}
+	}
+	assert_int_equal(lookups, 5ull * n);
+	/* from then on every FM_RETRY_MAX_NS, no longer */
+	for (i = 0; i < n; i++)
+		assert_true(fm->e[i].rec.until_ns <= 60 * S + FM_RETRY_MAX_NS);
+	/* the first one made: its next refusal waits cfg.retry_ns again */
+	t = 64;
+	assert_int_equal(retry_write(fm, 0, t * S, 0), FM_A_REARM);
+	assert_int_equal(fm->e[0].rec.state, NPUFLOW_CS_MADE);
+	fm_set_state(fm, &fm->e[0], NPUFLOW_CS_LOOKUP, t * S);
+	{
+		struct fm_lookup l = lk_big(0);
+
+		l.ct_flags = 0;
+		assert_int_equal(fm_lookup_done(fm, 0, &l, t * S), FM_A_REFUSE);
+	}
+	assert_int_equal(fm->e[0].rec.until_ns, t * S + FM_RETRY_NS_DEFAULT);
+	free(c.ids);
+	fm_free(fm);
+}
+
+/*
  * A made connection whose rate keepalive has sampled once is not known to be
  * slow: it is not displaced until a second sample gives it a rate (with
  * keepalive paced by its cost, the second sample can come a minute later).
@@ -1179,13 +1237,14 @@ static void test_watch_and_refused_expiry(void **st)
 	assert_int_equal(fm_tick(fm, 1, rec_cb, &cr), 1);
 	assert_int_equal(cr.a[0], FM_A_WATCH);	/* daemon re-reads the candidate */
 	cr.n = 0;
-	/* the retry is due: recheck once per retry period */
+	/* the retry is due: recheck once, then not before the next wait */
 	assert_int_equal(fm_tick(fm, c.retry_ns, rec_cb, &cr), 2);
 	assert_int_equal(cr.n, 2);
 	assert_int_equal(cr.a[0], FM_A_WATCH);
 	assert_int_equal(cr.a[1], FM_A_RECHECK);
 	assert_int_equal(cr.id[1], id2);
-	assert_int_equal(fm->e[id2].rec.until_ns, 2 * c.retry_ns);
+	/* the next one after the doubled wait (one refusal so far) */
+	assert_int_equal(fm->e[id2].rec.until_ns, 3 * c.retry_ns);
 	cr.n = 0;
 	assert_int_equal(fm_tick(fm, c.retry_ns + 1, rec_cb, &cr), 1);	/* only the watch */
 	/* the candidate did not move: nothing; it moved: looked up again */
@@ -1578,6 +1637,7 @@ int main(void)
 		cmocka_unit_test(test_table_full),
 		cmocka_unit_test(test_full_table_admission),
 		cmocka_unit_test(test_busiest_win),
+		cmocka_unit_test(test_retry_backoff),
 		cmocka_unit_test(test_busiest_hysteresis),
 		cmocka_unit_test(test_busiest_unmeasured),
 		cmocka_unit_test(test_busiest_two_directions),
