@@ -153,7 +153,8 @@ static const struct optdef optdefs[] = {
 	  .help = "No give-back for this long: the next wait is the first again." },
 	{ "retry-ms", 0, "MS", MS(retry_ns, 1),
 	  .help = "A connection refused for a transient reason (not established yet, no "
-		  "neighbour, table full) is tried again after MS." },
+		  "neighbour) is tried again after MS, twice as long after each refusal in a row "
+		  "(up to 32 s)." },
 	{ "evict-pps", 0, "N", NUM(evict_pps, 0, UINT32_MAX), .what = "a number of frames a second",
 	  .help = "While the hardware table is full, a waiting connection of at least N frames a "
 		  "second takes the slot of a made connection of at most half its rate, made at "
