@@ -24,8 +24,10 @@
 
 /* conntrack's timeouts are read again at most this often */
 #define FMD_TIMEOUTS_NS		(1000ull * 1000000)
-/* refresh requests per sendmsg, records per bpf_map_update_batch() */
-#define FMD_KA_CT_BATCH		256
+/* refresh requests per sendmsg (their acks, about 768 bytes of the socket's
+ * receive buffer each, stay well within its default 208 KiB: 256 overran
+ * it), records per bpf_map_update_batch() */
+#define FMD_KA_CT_BATCH		64
 #define FMD_KA_CT_BUF		(FMD_KA_CT_BATCH * 256 + 512)
 #define FMD_KA_MAP_BATCH	1024
 

@@ -336,6 +336,23 @@ int nls_batch_acks(struct nlsock *s, const void *buf, size_t len, uint32_t seq0,
 	return nls_batch_answers(s, buf, len, seq0, rcs, n, NULL, NULL);
 }
 
+/*
+ * After an overrun (ENOBUFS): the answers still queued read and taken.  The
+ * kernel drops every answer to a socket it marked congested, without a
+ * second ENOBUFS, until the socket's queue is read empty: answers left
+ * queued would cost the next batch its own, and it would wait for them
+ * forever.  The requests were handled within the sendmsg, so nothing more
+ * comes for them.
+ */
+static void drain(struct nlsock *s, uint32_t seq0, int *rcs, int n,
+		  int (*data)(int i, const struct nlmsghdr *nlh, void *arg), void *arg)
+{
+	ssize_t got;
+
+	while ((got = recv(mnl_socket_get_fd(s->nl), s->buf, s->buflen, MSG_DONTWAIT)) > 0)
+		nls_batch_answers(s, s->buf, got, seq0, rcs, n, data, arg);
+}
+
 int nls_batch_data(struct nlsock *s, void *msgs, size_t len, uint32_t seq0, int *rcs, int n,
 		   int (*data)(int i, const struct nlmsghdr *nlh, void *arg), void *arg)
 {
@@ -358,9 +375,11 @@ int nls_batch_data(struct nlsock *s, void *msgs, size_t len, uint32_t seq0, int 
 		rc = -errno;
 	while (!rc && pending > 0) {
 		got = mnl_socket_recvfrom(s->nl, s->buf, s->buflen);
-		if (got < 0)
+		if (got < 0) {
 			rc = -errno;
-		else
+			if (rc == -ENOBUFS)
+				drain(s, seq0, rcs, n, data, arg);
+		} else
 			pending -= nls_batch_answers(s, s->buf, got, seq0, rcs, n, data, arg);
 	}
 	for (i = 0; rc && i < n; i++)

@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <cmocka.h>
 #include <limits.h>
+#include <signal.h>
+#include <unistd.h>
 #include "../../loader/nlsock.c"
 
 static char buf[4096] __attribute__((aligned(8)));
@@ -700,6 +702,70 @@ static void test_acks(void **st)
 	assert_int_equal(rcs[0], NLS_UNANSWERED);
 }
 
+/* RTM_GETLINK of the loopback (ifindex 1) at @p, numbered @seq: its length. */
+static size_t getlink(void *p, uint32_t seq)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(p);
+	struct ifinfomsg *ifi;
+
+	nlh->nlmsg_type = RTM_GETLINK;
+	nlh->nlmsg_flags = NLM_F_REQUEST;
+	nlh->nlmsg_seq = seq;
+	ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
+	ifi->ifi_index = 1;
+	return NLMSG_ALIGN(nlh->nlmsg_len);
+}
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	fail_msg("nls_batch waits for an answer the kernel dropped");
+}
+
+/*
+ * A batch whose answers overrun the socket's receive buffer (2,000 link
+ * dumps of about a kilobyte each, far past the default 208 KiB) fails with
+ * ENOBUFS, and the socket serves the next batch: the kernel drops every
+ * answer to a socket it marked congested until its queue is read empty,
+ * so a batch that left answers queued would wait forever for its own (a
+ * real socket; npuflowd's keepalive hung so at 1,024 connections).
+ */
+static void test_batch_overrun(void **st)
+{
+	const int n = 2000;
+	char *big = aligned_alloc(8, n * 64);
+	int *rcs = calloc(n, sizeof(int)), one, i;
+	struct nlsock s;
+	uint32_t seq0 = 0;
+	size_t len = 0;
+
+	(void)st;
+	assert_non_null(big);
+	assert_non_null(rcs);
+	assert_int_equal(nls_open(&s), 0);
+	for (i = 0; i < n; i++) {
+		uint32_t seq = nls_seq(&s);
+
+		if (!i)
+			seq0 = seq;
+		len += getlink(big + len, seq);
+	}
+	signal(SIGALRM, on_alarm);
+	alarm(10);
+	assert_int_equal(nls_batch(&s, big, len, seq0, rcs, n), -ENOBUFS);
+	for (i = 0; i < 3; i++) {
+		uint32_t seq = nls_seq(&s);
+
+		len = getlink(big, seq);
+		assert_int_equal(nls_batch(&s, big, len, seq, &one, 1), 0);
+		assert_int_equal(one, 0);
+	}
+	alarm(0);
+	nls_close(&s);
+	free(big);
+	free(rcs);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -717,6 +783,7 @@ int main(void)
 		cmocka_unit_test(test_dispatch),
 		cmocka_unit_test(test_acks),
 		cmocka_unit_test(test_batch_answers),
+		cmocka_unit_test(test_batch_overrun),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

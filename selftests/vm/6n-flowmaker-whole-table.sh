@@ -61,6 +61,11 @@ ip netns exec pc ping -c1 -W2 $FAR4 >/dev/null
 ip netns exec far ping -c1 -W2 $PC4 >/dev/null
 fm_start -l info -t 4 --keepalive-ms 1000; ktap_result $? "npuflowd on $P3 $P8"
 f0=$(fails)
+# Memory (MEM=1, by hand): each layer's before and once made (diag only)
+slab() { awk '/^Slab:/ { print $2 }' /proc/meminfo; }
+rss() { awk '/^VmRSS:/ { print $2 }' /proc/$FM_PID/status; }
+maps() { bpftool -j map show | jq '[.[] | select(.name == "connections" or .name == "candidates") | .bytes_memlock] | add'; }
+[ -n "${MEM:-}" ] && diag "memory before: npuflowd RSS $(rss) kB, its maps $(maps) B"
 
 ip netns exec far "$LOAD" server -p 5300 -t 600 -n "$N" > /dev/null 2>&1 &
 SRV=$!
@@ -129,6 +134,16 @@ diag "30 s later: $(echo "$u" | jq -c '{id, state, made_ns, remakes, packets: [.
 ktap_result $([ "$(echo "$u" | jq -r .state)" = made ] && [ "$m0" != null ] &&
 	[ "$(echo "$u" | jq -r .made_ns)" = "$m0" ] && [ "$ev" = 0 ]; echo $?) \
 	"a UDP stream made after the timeout's cut to 12 s stays made for 30 s, its conntrack entry kept alive"
+
+# Memory (MEM=1): the rules and the driver's shadow are what npuctl release
+# all frees while the sockets and conntrack stay
+if [ -n "${MEM:-}" ]; then
+	m=$(made) r0=$(rss) s0=$(slab)
+	fm_ctl release all >/dev/null
+	for i in $(seq 120); do [ "$(fp fp_conns)" = 0 ] && break; sleep 1; done
+	sleep 2
+	diag "memory with $m made: npuflowd RSS $r0 kB (before the load: see above), its maps $(maps) B; npuctl release all (coprocessor $(fp fp_conns) after ~$i s) freed $((s0 - $(slab))) kB of slab: $(( (s0 - $(slab)) * 1024 / (m > 0 ? m : 1) )) B a connection (its two rules, their actions, the driver's shadow)"
+fi
 
 # The load stopped, conntrack flushed: nothing left anywhere
 kill -STOP $CLI $SRV
