@@ -190,12 +190,6 @@ uint64_t fmd_now(void);
 /* The candidate of @k with what the classifier's per-CPU cache holds for it
  * (read once a tick): 0, or -1 if it is not there. */
 int fmd_read_cand(struct fmd *d, const struct npuflow_key *k, struct npuflow_cand *v);
-/* @id's record into the pinned connections map (deleted when free). */
-void fmd_sync_id(struct fmd *d, uint32_t id);
-/* Rule @handle filed under (@prio, @proto) on @ifindex's ingress deleted: 0
- * if it is gone (or was not there), -errno. */
-int fmd_hw_del_rule(struct fmd *d, uint32_t ifindex, uint16_t prio, uint16_t proto,
-		    uint32_t handle);
 /* --flush: delete every npuflowd rule (our prios) on every interface. */
 int fmd_flush_rules(fmd_log_fn log);
 

@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/bpf.h>
-#include "fmd.h"
+#include "fmd_int.h"
 #include "fmd_keepalive.h"
 #include "tcflower.h"
 

@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fmd_ct.c - conntrack's side (fmd_int.h): a DESTROY or a TCP close takes
+ * the connection out; a dump after lost events, and a periodic sweep, find
+ * what went without one.
+ */
+#include <errno.h>
+#include <string.h>
+#include "fmd_int.h"
+
+void fmd_takeout(struct fmd *d, uint32_t id, enum fm_action a)
+{
+	struct fm_entry *e = fm_get(&d->fm, id);
+
+	if (!e)
+		return;
+	if (a == FM_A_TAKEOUT) {
+		fmd_hw_delete(d, e);
+		d->log(L_INFO, "connection %u taken out (conntrack dropped it)", id);
+	}
+	fm_forget(&d->fm, id);
+	fmd_sync_id(d, id);
+}
+
+/* The connection of a conntrack entry that went, or is @why: taken out. */
+static void ct_gone(struct fmd *d, const struct ct_info *ci, const char *why)
+{
+	struct npuflow_key ctk;
+	enum fm_action a;
+	uint32_t id = 0;
+
+	ctz_seen(&d->zones, ci->zone, fmd_now());
+	fm_ct_key(&ctk, &ci->orig, ci->zone);
+	a = fm_destroy(&d->fm, &ctk, fmd_now(), &id);
+	if (d->o->log_level >= L_DBG) {
+		char kb[160];
+
+		fmd_fmt_key(&ci->orig, kb, sizeof(kb));
+		d->log(L_DBG, "conntrack %s %u: %s: %s", why, ci->id, kb, fm_action_name(a));
+	}
+	if (a == FM_A_TAKEOUT || a == FM_A_FORGET)
+		fmd_takeout(d, id, a);
+}
+
+void fmd_ct_destroyed(void *ctx, const struct ct_info *ci)
+{
+	ct_gone(ctx, ci, "destroy");
+}
+
+/*
+ * A TCP entry left ESTABLISHED (a FIN or RST went through the host): its
+ * connection goes back to the host now, so that the last frames of the
+ * close cross conntrack and keepalive never sets an ESTABLISHED timeout on
+ * a closing entry (which would keep a TIME_WAIT entry for days).
+ */
+void fmd_ct_closing(void *ctx, const struct ct_info *ci)
+{
+	ct_gone(ctx, ci, "closing");
+}
+
+/* A dumped entry: the connection made for it (if any) stays, unless closing. */
+static void mark_cb(void *ctx, const struct ct_info *ci)
+{
+	struct fmd *d = ctx;
+	struct fm_entry *e;
+
+	ctz_seen(&d->zones, ci->zone, fmd_now());
+	if (ctc_tcp_closing(ci))
+		return;
+	e = fm_find_ct(&d->fm, &ci->orig, &ci->reply, ci->zone, ci->id);
+	if (e)
+		d->mark[e - d->fm.e] = 1;
+}
+
+/* Everything whose conntrack entry is gone goes: how many, -1 if the dump failed. */
+int fmd_ct_sweep(struct fmd *d)
+{
+	uint32_t id;
+	int n = 0;
+
+	memset(d->mark, 0, fm_id_end(&d->fm));	/* mark_cb marks ids in use */
+	if (ctc_dump(&d->ct, mark_cb, d)) {
+		d->log(L_WARN, "conntrack dump failed: %s", strerror(errno));
+		return -1;
+	}
+	for (id = 0; id < fm_id_end(&d->fm); id++) {
+		struct fm_entry *e = &d->fm.e[id];
+
+		if (e->rec.state == NPUFLOW_CS_FREE || !e->has_ct || d->mark[id])
+			continue;
+		fmd_takeout(d, id, e->rec.flags & (NPUFLOW_CONN_F_HW0 | NPUFLOW_CONN_F_HW1) ?
+			FM_A_TAKEOUT : FM_A_FORGET);
+		n++;
+	}
+	return n;
+}
+
+/* After lost events (ENOBUFS). */
+static void resync(struct fmd *d)
+{
+	int n = fmd_ct_sweep(d);
+
+	if (n < 0)
+		return;
+	d->fm.stat[NPUFLOW_FM_CT_RESYNC]++;
+	d->log(L_WARN, "conntrack events lost: resynced by dump, %d taken out", n);
+}
+
+/*
+ * Every FMD_SWEEP_NS, when anything holds a conntrack entry: a DESTROY can
+ * fail to arrive with no overrun reported (VM test 65: 10 of 1,011 after a
+ * conntrack -F, none within 60 s), and a made connection whose entry went
+ * would stay in hardware.  One dump of the table, which grows with it: the
+ * period is stretched by its cost (fm_pace_next()), up to FMD_SWEEP_MAX_NS.
+ */
+#define FMD_SWEEP_MAX_NS	(60ull * 1000000000)
+
+static void sweep(struct fmd *d)
+{
+	uint32_t id;
+	int n;
+
+	for (id = 0; id < fm_id_end(&d->fm); id++)
+		if (d->fm.e[id].rec.state != NPUFLOW_CS_FREE && d->fm.e[id].has_ct)
+			break;
+	if (id == fm_id_end(&d->fm))
+		return;
+	n = fmd_ct_sweep(d);
+	if (n <= 0)
+		return;
+	d->fm.stat[NPUFLOW_FM_CT_SWEPT] += n;
+	d->log(L_WARN, "%d connections whose conntrack entry went without a DESTROY event: taken out", n);
+}
+
+void fmd_ct_input(struct fmd *d, uint64_t now)
+{
+	(void)now;
+	if (ctc_events(&d->ct) == -ENOBUFS)
+		resync(d);
+}
+
+void fmd_ct_closing_input(struct fmd *d, uint64_t now)
+{
+	(void)now;
+	if (ctc_closing_events(&d->ct) == -ENOBUFS)
+		resync(d);
+}
+
+void fmd_sweep_tick(struct fmd *d, uint64_t now)
+{
+	uint64_t t0, end;
+
+	if (now < d->next_sweep_ns)
+		return;
+	t0 = fmd_now();
+	sweep(d);
+	end = fmd_now();
+	d->sweep_ns += end - t0;
+	d->next_sweep_ns = fm_pace_next(end, FMD_SWEEP_NS, end - t0, FMD_SWEEP_MAX_NS);
+}

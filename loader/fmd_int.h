@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * fmd_int.h - what the flow maker's files (fmd*.c) call of each other.  The
+ * state they share is struct fmd (fmd.h); the rest of npuflowd uses fmd.h
+ * only.  One job a file:
+ *
+ *   fmd.c           the timers, the pinned map's mirror, release, restore, setup
+ *   fmd_make.c      a connection's lookups and writes, in batches
+ *   fmd_hw.c        the rules one at a time: add, delete, --flush
+ *   fmd_ct.c        conntrack's events and sweep: what conntrack drops goes
+ *   fmd_watch.c     what moves under made connections: the egress, the ruleset
+ *   fmd_keepalive.c the hardware's counters in, conntrack's timeouts out
+ *   fmd_egress.c    a direction's egress facts (routes, ports, VLANs, neighbours)
+ *   fmd_walk.c      the bulk walks of the candidates
+ *   fmd_warmup.c    the first connection's one-time work, done at start
+ */
+#ifndef _FMD_INT_H
+#define _FMD_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "fmd.h"
+#include "tcflower.h"
+
+/* fmd.c */
+/* @id's record into the pinned connections map (deleted when free). */
+void fmd_sync_id(struct fmd *d, uint32_t id);
+/* @ifindex's name into @buf (IF_NAMESIZE bytes), "ifN" if it has none. */
+const char *fmd_ifn(uint32_t ifindex, char *buf);
+/* @k as "ifN tcp A:P > B:Q" into @buf (@len bytes), for the log. */
+void fmd_fmt_key(const struct npuflow_key *k, char *buf, size_t len);
+/* @e's candidates deleted: the classifier raises a new threshold event. */
+void fmd_rearm(struct fmd *d, const struct fm_entry *e);
+
+/* fmd_make.c */
+/* @id looked up (queued for the pass's batch); @cross_ns: its crossing. */
+void fmd_lookup(struct fmd *d, uint32_t id, uint64_t now, uint64_t cross_ns);
+/* The queued lookups sent and answered, the writes they lead to queued. */
+void fmd_lq_flush(struct fmd *d);
+/* The queued writes sent and answered. */
+void fmd_wq_flush(struct fmd *d);
+
+/* fmd_hw.c */
+/* The clsact qdisc on @ifindex (once a port): 0 or -errno. */
+int fmd_hw_clsact(struct fmd *d, uint32_t ifindex);
+/* Rule @handle filed under (@prio, @proto) on @ifindex's ingress deleted: 0
+ * if it is gone (or was not there), -errno. */
+int fmd_hw_del_rule(struct fmd *d, uint32_t ifindex, uint16_t prio, uint16_t proto,
+		    uint32_t handle);
+/* Direction @dir's rule of @c deleted (fmd_hw_del_rule()). */
+int fmd_hw_del_dir(struct fmd *d, const struct npuflow_conn *c, int dir);
+/* Both of @e's rules deleted, its HW flags cleared. */
+void fmd_hw_delete(struct fmd *d, struct fm_entry *e);
+/* After rule @r of @e's direction @dir was answered @rc: counted, logged. */
+void fmd_hw_write_done(struct fmd *d, const struct fm_entry *e, int dir,
+		       const struct tcfl_rule *r, int rc);
+/* Direction @dir's rule of @e added alone (a leftover of its handle
+ * replaced): 0 or -errno. */
+int fmd_hw_write_dir(struct fmd *d, struct fm_entry *e, int dir);
+
+/* fmd_ct.c */
+#define FMD_SWEEP_NS		(10ull * 1000000000)
+/* @id forgotten, its rules deleted first if @a is FM_A_TAKEOUT. */
+void fmd_takeout(struct fmd *d, uint32_t id, enum fm_action a);
+/* Everything whose conntrack entry is gone goes: how many, -1 if the dump failed. */
+int fmd_ct_sweep(struct fmd *d);
+/* ctclient's callbacks: an entry destroyed; a TCP entry left ESTABLISHED. */
+void fmd_ct_destroyed(void *ctx, const struct ct_info *ci);
+void fmd_ct_closing(void *ctx, const struct ct_info *ci);
+/* The periodic sweep, when due (paced by its cost). */
+void fmd_sweep_tick(struct fmd *d, uint64_t now);
+
+/* fmd_watch.c */
+/* What rtnetlink and xfrm announced since the last call: facts made stale. */
+void fmd_monitor_poll(struct fmd *d);
+/* The made connections' egress checked again, when due. */
+void fmd_recheck_made(struct fmd *d, uint64_t now);
+/* nftables committed a new ruleset: the made connections released. */
+void fmd_ruleset_poll(struct fmd *d, uint64_t now);
+/* At start: a ruleset committed while npuflowd was down is a change. */
+void fmd_ruleset_gen_check(struct fmd *d, uint64_t now);
+
+#endif
