@@ -279,6 +279,16 @@ static void id_end_lower(struct fm *fm, uint32_t id)
 		fm->id_end--;
 }
 
+/* An entry goes from state @from to @to: the counts follow (FREE is what
+ * the others leave of the table). */
+static void count_state(struct fm *fm, uint32_t from, uint32_t to)
+{
+	if (from != NPUFLOW_CS_FREE && from < NPUFLOW_CS_MAX)
+		fm->nstate[from]--;
+	if (to != NPUFLOW_CS_FREE && to < NPUFLOW_CS_MAX)
+		fm->nstate[to]++;
+}
+
 /*
  * A made connection leaves the hardware table: while it is full, that is a
  * slot for one waiting connection (full_admit()).
@@ -297,6 +307,7 @@ void fm_forget(struct fm *fm, uint32_t id)
 		return;
 	fm_evict_cancel(fm, e);
 	slot_freed(fm, e);
+	count_state(fm, e->rec.state, NPUFLOW_CS_FREE);
 	unindex(fm, id);
 	memset(e, 0, sizeof(*e));
 	e->dirty = 1;
@@ -316,6 +327,7 @@ void fm_set_state(struct fm *fm, struct fm_entry *e, uint32_t st, uint64_t now)
 	 * frames otherwise: a new base on each side of the boundary */
 	if ((st == NPUFLOW_CS_MADE) != (e->rec.state == NPUFLOW_CS_MADE))
 		memset(e->rate, 0, sizeof(e->rate));
+	count_state(fm, e->rec.state, st);
 	e->rec.state = st;
 	e->rec.state_ns = now;
 	e->dirty = 1;
@@ -459,6 +471,7 @@ static enum fm_action cand_new(struct fm *fm, const struct npuflow_key *k, uint6
 	}
 	e->rec.key[0] = *k;
 	e->nkeys = 1;
+	count_state(fm, NPUFLOW_CS_FREE, NPUFLOW_CS_PENDING);
 	e->rec.state = NPUFLOW_CS_PENDING;
 	idx_insert(fm, *id, 0, NULL);
 	if (over_threshold(&fm->cfg, frames, bytes))
@@ -799,6 +812,16 @@ unsigned int fm_tick(struct fm *fm, uint64_t now, fm_action_cb cb, void *ctx)
 	uint32_t id, waiting = 0;
 	int full;
 
+	/* only pending, held, waiting and refused entries have timers: none,
+	 * no walk (a table of made connections costs a tick nothing) */
+	if (!fm->nstate[NPUFLOW_CS_PENDING] && !fm->nstate[NPUFLOW_CS_HELD] &&
+	    !fm->nstate[NPUFLOW_CS_WAITING] && !fm->nstate[NPUFLOW_CS_REFUSED]) {
+		fm->full.waiting = 0;
+		if (fm->full.gated)
+			memset(&fm->full, 0, sizeof(fm->full));
+		return fm_evict_tick(fm, now, cb, ctx);
+	}
+	fm->walks++;
 	for (id = 0; id < fm->id_end; id++) {
 		struct fm_entry *e = &fm->e[id];
 
@@ -882,6 +905,7 @@ int fm_restore(struct fm *fm, uint32_t id, const struct npuflow_conn *rec)
 	fm->nused++;
 	if (id >= fm->id_end)
 		fm->id_end = id + 1;
+	count_state(fm, NPUFLOW_CS_FREE, e->rec.state);
 	fm->stat[NPUFLOW_FM_RESTORED]++;
 	return 0;
 bad:
@@ -980,10 +1004,11 @@ void fm_count_states(const struct fm *fm, __u64 *out)
 	uint32_t i;
 
 	memset(out, 0, NPUFLOW_CS_MAX * sizeof(*out));
-	for (i = 0; i < fm->id_end; i++)
-		if (fm->e[i].rec.state < NPUFLOW_CS_MAX)
-			out[fm->e[i].rec.state]++;
-	out[NPUFLOW_CS_FREE] += fm->cfg.max_conns - fm->id_end;
+	out[NPUFLOW_CS_FREE] = fm->cfg.max_conns;
+	for (i = 1; i < NPUFLOW_CS_MAX; i++) {
+		out[i] = fm->nstate[i];
+		out[NPUFLOW_CS_FREE] -= fm->nstate[i];
+	}
 }
 
 const char *fm_action_name(enum fm_action a)

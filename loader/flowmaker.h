@@ -213,6 +213,8 @@ struct fm {
 	uint32_t nused;
 	uint32_t id_end;		/* every id from it on is free (fm_id_end) */
 	int free_dirty;			/* restored: rebuild the stack */
+	uint32_t nstate[NPUFLOW_CS_MAX];	/* entries a state, kept as they change (not FREE) */
+	uint64_t walks;			/* fm_tick()'s walks of the table */
 	uint64_t stat[NPUFLOW_FM_SLOTS];
 	uint64_t refused[NPUFLOW_FR_SLOTS];
 };
@@ -371,7 +373,8 @@ int fm_rescan_take(struct fm_rescan *r, const struct npuflow_key *k,
 void fm_rescan_end(struct fm_rescan *r);
 void fm_rescan_free(struct fm_rescan *r);
 
-/* Connections per state into out[NPUFLOW_CS_MAX]. */
+/* Connections per state into out[NPUFLOW_CS_MAX]: counted as states
+ * change, no walk. */
 void fm_count_states(const struct fm *fm, __u64 *out);
 
 /*

@@ -74,6 +74,71 @@ void fmd_hw_delete(struct fmd *d, struct fm_entry *e)
 	e->dirty = 1;
 }
 
+/* Rules a sendmsg of fmd_hw_delete_many() carries (their acks stay well
+ * within the socket's receive buffer). */
+#define FMD_HW_DEL_BATCH	64
+
+/* The @k deletes built in @buf (@len bytes, numbered from @seq0) sent; the
+ * answers counted and logged as fmd_hw_del_rule() does. */
+static void del_send(struct fmd *d, void *buf, size_t len, uint32_t seq0, int k)
+{
+	int rcs[FMD_HW_DEL_BATCH], i;
+
+	nls_batch(&d->tc, buf, len, seq0, rcs, k);
+	for (i = 0; i < k; i++) {
+		if (!rcs[i])
+			d->fm.stat[NPUFLOW_FM_HW_DELETES]++;
+		else if (rcs[i] != -ENOENT && rcs[i] != -EINVAL)
+			d->log(L_WARN, "rule delete failed: %s", strerror(-rcs[i]));
+	}
+}
+
+void fmd_hw_delete_many(struct fmd *d, struct fm_entry *const *es, int n)
+{
+	size_t cap = FMD_HW_DEL_BATCH * 512, off = 0, m;
+	char *buf = malloc(cap);
+	uint32_t seq0 = 0, seq;
+	int i, dir, k = 0;
+
+	for (i = 0; i < n; i++) {
+		struct fm_entry *e = es[i];
+
+		for (dir = 0; dir < 2; dir++) {
+			const struct npuflow_conn *c = &e->rec;
+
+			if (!c->hw_handle[dir] || !c->key[dir].ifindex)
+				continue;
+			if (!buf) {
+				fmd_hw_del_dir(d, c, dir);
+				continue;
+			}
+			seq = d->tc.seq + 1;	/* taken only if built: the run stays unbroken */
+			m = tcfl_build_del(buf + off, cap - off, c->key[dir].ifindex,
+					   tcfl_prio(&c->key[dir]), tcfl_proto(&c->key[dir]),
+					   c->hw_handle[dir], seq);
+			if (!m) {
+				fmd_hw_del_dir(d, c, dir);
+				continue;
+			}
+			nls_seq(&d->tc);
+			if (!k)
+				seq0 = seq;
+			k++;
+			off += MNL_ALIGN(m);
+			if (k == FMD_HW_DEL_BATCH) {
+				del_send(d, buf, off, seq0, k);
+				k = 0;
+				off = 0;
+			}
+		}
+		e->rec.flags &= ~(NPUFLOW_CONN_F_HW0 | NPUFLOW_CONN_F_HW1);
+		e->dirty = 1;
+	}
+	if (k)
+		del_send(d, buf, off, seq0, k);
+	free(buf);
+}
+
 /* After rule @r of @e's direction @dir was answered @rc: counted, logged. */
 void fmd_hw_write_done(struct fmd *d, const struct fm_entry *e, int dir,
 		       const struct tcfl_rule *r, int rc)

@@ -51,6 +51,8 @@ int fmd_hw_del_rule(struct fmd *d, uint32_t ifindex, uint16_t prio, uint16_t pro
 int fmd_hw_del_dir(struct fmd *d, const struct npuflow_conn *c, int dir);
 /* Both of @e's rules deleted, its HW flags cleared. */
 void fmd_hw_delete(struct fmd *d, struct fm_entry *e);
+/* The same for the @n entries @es, 64 rules a sendmsg. */
+void fmd_hw_delete_many(struct fmd *d, struct fm_entry *const *es, int n);
 /* After rule @r of @e's direction @dir was answered @rc: counted, logged. */
 void fmd_hw_write_done(struct fmd *d, const struct fm_entry *e, int dir,
 		       const struct tcfl_rule *r, int rc);

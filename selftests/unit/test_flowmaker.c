@@ -1325,6 +1325,68 @@ static void test_restore(void **st)
 	fm_free(fm);
 }
 
+/* fm_count_states() against a walk of every entry. */
+static void assert_counts(const struct fm *fm)
+{
+	__u64 got[NPUFLOW_CS_MAX], want[NPUFLOW_CS_MAX] = { 0 };
+	uint32_t i;
+
+	for (i = 0; i < fm->cfg.max_conns; i++)
+		want[fm->e[i].rec.state]++;
+	fm_count_states(fm, got);
+	for (i = 0; i < NPUFLOW_CS_MAX; i++)
+		assert_int_equal(got[i], want[i]);
+}
+
+/*
+ * The states are counted as they change, not by a walk a tick
+ * (fm_count_states()); and a tick walks the table only while an entry has
+ * a timer (pending, held, waiting, refused): 65,000 made connections and
+ * nothing else cost a tick no walk.
+ */
+static void test_state_counts(void **st)
+{
+	struct fm *fm = new_fm(65536);
+	struct count_cb c = { .ids = calloc(65536, sizeof(uint32_t)) };
+	uint32_t room = 65000, n, id, made0 = 0, refused0 = 0;
+	struct npuflow_conn rec;
+	uint64_t w;
+
+	(void)st;
+	assert_non_null(c.ids);
+	for (n = 0; n < 65536; n++) {
+		enum fm_action a = offer(fm, n, S, &room, &id);
+
+		if (a == FM_A_REARM && !n)
+			made0 = id;
+		if (a == FM_A_REFUSE && n == 65000)
+			refused0 = id;
+	}
+	assert_counts(fm);
+	w = fm->walks;
+	tick_count(fm, 2 * S, &c);		/* the refused ones' timers */
+	assert_int_equal(fm->walks, w + 1);
+	for (id = 0; id < fm_id_end(fm); id++)
+		if (fm->e[id].rec.state == NPUFLOW_CS_REFUSED)
+			fm_forget(fm, id);
+	assert_counts(fm);
+	w = fm->walks;
+	tick_count(fm, 3 * S, &c);		/* made ones only: no walk */
+	tick_count(fm, 4 * S, &c);
+	assert_int_equal(fm->walks, w);
+	/* a hold, a forget, a restore: counted, and the hold's timer walked for */
+	fm_hold(fm, &fm->e[made0], 10 * S, 5 * S);
+	rec = fm->e[made0 + 1].rec;
+	fm_forget(fm, made0 + 1);
+	assert_int_equal(fm_restore(fm, made0 + 1, &rec), 0);
+	assert_counts(fm);
+	tick_count(fm, 6 * S, &c);
+	assert_int_equal(fm->walks, w + 1);
+	(void)refused0;
+	free(c.ids);
+	fm_free(fm);
+}
+
 /*
  * The walks of the table (fm_tick, fm_count_states, the daemon's) end at
  * fm_id_end(): past it every entry is free.  It follows the highest id in
@@ -1652,6 +1714,7 @@ int main(void)
 		cmocka_unit_test(test_core_full),
 		cmocka_unit_test(test_restore),
 		cmocka_unit_test(test_id_end),
+		cmocka_unit_test(test_state_counts),
 		cmocka_unit_test(test_index_churn),
 		cmocka_unit_test(test_rescan),
 		cmocka_unit_test(test_egress_moved),
