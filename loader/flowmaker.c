@@ -41,6 +41,8 @@ void fm_cfg_init(struct fm_cfg *c)
 	c->max_conns = NPUFLOW_CONNECTIONS_DEFAULT;
 }
 
+static uint64_t entry_due(const struct fm *fm, const struct fm_entry *e);
+
 static struct fm_slot *slots(struct fm *fm)
 {
 	return (struct fm_slot *)fm->index;
@@ -296,7 +298,7 @@ static void count_state(struct fm *fm, uint32_t from, uint32_t to)
 static void slot_freed(struct fm *fm, const struct fm_entry *e)
 {
 	if (fm->full.gated && e->rec.state == NPUFLOW_CS_MADE)
-		fm->full.credit++;
+		fm->full.credit++;	/* walk_due(): the next tick admits one */
 }
 
 void fm_forget(struct fm *fm, uint32_t id)
@@ -308,6 +310,8 @@ void fm_forget(struct fm *fm, uint32_t id)
 	fm_evict_cancel(fm, e);
 	slot_freed(fm, e);
 	count_state(fm, e->rec.state, NPUFLOW_CS_FREE);
+	if (e->waits)
+		fm->full.waiting--;
 	unindex(fm, id);
 	memset(e, 0, sizeof(*e));
 	e->dirty = 1;
@@ -328,7 +332,17 @@ void fm_set_state(struct fm *fm, struct fm_entry *e, uint32_t st, uint64_t now)
 	if ((st == NPUFLOW_CS_MADE) != (e->rec.state == NPUFLOW_CS_MADE))
 		memset(e->rate, 0, sizeof(e->rate));
 	count_state(fm, e->rec.state, st);
+	if (e->waits) {
+		fm->full.waiting--;
+		e->waits = 0;
+	}
 	e->rec.state = st;
+	if (st == NPUFLOW_CS_REFUSED && e->rec.reason == NPUFLOW_FR_TABLE_FULL) {
+		fm->full.waiting++;
+		e->waits = 1;
+	}
+	if (entry_due(fm, e) < fm->due_ns)
+		fm->due_ns = entry_due(fm, e);
 	e->rec.state_ns = now;
 	e->dirty = 1;
 }
@@ -806,21 +820,60 @@ enum fm_action fm_recheck(struct fm *fm, uint32_t id, uint64_t frames, uint64_t 
 	return FM_A_NONE;
 }
 
+/*
+ * When @e next needs the walk: a pending entry at every tick (its watch),
+ * a held, waiting or refused one at its timer; one waiting for a slot of a
+ * full table never by itself (full_admit() admits it for a freed slot or at
+ * the probe: walk_due()); UINT64_MAX for the rest.
+ */
+static uint64_t entry_due(const struct fm *fm, const struct fm_entry *e)
+{
+	switch (e->rec.state) {
+	case NPUFLOW_CS_PENDING:
+		return 0;
+	case NPUFLOW_CS_REFUSED:
+		if (e->rec.reason == NPUFLOW_FR_TABLE_FULL && fm->full.gated)
+			return UINT64_MAX;
+		return e->rec.until_ns;
+	case NPUFLOW_CS_HELD:
+	case NPUFLOW_CS_WAITING:
+		return e->rec.until_ns;
+	default:
+		return UINT64_MAX;
+	}
+}
+
+/* Whether a tick at @now walks the table: a timer is due, or a full table
+ * has a slot or a probe for a waiting connection. */
+static int walk_due(const struct fm *fm, uint64_t now)
+{
+	if (fm->nstate[NPUFLOW_CS_PENDING] || now >= fm->due_ns)
+		return 1;
+	return fm->full.gated && fm->full.waiting &&
+	       (fm->full.credit || now >= fm->full.probe_ns);
+}
+
+/* A full table's waiting @e at @now: admitted (a recheck), or passed over. */
+static int full_turn(struct fm *fm, struct fm_entry *e, uint64_t now)
+{
+	if (!fm->full.credit && now < fm->full.probe_ns) {
+		fm->stat[NPUFLOW_FM_FULL_WAITS]++;
+		return 0;
+	}
+	return full_admit(fm, e, now);
+}
+
 unsigned int fm_tick(struct fm *fm, uint64_t now, fm_action_cb cb, void *ctx)
 {
+	uint64_t due = UINT64_MAX, t;
 	unsigned int n = 0;
-	uint32_t id, waiting = 0;
+	uint32_t id;
 	int full;
 
-	/* only pending, held, waiting and refused entries have timers: none,
-	 * no walk (a table of made connections costs a tick nothing) */
-	if (!fm->nstate[NPUFLOW_CS_PENDING] && !fm->nstate[NPUFLOW_CS_HELD] &&
-	    !fm->nstate[NPUFLOW_CS_WAITING] && !fm->nstate[NPUFLOW_CS_REFUSED]) {
-		fm->full.waiting = 0;
-		if (fm->full.gated)
-			memset(&fm->full, 0, sizeof(fm->full));
+	if (fm->full.gated && !fm->full.waiting)	/* nobody waits: the gate lifts */
+		memset(&fm->full, 0, sizeof(fm->full));
+	if (!walk_due(fm, now))
 		return fm_evict_tick(fm, now, cb, ctx);
-	}
 	fm->walks++;
 	for (id = 0; id < fm->id_end; id++) {
 		struct fm_entry *e = &fm->e[id];
@@ -858,23 +911,27 @@ unsigned int fm_tick(struct fm *fm, uint64_t now, fm_action_cb cb, void *ctx)
 			break;
 		case NPUFLOW_CS_REFUSED:
 			full = e->rec.reason == NPUFLOW_FR_TABLE_FULL;
-			waiting += full;
-			if (now < e->rec.until_ns)
-				break;
-			/* pushed out first so a tick asks once per retry period */
-			e->rec.until_ns = now + (full ? fm->cfg.retry_ns : retry_wait(fm, e));
-			if (full && !full_admit(fm, e, now))
-				break;
+			if (full && fm->full.gated) {
+				if (!full_turn(fm, e, now))
+					break;
+			} else {
+				if (now < e->rec.until_ns)
+					break;
+				/* pushed out first so a tick asks once per retry period */
+				e->rec.until_ns = now + (full ? fm->cfg.retry_ns :
+							  retry_wait(fm, e));
+			}
 			cb(ctx, FM_A_RECHECK, id);
 			n++;
 			break;
 		default:
 			break;
 		}
+		t = entry_due(fm, e);
+		if (t < due)
+			due = t;
 	}
-	fm->full.waiting = waiting;
-	if (fm->full.gated && !waiting)
-		memset(&fm->full, 0, sizeof(fm->full));
+	fm->due_ns = due;
 	return n + fm_evict_tick(fm, now, cb, ctx);
 }
 
@@ -906,6 +963,7 @@ int fm_restore(struct fm *fm, uint32_t id, const struct npuflow_conn *rec)
 	if (id >= fm->id_end)
 		fm->id_end = id + 1;
 	count_state(fm, NPUFLOW_CS_FREE, e->rec.state);
+	fm->due_ns = 0;		/* its timer, if it has one, at the next tick */
 	fm->stat[NPUFLOW_FM_RESTORED]++;
 	return 0;
 bad:

@@ -174,6 +174,7 @@ struct fm_entry {
 	uint8_t dirty;			/* changed since the daemon last mirrored it */
 	uint8_t probe;			/* admitted by the full table's probe (full_admit) */
 	uint8_t retries;		/* transient refusals since last made (retry_wait) */
+	uint8_t waits;			/* counted in fm.full.waiting */
 	uint64_t ct_refresh_ns;		/* the daemon last refreshed its conntrack timeout */
 	uint32_t ct_mark;		/* conntrack's mark when made (0 after a restore) */
 	uint8_t nexthop[2][16];		/* the lookup's next hops when made */
@@ -191,7 +192,7 @@ struct fm_entry {
  * @now_full: the last write since then failed -ENOSPC (npuctl status)
  * @credit: lookups still to admit: slots made connections freed
  * @probe_ns: when a lookup is next admitted without a credit
- * @waiting: entries refused table_full at the last fm_tick()
+ * @waiting: entries refused table_full, kept as states change
  */
 struct fm_full {
 	int gated;
@@ -215,6 +216,7 @@ struct fm {
 	int free_dirty;			/* restored: rebuild the stack */
 	uint32_t nstate[NPUFLOW_CS_MAX];	/* entries a state, kept as they change (not FREE) */
 	uint64_t walks;			/* fm_tick()'s walks of the table */
+	uint64_t due_ns;		/* the next walk for a timer is not before */
 	uint64_t stat[NPUFLOW_FM_SLOTS];
 	uint64_t refused[NPUFLOW_FR_SLOTS];
 };

@@ -148,8 +148,8 @@ struct fmd {
 	uint64_t next_timeouts_ns;	/* conntrack's timeouts read again then */
 	/* cumulative: makes (lookups and writes), the policy's timers and
 	 * what they made due, the rescans, the conntrack sweeps, the egress
-	 * rechecks */
-	uint64_t make_ns, fmtick_ns, rescan_ns, sweep_ns, egress_ns;
+	 * rechecks, the waiting connections' walks */
+	uint64_t make_ns, fmtick_ns, rescan_ns, sweep_ns, egress_ns, busy_ns;
 };
 
 int fmd_init(struct fmd *d, const struct npuflowd_opts *o, const int *ifindex,

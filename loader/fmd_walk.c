@@ -223,14 +223,17 @@ void fmd_rescan(struct fmd *d, uint64_t now)
  * apart give a rate; the first gives the average since the candidate's
  * first frame, so a bulk stream that starts while the table is full can be
  * seen busy by the first walk (fm_evict.c).  A walk of 32,768 candidates
- * is 128 system calls.
+ * is 128 system calls; its cost grows with the candidates, so the gap is
+ * stretched by it (fm_pace_next()), up to FMD_BUSY_MAX_NS.
  */
 #define FMD_BUSY_GAP_NS		(2000ull * 1000000)
+#define FMD_BUSY_MAX_NS		(10000ull * 1000000)
 
 void fmd_busy_walk(struct fmd *d, uint64_t now)
 {
 	struct fmd_busy *b = &d->busy;
 	struct fmd_cwalk *w = &b->w;
+	uint64_t t0 = fmd_now(), end;
 	uint32_t walked = 0;
 	int e;
 
@@ -238,6 +241,7 @@ void fmd_busy_walk(struct fmd *d, uint64_t now)
 		if (now < b->next_ns || d->cand_fd < 0 || !fm_waiting(&d->fm))
 			return;
 		b->active = 1;
+		b->spent_ns = 0;
 		walk_begin(w);
 		d->fm.stat[NPUFLOW_FM_BUSY_WALKS]++;
 	}
@@ -260,10 +264,13 @@ void fmd_busy_walk(struct fmd *d, uint64_t now)
 				w->vals[w->pos].first_ns, now);
 		w->pos++;
 	}
+	end = fmd_now();
+	b->spent_ns += end - t0;
+	d->busy_ns += end - t0;
 	if (!w->last)
 		return;		/* goes on at the next tick */
 	b->active = 0;
-	b->next_ns = now + FMD_BUSY_GAP_NS;
+	b->next_ns = fm_pace_next(end, FMD_BUSY_GAP_NS, b->spent_ns, FMD_BUSY_MAX_NS);
 }
 
 void fmd_walks_free(struct fmd *d)

@@ -36,6 +36,7 @@ struct fmd_rescan {
 struct fmd_busy {
 	int active;
 	uint64_t next_ns;		/* none begins before */
+	uint64_t spent_ns;		/* this walk's time so far, its slices' */
 	struct fmd_cwalk w;
 };
 
@@ -48,7 +49,7 @@ struct fmd_busy {
 void fmd_rescan(struct fmd *d, uint64_t now);
 /*
  * While connections wait for a full table (fm_waiting()): walks the
- * candidates every FMD_BUSY_GAP_NS and samples the waiting connections'
+ * candidates every FMD_BUSY_GAP_NS (longer as its cost grows) and samples the waiting connections'
  * rates (fm_waiting_seen()).  Call each tick.
  */
 void fmd_busy_walk(struct fmd *d, uint64_t now);

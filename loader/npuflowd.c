@@ -108,7 +108,12 @@ static int on_event(void *ctx, void *data, size_t len)
 	if (len < sizeof(struct npuflow_event))
 		return 0;
 	npuflow_fmt_event(data, line, sizeof(line));
-	info("event %s", line);
+	/* with the flow maker the crossings are its input (debug); without,
+	 * the events are the product */
+	if (fm_on)
+		dbg("event %s", line);
+	else
+		info("event %s", line);
 	if (fm_on)
 		fmd_event(&fmd, data, fmd_now());
 	/* this event is consumed; the rest wait for the next pass */
@@ -120,14 +125,15 @@ static int on_event(void *ctx, void *data, size_t len)
 /* Where the loop's time goes (us), logged every 5 s while it was busy. */
 struct loop_stats {
 	uint64_t t0, poll, ev, ct, tick, n, log_flush;
-	uint64_t log0, make0, fmtick0, rescan0, sweep0, egress0;	/* the totals at t0 */
+	uint64_t log0, make0, fmtick0, rescan0, sweep0, egress0, busy0;	/* the totals at t0 */
 };
 
 static void loop_stats_start(struct loop_stats *s, uint64_t now)
 {
 	*s = (struct loop_stats){ .t0 = now, .log0 = log_spent_us(), .make0 = fmd.make_ns,
 				  .fmtick0 = fmd.fmtick_ns, .rescan0 = fmd.rescan_ns,
-				  .sweep0 = fmd.sweep_ns, .egress0 = fmd.egress_ns };
+				  .sweep0 = fmd.sweep_ns, .egress0 = fmd.egress_ns,
+				  .busy0 = fmd.busy_ns };
 }
 
 #define MS(us)	((unsigned long long)((us) / 1000))
@@ -139,14 +145,14 @@ static void loop_stats_log(const struct loop_stats *s, uint64_t now)
 	     "%llu ms, timers %llu ms (keepalive %llu runs %llu ms: tc dumps %llu ms, %llu "
 	     "conntrack refreshes %llu ms); poll %llu ms; of all: makes %llu ms (lookups and "
 	     "writes), the log %llu ms, the policy's timers %llu ms, rescans %llu ms, conntrack "
-	     "sweeps %llu ms, egress rechecks %llu ms",
+	     "sweeps %llu ms, egress rechecks %llu ms, the waiting connections' walks %llu ms",
 	     MS(now - s->t0 - s->poll), MS(now - s->t0), (unsigned long long)s->n, MS(s->ev),
 	     MS(s->ct), MS(s->tick), (unsigned long long)fmd.ka_runs, NS_MS(fmd.ka_ns),
 	     NS_MS(fmd.ka_dump_ns), (unsigned long long)fmd.ka_refreshed, NS_MS(fmd.ka_ct_ns),
 	     MS(s->poll), NS_MS(fmd.make_ns - s->make0),
 	     MS(log_spent_us() - s->log0 + s->log_flush), NS_MS(fmd.fmtick_ns - s->fmtick0),
 	     NS_MS(fmd.rescan_ns - s->rescan0), NS_MS(fmd.sweep_ns - s->sweep0),
-	     NS_MS(fmd.egress_ns - s->egress0));
+	     NS_MS(fmd.egress_ns - s->egress0), NS_MS(fmd.busy_ns - s->busy0));
 }
 
 /* Every 5 s: the busy line when the loop was busy over a fifth, then a new period. */

@@ -540,7 +540,7 @@ static void test_full_table_admission(void **st)
 		}
 	}
 	assert_int_equal(lookups, 2);
-	assert_int_equal(fm->full.waiting, offered - table);	/* as of the last tick */
+	assert_int_equal(fm->full.waiting, offered - table - gone);	/* kept exact */
 	assert_true(fm->full.now_full);
 
 	/* 100 connections taken out: 100 retries, no more */
@@ -1388,6 +1388,47 @@ static void test_state_counts(void **st)
 }
 
 /*
+ * A full table's waiting connections have no timer of their own: they are
+ * admitted for a freed slot or at the probe (full_admit()), so while they
+ * wait a tick walks the table only when a timer is due, a slot frees up or
+ * the probe comes - not twenty times a second.  16,384 made, 16,384 waiting:
+ * a minute of ticks walks the table about once per probe period, the
+ * waiting count stays exact without a walk, and a freed slot still admits
+ * one at the next tick.
+ */
+static void test_full_walks(void **st)
+{
+	struct fm *fm = new_fm(65536);
+	struct count_cb c = { .ids = calloc(65536, sizeof(uint32_t)) };
+	uint32_t room = 16384, n, id, made0 = 0;
+	uint64_t w, t;
+
+	(void)st;
+	assert_non_null(c.ids);
+	for (n = 0; n < 32768; n++)
+		if (offer(fm, n, S, &room, &id) == FM_A_REARM && !n)
+			made0 = id;
+	assert_int_equal(fm->full.waiting, 16384);
+	assert_true(fm_waiting(fm));
+	w = fm->walks;
+	for (t = 2 * S; t <= 62 * S; t += S / 20)
+		tick_count(fm, t, &c);
+	assert_true(fm->walks - w <= 60 * S / FM_FULL_PROBE_NS_DEFAULT + 2);
+	assert_int_equal(fm->full.waiting, 16384);
+	/* a slot frees up: the next tick walks and admits one */
+	fm_forget(fm, made0);
+	w = fm->walks;
+	tick_count(fm, 62 * S + S / 20, &c);
+	assert_int_equal(fm->walks, w + 1);
+	assert_int_equal(c.nids, 1);
+	/* the admitted one leaves the waiting count when its lookup starts */
+	assert_int_equal(fm_recheck(fm, c.ids[0], 100, 0, 62 * S + S / 20), FM_A_LOOKUP);
+	assert_int_equal(fm->full.waiting, 16383);
+	free(c.ids);
+	fm_free(fm);
+}
+
+/*
  * The walks of the table (fm_tick, fm_count_states, the daemon's) end at
  * fm_id_end(): past it every entry is free.  It follows the highest id in
  * use as entries are allocated, forgotten and restored, whatever the
@@ -1715,6 +1756,7 @@ int main(void)
 		cmocka_unit_test(test_restore),
 		cmocka_unit_test(test_id_end),
 		cmocka_unit_test(test_state_counts),
+		cmocka_unit_test(test_full_walks),
 		cmocka_unit_test(test_index_churn),
 		cmocka_unit_test(test_rescan),
 		cmocka_unit_test(test_egress_moved),

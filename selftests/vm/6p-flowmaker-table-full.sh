@@ -76,12 +76,14 @@ l=$(( $(counter lookups) - l0 )) w=$(( $(counter hw_writes) - w0 ))
 r=$(( $(refused_lines) - r0 )) f=$(( $(counter full_waits) - f0 ))
 g=$(( $(wc -l < $FM_LOG) - g0 ))
 c=$(( ($(cpu) - c0) * 1000000000 / $(getconf CLK_TCK) * 100 / ($(date +%s%N) - t0) ))
-diag "$WIN-s window: $l lookups, $w rules written, $r refused-rule log lines, $f retries not made (no slot), $g log lines; npuflowd's CPU $c % of one vCPU"
+diag "$WIN-s window: $l lookups, $w rules written, $r refused-rule log lines, $f passed over (no slot), $g log lines; npuflowd's CPU $c % of one vCPU"
 # a probe every 5 s and the slots that free up: a few a window
 ktap_result $([ "$l" -le $((WIN / 5 + 2)) ] && [ "$r" -le $((2 * (WIN / 5 + 2))) ]; echo $?) \
 	"the waiting connections cost nothing a second: $l lookups, $r refused-rule lines in $WIN s"
-ktap_result $([ "$f" -ge $(( (N - T) * WIN / 2 )) ] && [ "$g" -le $((10 * WIN)) ]; echo $?) \
-	"each waiting connection's retries counted as not made ($f); $g log lines in $WIN s"
+# the policy passes the waiting ones over only at the walks a probe or a
+# freed slot brings, not at a timer of each (once a second before 31's work)
+ktap_result $([ "$f" -le $(( (N - T) * (WIN / 5 + 3) )) ] && [ "$g" -le $((10 * WIN)) ]; echo $?) \
+	"the waiting connections are passed over only at the probes' walks ($f); $g log lines in $WIN s"
 
 # be-liberal on the waiting ones, as conntrack has it
 lib=0 n=0
