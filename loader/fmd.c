@@ -244,59 +244,20 @@ void fmd_tick(struct fmd *d, uint64_t now)
 /* --- release ---------------------------------------------------------------- */
 
 /*
- * Releasing: the firewall first (be-liberal: conntrack stops checking the
- * TCP window the host has not seen move), then the rules out.  All of them
- * at once (a ruleset change, npuctl release all) go FMD_WQ_MAX a batch: the
- * be-liberal requests in one sendmsg, the rule deletes in another
- * (fmd_hw_delete_many()), not three round trips a connection: at 16,384 one
- * at a time took over 120 s (bench guest, TCG), each second of it a second
- * the old rules' verdict stood for the connections still in hardware.
+ * Releasing @n ids that fm_release() released: the firewall first
+ * (be-liberal: conntrack stops checking the TCP window the host has not
+ * seen move), then the rules out, the records kept.  All of them at once (a
+ * ruleset change, npuctl release all) go FMD_WQ_MAX a batch, the be-liberal
+ * requests in one sendmsg and the rule deletes in another
+ * (fmd_hw_delete_many()): not three round trips a connection, while the
+ * old ruleset's verdict stands for the connections still in hardware.
  */
-static void release_liberal(struct fmd *d, const uint32_t *ids, int n)
-{
-	struct fmd_wq *q = &d->wq;
-	int rcs[FMD_WQ_MAX], i, k = 0;
-	uint32_t seq0 = 0, seq, who[FMD_WQ_MAX];
-	size_t off = 0, m;
-
-	for (i = 0; i < n; i++) {
-		const struct fm_entry *e = &d->fm.e[ids[i]];
-		int rc;
-
-		if (e->rec.key[0].proto != IPPROTO_TCP)
-			continue;
-		seq = q->ctb.seq + 1;	/* taken only if built: the run stays unbroken */
-		m = q->ctb.nl ? ctc_build_be_liberal(q->buf + off, q->buflen - off,
-						     &e->rec.key[0], e->rec.zone, seq) : 0;
-		if (!m) {	/* no batch socket, or no room: alone */
-			rc = ctc_be_liberal(&d->ct, &e->rec.key[0], e->rec.zone, 1);
-			if (rc)
-				d->log(L_WARN, "connection %u: be-liberal failed: %s", ids[i],
-				       strerror(-rc));
-			continue;
-		}
-		nls_seq(&q->ctb);
-		if (!k)
-			seq0 = seq;
-		who[k++] = ids[i];
-		off += MNL_ALIGN(m);
-	}
-	if (!k)
-		return;
-	nls_batch(&q->ctb, q->buf, off, seq0, rcs, k);
-	for (i = 0; i < k; i++)
-		if (rcs[i])
-			d->log(L_WARN, "connection %u: be-liberal failed: %s", who[i],
-			       strerror(rcs[i] > 0 ? EIO : -rcs[i]));
-}
-
-/* @n ids that fm_release() released: be-liberal, rules out, records kept. */
 static void release_batch(struct fmd *d, const uint32_t *ids, int n)
 {
 	struct fm_entry *es[FMD_WQ_MAX] = { 0 };
 	int i;
 
-	release_liberal(d, ids, n);
+	fmd_liberal_many(d, ids, n);
 	for (i = 0; i < n; i++)
 		es[i] = &d->fm.e[ids[i]];
 	fmd_hw_delete_many(d, es, n);

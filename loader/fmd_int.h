@@ -39,6 +39,9 @@ void fmd_lookup(struct fmd *d, uint32_t id, uint64_t now, uint64_t cross_ns);
 void fmd_lq_flush(struct fmd *d);
 /* The queued writes sent and answered. */
 void fmd_wq_flush(struct fmd *d);
+/* Both directions of the TCP ones among @ids (at most FMD_WQ_MAX) made
+ * be-liberal in conntrack, in one sendmsg; failures logged. */
+void fmd_liberal_many(struct fmd *d, const uint32_t *ids, int n);
 
 /* fmd_hw.c */
 /* The clsact qdisc on @ifindex (once a port): 0 or -errno. */

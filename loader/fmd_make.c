@@ -389,36 +389,33 @@ static int wq_live(struct fmd *d)
  * for the batch's TCP connections; the kernel applies each request before
  * it reads the next, and all before the rules are sent.
  */
-static void wq_liberal(struct fmd *d, int n)
+void fmd_liberal_many(struct fmd *d, const uint32_t *ids, int n)
 {
 	struct fmd_wq *q = &d->wq;
-	int rcs[FMD_WQ_MAX], who[FMD_WQ_MAX], i, k = 0;
-	uint32_t seq0 = 0;
+	int rcs[FMD_WQ_MAX], i, k = 0;
+	uint32_t seq0 = 0, seq, who[FMD_WQ_MAX];
 	size_t off = 0, m;
 
-	for (i = 0; i < n; i++) {
-		struct fm_entry *e = &d->fm.e[q->it[i].id];
-		uint32_t seq;
+	for (i = 0; i < n && i < FMD_WQ_MAX; i++) {
+		const struct fm_entry *e = &d->fm.e[ids[i]];
+		int rc;
 
 		if (e->rec.key[0].proto != IPPROTO_TCP)
 			continue;
-		if (!q->ctb.nl) {	/* no batch socket: one at a time */
-			int rc = ctc_be_liberal(&d->ct, &e->rec.key[0], e->rec.zone, 1);
-
+		seq = q->ctb.seq + 1;	/* taken only if built: the run stays unbroken */
+		m = q->ctb.nl ? ctc_build_be_liberal(q->buf + off, q->buflen - off,
+						     &e->rec.key[0], e->rec.zone, seq) : 0;
+		if (!m) {	/* no batch socket, or no room: alone */
+			rc = ctc_be_liberal(&d->ct, &e->rec.key[0], e->rec.zone, 1);
 			if (rc)
-				d->log(L_WARN, "connection %u: be-liberal failed: %s",
-				       q->it[i].id, strerror(-rc));
+				d->log(L_WARN, "connection %u: be-liberal failed: %s", ids[i],
+				       strerror(-rc));
 			continue;
 		}
-		seq = q->ctb.seq + 1;	/* taken only if built: the run stays unbroken */
-		m = ctc_build_be_liberal(q->buf + off, q->buflen - off, &e->rec.key[0],
-					 e->rec.zone, seq);
-		if (!m)
-			continue;
 		nls_seq(&q->ctb);
 		if (!k)
 			seq0 = seq;
-		who[k++] = q->it[i].id;
+		who[k++] = ids[i];
 		off += MNL_ALIGN(m);
 	}
 	if (!k)
@@ -426,8 +423,18 @@ static void wq_liberal(struct fmd *d, int n)
 	nls_batch(&q->ctb, q->buf, off, seq0, rcs, k);
 	for (i = 0; i < k; i++)
 		if (rcs[i])
-			d->log(L_WARN, "connection %u: be-liberal failed: %s", (unsigned int)who[i],
-			       strerror(-rcs[i]));
+			d->log(L_WARN, "connection %u: be-liberal failed: %s", who[i],
+			       strerror(rcs[i] > 0 ? EIO : -rcs[i]));
+}
+
+static void wq_liberal(struct fmd *d, int n)
+{
+	uint32_t ids[FMD_WQ_MAX];
+	int i;
+
+	for (i = 0; i < n && i < FMD_WQ_MAX; i++)
+		ids[i] = d->wq.it[i].id;
+	fmd_liberal_many(d, ids, i);
 }
 
 /*
