@@ -414,7 +414,7 @@ static int full_admit(struct fm *fm, struct fm_entry *e, uint64_t now)
 }
 
 /* @e's write done with @rc while the table is full: room found by a probe
- * makes the next one due at once. */
+ * makes the next one due at once, and says the table is not full. */
 static void full_written(struct fm *fm, struct fm_entry *e, int rc, uint64_t now)
 {
 	int probe = e->probe;
@@ -422,7 +422,9 @@ static void full_written(struct fm *fm, struct fm_entry *e, int rc, uint64_t now
 	e->probe = 0;
 	if (!fm->full.gated)
 		return;
-	fm->full.now_full = rc == -ENOSPC;
+	/* a freed slot's write took that slot: full again; only a probe's
+	 * success shows room beyond */
+	fm->full.now_full = rc == -ENOSPC || (!rc && !probe);
 	if (!rc && probe)
 		fm->full.probe_ns = now;
 }

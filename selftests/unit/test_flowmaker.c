@@ -558,6 +558,7 @@ static void test_full_table_admission(void **st)
 	for (i = 0; i < c.nids; i++)
 		assert_int_equal(retry_write(fm, c.ids[i], t + S, 0), FM_A_REARM);
 	assert_int_equal(fm->full.credit, 0);
+	assert_true(fm->full.now_full);		/* the freed slots taken: full again */
 	tick_count(fm, t + 2 * S, &c);
 	assert_int_equal(c.n[FM_A_RECHECK], 0);
 	assert_int_equal(fm->full.waiting, offered - table - 100 - gone);

@@ -81,15 +81,15 @@ diag "$WIN-s window: $l lookups, $w rules written, $r refused-rule log lines, $f
 # a probe every 5 s and the slots that free up: a few a window
 ktap_result $([ "$l" -le $((WIN / 5 + 2)) ] && [ "$r" -le $((2 * (WIN / 5 + 2))) ]; echo $?) \
 	"the waiting connections cost nothing a second: $l lookups, $r refused-rule lines in $WIN s"
-# the policy passes the waiting ones over only at the walks a probe or a
-# freed slot brings, not at a timer of each (once a second before 31's work)
-ktap_result $([ "$f" -le $(( (N - T) * (WIN / 5 + 3) )) ] && [ "$g" -le $((10 * WIN)) ]; echo $?) \
-	"the waiting connections are passed over only at the probes' walks ($f); $g log lines in $WIN s"
+ktap_result $([ "$g" -le $((10 * WIN)) ]; echo $?) \
+	"npuflowd's log stays quiet while they wait: $g lines in $WIN s"
 
 # be-liberal on the waiting ones, as conntrack has it; one that a freed
 # slot let in while the checks ran (the load's connections close at its
 # end) is made by then, not waiting: only those still waiting count
-refused() { fm_flows | jq -r '.[] | select(.state == "refused") | .dirs[0] | "\(.src) \(.sport) \(.dst) \(.dport)"'; }
+# (a connection made before, then given back, keeps the be-liberal of its
+# time in hardware: only those never made count)
+refused() { fm_flows | jq -r '.[] | select(.state == "refused" and .made_ns == 0 and .holds == 0) | .dirs[0] | "\(.src) \(.sport) \(.dst) \(.dport)"'; }
 lib=0 n=0 libs=
 while read -r src sport dst dport; do
 	n=$((n + 1))
