@@ -97,7 +97,7 @@ void fmd_hw_delete_many(struct fmd *d, struct fm_entry *const *es, int n)
 {
 	size_t cap = FMD_HW_DEL_BATCH * 512, off = 0, m;
 	char *buf = malloc(cap);
-	uint32_t seq0 = 0, seq;
+	uint32_t seq0 = 0;
 	int i, dir, k = 0;
 
 	for (i = 0; i < n; i++) {
@@ -112,19 +112,13 @@ void fmd_hw_delete_many(struct fmd *d, struct fm_entry *const *es, int n)
 				fmd_hw_del_dir(d, c, dir);
 				continue;
 			}
-			seq = d->tc.seq + 1;	/* taken only if built: the run stays unbroken */
 			m = tcfl_build_del(buf + off, cap - off, c->key[dir].ifindex,
 					   tcfl_prio(&c->key[dir]), tcfl_proto(&c->key[dir]),
-					   c->hw_handle[dir], seq);
-			if (!m) {
+					   c->hw_handle[dir], nls_batch_seq(&d->tc));
+			if (!nls_batch_take(&d->tc, m, &seq0, &k, &off)) {
 				fmd_hw_del_dir(d, c, dir);
 				continue;
 			}
-			nls_seq(&d->tc);
-			if (!k)
-				seq0 = seq;
-			k++;
-			off += MNL_ALIGN(m);
 			if (k == FMD_HW_DEL_BATCH) {
 				del_send(d, buf, off, seq0, k);
 				k = 0;

@@ -231,7 +231,6 @@ static void refresh_moved(struct fmd *d, const struct dump_ctx *c, uint64_t now)
 
 	for (i = 0; i < c->nrefresh; i++) {
 		struct fm_entry *e = fm_get(&d->fm, c->refresh[i]);
-		uint32_t seq;
 
 		if (!e || e->rec.state != NPUFLOW_CS_MADE ||
 		    !ct_refresh_due(e, timeout_of(d, &e->rec.key[0]), now))
@@ -240,18 +239,13 @@ static void refresh_moved(struct fmd *d, const struct dump_ctx *c, uint64_t now)
 			refresh_one(d, e, now);
 			continue;
 		}
-		seq = d->wq.ctb.seq + 1;	/* taken only if built: the run stays unbroken */
 		m = ctc_build_timeout(buf + off, FMD_KA_CT_BUF - off, &e->rec.key[0], e->rec.zone,
-				      timeout_of(d, &e->rec.key[0]), seq);
-		if (!m) {
+				      timeout_of(d, &e->rec.key[0]), nls_batch_seq(&d->wq.ctb));
+		if (!nls_batch_take(&d->wq.ctb, m, &seq0, &k, &off)) {
 			refresh_one(d, e, now);
 			continue;
 		}
-		nls_seq(&d->wq.ctb);
-		if (!k)
-			seq0 = seq;
-		ids[k++] = c->refresh[i];
-		off += MNL_ALIGN(m);
+		ids[k - 1] = c->refresh[i];
 		if (k == FMD_KA_CT_BATCH || FMD_KA_CT_BUF - off < 512) {
 			refresh_send(d, buf, off, seq0, ids, k, now);
 			k = 0;

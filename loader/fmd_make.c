@@ -393,7 +393,7 @@ void fmd_liberal_many(struct fmd *d, const uint32_t *ids, int n)
 {
 	struct fmd_wq *q = &d->wq;
 	int rcs[FMD_WQ_MAX], i, k = 0;
-	uint32_t seq0 = 0, seq, who[FMD_WQ_MAX];
+	uint32_t seq0 = 0, who[FMD_WQ_MAX];
 	size_t off = 0, m;
 
 	for (i = 0; i < n && i < FMD_WQ_MAX; i++) {
@@ -402,21 +402,17 @@ void fmd_liberal_many(struct fmd *d, const uint32_t *ids, int n)
 
 		if (e->rec.key[0].proto != IPPROTO_TCP)
 			continue;
-		seq = q->ctb.seq + 1;	/* taken only if built: the run stays unbroken */
-		m = q->ctb.nl ? ctc_build_be_liberal(q->buf + off, q->buflen - off,
-						     &e->rec.key[0], e->rec.zone, seq) : 0;
-		if (!m) {	/* no batch socket, or no room: alone */
+		m = q->ctb.nl ? ctc_build_be_liberal(q->buf + off, q->buflen - off, &e->rec.key[0],
+						     e->rec.zone, nls_batch_seq(&q->ctb)) : 0;
+		/* no batch socket, or no room: alone */
+		if (!nls_batch_take(&q->ctb, m, &seq0, &k, &off)) {
 			rc = ctc_be_liberal(&d->ct, &e->rec.key[0], e->rec.zone, 1);
 			if (rc)
 				d->log(L_WARN, "connection %u: be-liberal failed: %s", ids[i],
 				       strerror(-rc));
 			continue;
 		}
-		nls_seq(&q->ctb);
-		if (!k)
-			seq0 = seq;
-		who[k++] = ids[i];
-		off += MNL_ALIGN(m);
+		who[k - 1] = ids[i];
 	}
 	if (!k)
 		return;
@@ -458,21 +454,14 @@ static void wq_rules(struct fmd *d, int n, int rc[][2])
 		}
 	for (i = 0; i < n; i++)
 		for (dir = 0; dir < 2; dir++) {
-			uint32_t seq;
-
 			if (rc[i][dir])
 				continue;
-			seq = d->tc.seq + 1;	/* taken only if built, as above */
-			m = tcfl_build_add(q->buf + off, q->buflen - off, &r[i][dir], seq);
-			if (!m) {
+			m = tcfl_build_add(q->buf + off, q->buflen - off, &r[i][dir],
+					   nls_batch_seq(&d->tc));
+			if (!nls_batch_take(&d->tc, m, &seq0, &k, &off)) {
 				rc[i][dir] = -EINVAL;
 				continue;
 			}
-			nls_seq(&d->tc);
-			if (!k)
-				seq0 = seq;
-			k++;
-			off += MNL_ALIGN(m);
 			rc[i][dir] = NLS_UNANSWERED;	/* answer k - 1 */
 		}
 	if (k)

@@ -388,6 +388,20 @@ int nls_batch_data(struct nlsock *s, void *msgs, size_t len, uint32_t seq0, int 
 	return rc;
 }
 
+int nls_batch_take(struct nlsock *s, size_t m, uint32_t *seq0, int *k, size_t *off)
+{
+	uint32_t seq;
+
+	if (!m)
+		return 0;
+	seq = nls_seq(s);
+	if (!*k)
+		*seq0 = seq;
+	(*k)++;
+	*off += MNL_ALIGN(m);
+	return 1;
+}
+
 int nls_batch(struct nlsock *s, void *msgs, size_t len, uint32_t seq0, int *rcs, int n)
 {
 	return nls_batch_data(s, msgs, len, seq0, rcs, n, NULL, NULL);

@@ -74,6 +74,20 @@ int nls_dispatch(struct nlsock *s, const void *buf, size_t n, uint32_t seq, mnl_
  * unanswered ones' rcs then that error.  s->ext_ack: the last error's.
  */
 #define NLS_UNANSWERED	1
+/*
+ * Building a batch in a buffer: each request is built numbered
+ * nls_batch_seq(@s), then nls_batch_take() counts its @m bytes in (@m 0:
+ * none was built, and the number stays for the next request, so that the
+ * batch's numbers run unbroken): the number is taken (nls_seq()), *@seq0
+ * set to it for the first request, *@k counted up, *@off past it.  1 if
+ * taken, 0 if not.
+ */
+static inline uint32_t nls_batch_seq(const struct nlsock *s)
+{
+	return s->seq + 1;
+}
+
+int nls_batch_take(struct nlsock *s, size_t m, uint32_t *seq0, int *k, size_t *off);
 int nls_batch(struct nlsock *s, void *msgs, size_t len, uint32_t seq0, int *rcs, int n);
 /*
  * The acknowledgements in the @len received bytes at @buf for requests

@@ -702,6 +702,29 @@ static void test_acks(void **st)
 	assert_int_equal(rcs[0], NLS_UNANSWERED);
 }
 
+/* nls_batch_take(): a built request takes the next number, the first one's
+ * is seq0; one not built (0 bytes) takes none, so the numbers run unbroken. */
+static void test_batch_take(void **st)
+{
+	struct nlsock s = { .seq = 41 };
+	uint32_t seq0 = 0;
+	size_t off = 0;
+	int k = 0;
+
+	(void)st;
+	assert_int_equal(nls_batch_seq(&s), 42);
+	assert_int_equal(nls_batch_take(&s, 0, &seq0, &k, &off), 0);
+	assert_int_equal(s.seq, 41);
+	assert_int_equal(k, 0);
+	assert_int_equal(nls_batch_take(&s, 30, &seq0, &k, &off), 1);
+	assert_int_equal(nls_batch_take(&s, 0, &seq0, &k, &off), 0);
+	assert_int_equal(nls_batch_take(&s, 20, &seq0, &k, &off), 1);
+	assert_int_equal(seq0, 42);
+	assert_int_equal(s.seq, 43);
+	assert_int_equal(k, 2);
+	assert_int_equal(off, MNL_ALIGN(30) + MNL_ALIGN(20));
+}
+
 /* RTM_GETLINK of the loopback (ifindex 1) at @p, numbered @seq: its length. */
 static size_t getlink(void *p, uint32_t seq)
 {
@@ -783,6 +806,7 @@ int main(void)
 		cmocka_unit_test(test_dispatch),
 		cmocka_unit_test(test_acks),
 		cmocka_unit_test(test_batch_answers),
+		cmocka_unit_test(test_batch_take),
 		cmocka_unit_test(test_batch_overrun),
 	};
 
