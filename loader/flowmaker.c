@@ -41,7 +41,7 @@ void fm_cfg_init(struct fm_cfg *c)
 	c->max_conns = NPUFLOW_CONNECTIONS_DEFAULT;
 }
 
-static uint64_t entry_due(const struct fm *fm, const struct fm_entry *e);
+static uint64_t entry_due(const struct fm_entry *e);
 
 static struct fm_slot *slots(struct fm *fm)
 {
@@ -323,6 +323,8 @@ void fm_forget(struct fm *fm, uint32_t id)
 
 void fm_set_state(struct fm *fm, struct fm_entry *e, uint32_t st, uint64_t now)
 {
+	uint64_t due;
+
 	if (st != NPUFLOW_CS_MADE)
 		slot_freed(fm, e);
 	else
@@ -341,8 +343,9 @@ void fm_set_state(struct fm *fm, struct fm_entry *e, uint32_t st, uint64_t now)
 		fm->full.waiting++;
 		e->waits = 1;
 	}
-	if (entry_due(fm, e) < fm->due_ns)
-		fm->due_ns = entry_due(fm, e);
+	due = entry_due(e);
+	if (due < fm->due_ns)
+		fm->due_ns = due;
 	e->rec.state_ns = now;
 	e->dirty = 1;
 }
@@ -828,13 +831,13 @@ enum fm_action fm_recheck(struct fm *fm, uint32_t id, uint64_t frames, uint64_t 
  * full table never by itself (full_admit() admits it for a freed slot or at
  * the probe: walk_due()); UINT64_MAX for the rest.
  */
-static uint64_t entry_due(const struct fm *fm, const struct fm_entry *e)
+static uint64_t entry_due(const struct fm_entry *e)
 {
 	switch (e->rec.state) {
 	case NPUFLOW_CS_PENDING:
 		return 0;
 	case NPUFLOW_CS_REFUSED:
-		if (e->rec.reason == NPUFLOW_FR_TABLE_FULL && fm->full.gated)
+		if (e->waits)	/* only a full table has them */
 			return UINT64_MAX;
 		return e->rec.until_ns;
 	case NPUFLOW_CS_HELD:
@@ -870,7 +873,6 @@ unsigned int fm_tick(struct fm *fm, uint64_t now, fm_action_cb cb, void *ctx)
 	uint64_t due = UINT64_MAX, t;
 	unsigned int n = 0;
 	uint32_t id;
-	int full;
 
 	if (fm->full.gated && !fm->full.waiting)	/* nobody waits: the gate lifts */
 		memset(&fm->full, 0, sizeof(fm->full));
@@ -912,16 +914,15 @@ unsigned int fm_tick(struct fm *fm, uint64_t now, fm_action_cb cb, void *ctx)
 			n++;
 			break;
 		case NPUFLOW_CS_REFUSED:
-			full = e->rec.reason == NPUFLOW_FR_TABLE_FULL;
-			if (full && fm->full.gated) {
+			/* only a full table has connections waiting for a slot */
+			if (e->waits) {
 				if (!full_turn(fm, e, now))
 					break;
 			} else {
 				if (now < e->rec.until_ns)
 					break;
 				/* pushed out first so a tick asks once per retry period */
-				e->rec.until_ns = now + (full ? fm->cfg.retry_ns :
-							  retry_wait(fm, e));
+				e->rec.until_ns = now + retry_wait(fm, e);
 			}
 			cb(ctx, FM_A_RECHECK, id);
 			n++;
@@ -929,7 +930,7 @@ unsigned int fm_tick(struct fm *fm, uint64_t now, fm_action_cb cb, void *ctx)
 		default:
 			break;
 		}
-		t = entry_due(fm, e);
+		t = entry_due(e);
 		if (t < due)
 			due = t;
 	}
