@@ -188,10 +188,15 @@ struct npuep_cmd_pending {
 
 /*
  * A backlog caps what a device that stopped answering can pin in host
- * memory: 4,096 commands of 248 bytes, about 1 MiB per ring (a teardown
- * of the seed's 1,000 connections queues at most 2,000).
+ * memory: 4,096 commands of 248 bytes, about 1 MiB per ring.  Writers
+ * wait for room from NPUEP_CMD_BACKLOG_HIGH on (npuep_cmd_backlog_wait())
+ * until it falls under NPUEP_CMD_BACKLOG_LOW, so that a teardown of the
+ * whole table (65,536 connections) goes at the device's pace; the half
+ * above HIGH takes what the writers post in one hold of their lock.
  */
 #define NPUEP_CMD_BACKLOG_MAX	4096
+#define NPUEP_CMD_BACKLOG_HIGH	(NPUEP_CMD_BACKLOG_MAX / 2)
+#define NPUEP_CMD_BACKLOG_LOW	(NPUEP_CMD_BACKLOG_MAX / 4)
 
 /* As npuep_cmdq_try_slot(), but behind the backlog: commands keep ring order. */
 static int npuep_cmdq_try_slot_ordered(struct npuep_dev *ndev, u32 ring,
@@ -387,6 +392,7 @@ bool npuep_cmdq_backlog_drop(struct npuep_cmdq *q)
 		kfree(p);
 	}
 	q->backlog_len = 0;
+	wake_up_all(&q->room_wq);
 	return tables;
 }
 
@@ -426,6 +432,8 @@ static void npuep_cmdq_drain_work(struct work_struct *work)
 			moved = true;
 			nmoved++;
 		}
+		if (moved && q->backlog_len < NPUEP_CMD_BACKLOG_LOW)
+			wake_up_all(&q->room_wq);
 		/*
 		 * Device gone or broken: the backlog goes, and a table command
 		 * in it leaves the tables for the "cmd" recovery to resync.
@@ -494,6 +502,65 @@ static int npuep_cmdq_backlog_add(struct npuep_cmdq *q, u16 opcode,
 }
 
 /**
+ * npuep_cmd_backlog_wait() - wait for room in a ring's backlog
+ * @ndev: the coprocessor
+ * @ring: enum npuep_cmd_ring
+ *
+ * Sleeps while @ring's backlog holds NPUEP_CMD_BACKLOG_HIGH commands or
+ * more, until it falls under NPUEP_CMD_BACKLOG_LOW, for as long as the
+ * device keeps moving its head: a burst of posted commands (a teardown of
+ * the whole table behind a slow engine) goes at the device's pace instead
+ * of overrunning the backlog, whose overrun costs a ring reset and a
+ * replay of the table.  A device whose head has not moved for
+ * NPUEP_CMD_TIMEOUT_MS has stopped: the wait ends, no writer waits again
+ * until the head moves, and what the callers post meanwhile may be lost
+ * and recovered (the "cmd" health recovery).  Call it before taking a
+ * lock the device must not extend (the flow table's, seed 004), never
+ * under it.  Sleeps.
+ *
+ * Return: 0 when there is room, -EBUSY when the device stopped moving,
+ * -ENODEV when it is gone.
+ */
+int npuep_cmd_backlog_wait(struct npuep_dev *ndev, u32 ring)
+{
+	struct npuep_cmdq *q;
+	unsigned long deadline;
+	u32 head, last;
+
+	if (ring >= NPU_CMD_RINGS)
+		return -EINVAL;
+	q = &ndev->cmd.q[ring];
+	if (READ_ONCE(q->backlog_len) < NPUEP_CMD_BACKLOG_HIGH)
+		return 0;
+	last = npuep_rd32(ndev, NPU_REG_CMDQ(ring) + NPU_CMDQ_HEAD);
+	if (last == READ_ONCE(q->stopped_head))
+		return -EBUSY;
+	WRITE_ONCE(q->stopped_head, U32_MAX);
+	spin_lock_bh(&q->slot_lock);
+	q->backlog_waits++;
+	spin_unlock_bh(&q->slot_lock);
+	deadline = jiffies + msecs_to_jiffies(NPUEP_CMD_TIMEOUT_MS);
+	for (;;) {
+		wait_event_timeout(q->room_wq,
+				   READ_ONCE(q->backlog_len) < NPUEP_CMD_BACKLOG_LOW ||
+				   READ_ONCE(ndev->cmd.dead),
+				   msecs_to_jiffies(NPUEP_CMD_SLICE_MS));
+		if (READ_ONCE(ndev->cmd.dead))
+			return -ENODEV;
+		if (READ_ONCE(q->backlog_len) < NPUEP_CMD_BACKLOG_LOW)
+			return 0;
+		head = npuep_rd32(ndev, NPU_REG_CMDQ(ring) + NPU_CMDQ_HEAD);
+		if (head != last)
+			deadline = jiffies + msecs_to_jiffies(NPUEP_CMD_TIMEOUT_MS);
+		last = head;
+		if (time_after(jiffies, deadline)) {
+			WRITE_ONCE(q->stopped_head, head);
+			return -EBUSY;
+		}
+	}
+}
+
+/**
  * npuep_cmd_post() - post one command without waiting for it
  * @ndev: the coprocessor
  * @ring: enum npuep_cmd_ring
@@ -558,6 +625,7 @@ void npuep_cmdq_program(struct npuep_dev *ndev, u32 ring)
 	q->tail = npuep_rd32(ndev, base + NPU_CMDQ_HEAD) % NPU_CMD_RING_SIZE;
 	ndev->cmd_chk.head_seen[ring] = q->tail;
 	q->posted_slots = 0;
+	WRITE_ONCE(q->stopped_head, U32_MAX);
 }
 
 /**
@@ -647,6 +715,7 @@ int npuep_cmd_init(struct npuep_dev *ndev)
 		q->ndev = ndev;
 		q->idx = r;
 		INIT_LIST_HEAD(&q->backlog);
+		init_waitqueue_head(&q->room_wq);
 		INIT_WORK(&q->drain_work, npuep_cmdq_drain_work);
 		q->held = NPU_CMD_RING_SIZE;
 		q->ring = dma_alloc_coherent(hw->dma_dev, size, &q->dma,

@@ -70,6 +70,11 @@ enum npuep_cmd_ring {
  *	every command on this ring goes behind it
  * @backlog_len: entries in @backlog
  * @backlogged: commands that went through @backlog
+ * @backlog_waits: writers that waited for room in @backlog
+ *	(npuep_cmd_backlog_wait())
+ * @room_wq: woken when @backlog falls under NPUEP_CMD_BACKLOG_LOW
+ * @stopped_head: the device's head when a writer's wait for room found it
+ *	stopped; writers do not wait again until it moves.  U32_MAX: none
  * @drain_work: moves @backlog into the ring as the device frees slots
  */
 struct npuep_cmdq {
@@ -91,6 +96,9 @@ struct npuep_cmdq {
 	struct list_head backlog;
 	u32 backlog_len;
 	u64 backlogged;
+	u64 backlog_waits;
+	wait_queue_head_t room_wq;
+	u32 stopped_head;
 	struct work_struct drain_work;
 };
 
@@ -157,6 +165,7 @@ struct npuep_cmd_checks {
  * @read_timeouts: of those, commands that change nothing
  * @backlog: posted commands queued in the driver behind the ring now
  * @backlogged: commands that went through the backlog
+ * @backlog_waits: writers that waited for room in the backlog
  */
 struct npuep_cmd_ring_state {
 	u32 head;
@@ -168,6 +177,7 @@ struct npuep_cmd_ring_state {
 	u64 read_timeouts;
 	u32 backlog;
 	u64 backlogged;
+	u64 backlog_waits;
 };
 
 /**
@@ -204,6 +214,7 @@ bool npuep_cmd_changes_tables(u16 opcode);
 bool npuep_cmd_reads_only(u16 opcode);
 int npuep_cmd_exec_ring(struct npuep_dev *ndev, u32 ring, u16 opcode,
 			const void *req, u16 req_len, void *resp, u16 resp_len);
+int npuep_cmd_backlog_wait(struct npuep_dev *ndev, u32 ring);
 int npuep_cmd_post(struct npuep_dev *ndev, u32 ring, u16 opcode,
 		   const void *req, u16 req_len, enum npuep_cmd_post_mode mode);
 int npuep_cmd_reset(struct npuep_dev *ndev, bool *lost);

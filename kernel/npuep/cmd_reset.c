@@ -27,6 +27,7 @@ void npuep_cmd_state(struct npuep_dev *ndev, u32 ring,
 	st->read_timeouts = READ_ONCE(q->read_timeouts);
 	st->backlog = READ_ONCE(q->backlog_len);
 	st->backlogged = READ_ONCE(q->backlogged);
+	st->backlog_waits = READ_ONCE(q->backlog_waits);
 }
 
 /**

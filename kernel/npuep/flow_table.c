@@ -59,13 +59,22 @@ void npuep_ft_lock_bh(struct npuep_ft *ft)
 	ft->bh_off = true;
 }
 
-/* The lock for flow writes: softirqs off when they are posted (never wait). */
+/*
+ * The lock for flow writes: softirqs off when they are posted (never
+ * wait).  Posted writes wait for room in the ring's backlog first, outside
+ * the lock, so that a burst goes at the device's pace (the wait ends when
+ * the device stops moving: what is posted then is lost and recovered).
+ */
 void npuep_ft_lock_writes(struct npuep_ft *ft)
 {
-	if (READ_ONCE(ft->ndev->dlx.flow_cmd_posted))
+	struct npuep_dev *ndev = ft->ndev;
+
+	if (READ_ONCE(ndev->dlx.flow_cmd_posted)) {
+		npuep_cmd_backlog_wait(ndev, READ_ONCE(ndev->dlx.flow_cmd_ring));
 		npuep_ft_lock_bh(ft);
-	else
+	} else {
 		npuep_ft_lock(ft);
+	}
 }
 
 static gfp_t npuep_ft_gfp(struct npuep_ft *ft)

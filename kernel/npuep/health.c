@@ -66,6 +66,7 @@ static void npuep_health_cmd_fmsg(struct npuep_dev *ndev,
 		/* posted commands queued in the driver behind a full ring */
 		devlink_fmsg_u32_pair_put(fmsg, "backlog", st.backlog);
 		devlink_fmsg_u64_pair_put(fmsg, "backlogged", st.backlogged);
+		devlink_fmsg_u64_pair_put(fmsg, "backlog_waits", st.backlog_waits);
 		devlink_fmsg_obj_nest_end(fmsg);
 	}
 	devlink_fmsg_arr_pair_nest_end(fmsg);
