@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <linux/netlink.h>
 #include <linux/netfilter/nf_conntrack_common.h>
 #include <linux/netfilter/nf_conntrack_tcp.h>
 #include <linux/netfilter/nfnetlink.h>
@@ -189,6 +190,30 @@ static int ev_cb(enum nf_conntrack_msg_type type, struct nf_conntrack *ct, void 
 	return NFCT_CB_CONTINUE;
 }
 
+/* SOL_NETLINK option @opt of @fd set to @on: 0 or -errno. */
+static int nl_opt(int fd, int opt, int on)
+{
+	return setsockopt(fd, SOL_NETLINK, opt, &on, sizeof(on)) ? -errno : 0;
+}
+
+int ctc_reliable(struct ctc *c, int on)
+{
+	int rc;
+
+	c->reliable = 0;
+	if (!c->ev)
+		return -ENOTCONN;
+	rc = nl_opt(c->ev_fd, NETLINK_BROADCAST_ERROR, on);
+	if (!rc)
+		rc = nl_opt(c->ev_fd, NETLINK_NO_ENOBUFS, on);
+	if (rc) {
+		nl_opt(c->ev_fd, NETLINK_BROADCAST_ERROR, 0);
+		return rc;
+	}
+	c->reliable = !!on;
+	return 0;
+}
+
 int ctc_open(struct ctc *c, unsigned int rcvbuf, ctc_cb on_destroy, void *ctx)
 {
 	memset(c, 0, sizeof(*c));
@@ -211,6 +236,7 @@ int ctc_open(struct ctc *c, unsigned int rcvbuf, ctc_cb on_destroy, void *ctx)
 	c->ev_fd = nfct_fd(c->ev);
 	fcntl(c->ev_fd, F_SETFL, fcntl(c->ev_fd, F_GETFL) | O_NONBLOCK);
 	nfct_callback_register(c->ev, NFCT_T_DESTROY, ev_cb, c);
+	ctc_reliable(c, 1);	/* not fatal: c->reliable stays 0 */
 	return 0;
 }
 

@@ -3,7 +3,8 @@
  * ctclient.h - npuflowd's conntrack client (libnetfilter_conntrack): look a
  * connection up by either direction's tuple, refresh its timeout, relax its
  * TCP window tracking (be-liberal) before a release, follow DESTROY events
- * on a socket with a large receive buffer, dump for a resync.
+ * on a socket with a large receive buffer (delivered reliably where the
+ * kernel can: ctc_reliable()), dump for a resync.
  */
 #ifndef _CTCLIENT_H
 #define _CTCLIENT_H
@@ -39,14 +40,33 @@ struct ctc {
 	unsigned int rcvbuf;		/* granted receive buffer, bytes */
 	uint64_t destroys, overruns;
 	uint64_t incomplete;		/* DESTROY events without a whole tuple: skipped */
+	int reliable;			/* 1: no DESTROY is lost (ctc_reliable()) */
 	struct nfct_handle *upd;	/* UPDATE events of closing TCP entries */
 	int upd_fd;
 	ctc_cb on_closing;
 	uint64_t closings;		/* such events read */
 };
 
-/* @rcvbuf 0: no event subscription.  0 or -errno. */
+/*
+ * ctc_open() - the query socket, and with @rcvbuf (bytes; 0: none) the
+ * DESTROY event socket, made reliable (ctc_reliable()) where the kernel
+ * can: c->reliable says whether it is.  Return: 0 or -errno.
+ */
 int ctc_open(struct ctc *c, unsigned int rcvbuf, ctc_cb on_destroy, void *ctx);
+/*
+ * ctc_reliable() - DESTROY delivery on the event socket made reliable (@on
+ * 1) or not (0).  With NETLINK_BROADCAST_ERROR, a DESTROY that the socket
+ * cannot take fails ctnetlink's report (do_one_broadcast() ->
+ * ctnetlink_conntrack_event() -ENOBUFS): nf_ct_delete() then keeps the
+ * entry on conntrack's dying list and its event cache worker sends the
+ * DESTROY again until it goes through.  NETLINK_NO_ENOBUFS drops the
+ * overrun report, which on this socket (DESTROY only) no longer means a
+ * loss; it also keeps the socket from staying congested until emptied.
+ * c->reliable is 1 only if both are set.  Return: 0; -ENOTCONN if there is
+ * no event socket; the setsockopt's -errno (-ENOPROTOOPT: a kernel without
+ * them), then neither is set.
+ */
+int ctc_reliable(struct ctc *c, int on);
 void ctc_close(struct ctc *c);
 /* Look up the entry whose original (@as_reply 0) or reply (1) tuple is @t. */
 int ctc_get(struct ctc *c, const struct npuflow_key *t, int as_reply, uint32_t zone,

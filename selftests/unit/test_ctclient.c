@@ -3,12 +3,20 @@
  * The conntrack client's reading of an entry (loader/ctclient.c): both
  * tuples, exactly as libnetfilter_conntrack holds them, and an entry that
  * lacks a tuple's address or port (nfct_get_attr() NULL) refused, never
- * read through a NULL pointer nor taken as 0.0.0.0.
+ * read through a NULL pointer nor taken as 0.0.0.0.  Its DESTROY socket
+ * against the kernel's conntrack, in a network namespace of its own: every
+ * DESTROY of a flush heard by a slow reader (reliable delivery), and what
+ * is lost without it.
  */
+#define _GNU_SOURCE
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <sched.h>
+#include <time.h>
+#include <unistd.h>
 #include <cmocka.h>
 #include "../../loader/ctclient.c"
 
@@ -349,6 +357,203 @@ static void test_build_get_parse(void **st)
 	assert_int_equal(ctc_parse(nlh, &ci), -EBADMSG);
 }
 
+/* ---- the kernel's conntrack, in a network namespace of the test's own ---- */
+
+/*
+ * Each test below runs in a new network namespace (its conntrack table
+ * empty, the host's untouched) and goes back to the test's own at its
+ * end, the namespace and what is left in it then freed.  Skipped where
+ * that cannot be: not root, no conntrack, or events off in the kernel.
+ */
+static int home_ns = -1;
+static const char *ns_skip;
+
+static int enter_netns(void **st)
+{
+	char v[8] = "";
+	FILE *f;
+
+	(void)st;
+	ns_skip = NULL;
+	if (geteuid()) {
+		ns_skip = "not root";
+		return 0;
+	}
+	home_ns = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (home_ns < 0 || unshare(CLONE_NEWNET)) {
+		ns_skip = "no network namespace of the test's own";
+		return 0;
+	}
+	f = fopen("/proc/sys/net/netfilter/nf_conntrack_events", "re");
+	if (!f || !fgets(v, sizeof(v), f))
+		ns_skip = "no conntrack in this kernel";
+	else if (v[0] == '0')
+		ns_skip = "conntrack events off (nf_conntrack_events 0)";
+	if (f)
+		fclose(f);
+	return 0;
+}
+
+static struct ctc tc;
+
+static int leave_netns(void **st)
+{
+	(void)st;
+	if (tc.q)
+		ctc_close(&tc);
+	memset(&tc, 0, sizeof(tc));
+	if (home_ns >= 0) {
+		if (setns(home_ns, CLONE_NEWNET))
+			print_message("could not go back to the test's network namespace\n");
+		close(home_ns);
+	}
+	home_ns = -1;
+	return 0;
+}
+
+#define CT_N		2048	/* entries made, then flushed at once */
+#define CT_RCVBUF	8192	/* the event socket's buffer: a dozen events */
+
+/* Entry @i: 10.99.i/256.i%256:40000 > 10.98.0.1:80 TCP, ESTABLISHED, 600 s. */
+static struct nf_conntrack *test_entry(int i)
+{
+	struct npuflow_key k = key4(), r;
+	struct nf_conntrack *ct;
+
+	k.saddr[1] = 99;
+	k.saddr[2] = i / 256;
+	k.saddr[3] = i % 256;
+	memcpy(k.daddr, "\x0a\x62\x00\x01", 4);
+	k.dport = htons(80);
+	ct = to_ct(&k, 0, 0);
+	assert_non_null(ct);
+	r = k;
+	memcpy(r.saddr, k.daddr, 4);
+	memcpy(r.daddr, k.saddr, 4);
+	r.sport = k.dport;
+	r.dport = k.sport;
+	nfct_set_attr_u8(ct, ATTR_REPL_L3PROTO, AF_INET);
+	set_tuple(ct, &r, 1);
+	nfct_set_attr_u32(ct, ATTR_TIMEOUT, 600);
+	nfct_set_attr_u32(ct, ATTR_STATUS, IPS_SEEN_REPLY | IPS_ASSURED);
+	nfct_set_attr_u8(ct, ATTR_TCP_STATE, TCP_CONNTRACK_ESTABLISHED);
+	return ct;
+}
+
+/* CT_N entries made through ctnetlink (c->q): 0, or a reason to skip. */
+static const char *make_entries(struct ctc *c)
+{
+	int i, rc;
+
+	for (i = 0; i < CT_N; i++) {
+		struct nf_conntrack *ct = test_entry(i);
+
+		rc = nfct_query(c->q, NFCT_Q_CREATE, ct);
+		nfct_destroy(ct);
+		if (rc < 0 && !i)
+			return "conntrack entries cannot be made through ctnetlink";
+		assert_int_equal(rc, 0);
+	}
+	return NULL;
+}
+
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+/*
+ * All of this namespace's entries flushed at once (one CT_DELETE: the
+ * kernel deletes them in one go, far more DESTROYs than CT_RCVBUF holds),
+ * then @c's events read as a slow reader does, a burst every 5 ms, until
+ * every DESTROY came or @secs passed: how long it took.
+ */
+static double flush_and_read(struct ctc *c, double secs)
+{
+	uint32_t fam = AF_INET;
+	double t0;
+
+	assert_int_equal(nfct_query(c->q, NFCT_Q_FLUSH, &fam), 0);
+	t0 = now_s();
+	while (c->destroys < CT_N && now_s() - t0 < secs) {
+		ctc_events(c);
+		usleep(5000);
+	}
+	return now_s() - t0;
+}
+
+static int ns_destroys;
+
+static void count_ns_destroy(void *ctx, const struct ct_info *ci)
+{
+	(void)ctx;
+	(void)ci;
+	ns_destroys++;
+}
+
+/* The event socket as npuflowd opens it (ctc_open), CT_N entries made:
+ * skipped where that cannot be. */
+
+static void open_with_entries(void)
+{
+	const char *why = ns_skip;
+
+	if (!why) {
+		assert_int_equal(ctc_open(&tc, CT_RCVBUF, count_ns_destroy, NULL), 0);
+		why = make_entries(&tc);
+	}
+	if (why) {
+		print_message("SKIP: %s\n", why);
+		skip();
+	}
+	ns_destroys = 0;
+}
+
+/*
+ * A reader slower than a flush of CT_N entries into a buffer of a dozen
+ * still hears every DESTROY, within seconds (the kernel sends the ones the
+ * socket could not take again, the first a second later, then every 10 ms
+ * while it is full), and no overrun is reported: there is no loss to
+ * resync for.
+ */
+static void test_destroys_reliable(void **st)
+{
+	double took;
+
+	(void)st;
+	open_with_entries();
+	assert_int_equal(tc.reliable, 1);
+	took = flush_and_read(&tc, 20);
+	print_message("reliable: %d of %d DESTROYs in %.1f s, %llu overruns, buffer %u bytes\n",
+		      ns_destroys, CT_N, took, (unsigned long long)tc.overruns, tc.rcvbuf);
+	assert_int_equal(ns_destroys, CT_N);
+	assert_int_equal(tc.destroys, CT_N);
+	assert_int_equal(tc.overruns, 0);
+}
+
+/*
+ * The same socket with delivery left unreliable (a kernel without the
+ * options): the DESTROYs the buffer could not take are lost for good, and
+ * the overrun (ENOBUFS) is what tells npuflowd to resync.
+ */
+static void test_destroys_unreliable(void **st)
+{
+	double took;
+
+	(void)st;
+	open_with_entries();
+	assert_int_equal(ctc_reliable(&tc, 0), 0);
+	assert_int_equal(tc.reliable, 0);
+	took = flush_and_read(&tc, 3);
+	print_message("unreliable: %d of %d DESTROYs in %.1f s, %llu overruns\n", ns_destroys,
+		      CT_N, took, (unsigned long long)tc.overruns);
+	assert_true(ns_destroys < CT_N);
+	assert_true(tc.overruns >= 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -359,6 +564,8 @@ int main(void)
 		cmocka_unit_test(test_build_get_parse),
 		cmocka_unit_test(test_build_timeout),
 		cmocka_unit_test(test_build_create_delete),
+		cmocka_unit_test_setup_teardown(test_destroys_reliable, enter_netns, leave_netns),
+		cmocka_unit_test_setup_teardown(test_destroys_unreliable, enter_netns, leave_netns),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
