@@ -358,6 +358,9 @@ enum npuflow_fm_stat {
 	NPUFLOW_FM_EVICTED,		/* made connections displaced by busier waiting ones */
 	NPUFLOW_FM_BUSY_WALKS,		/* walks of the candidates for waiting connections' rates */
 	NPUFLOW_FM_LIBERAL_UNDONE,	/* be-liberal taken back after a write that failed */
+	NPUFLOW_FM_CT_DESTROYS,		/* conntrack DESTROY events read (any entry's) */
+	NPUFLOW_FM_CT_RELIABLE,		/* gauge: 1 while no DESTROY event can be lost
+					 * (NETLINK_BROADCAST_ERROR): the sweep is rare */
 	NPUFLOW_FM_MAX,
 };
 #define NPUFLOW_FM_SLOTS	48

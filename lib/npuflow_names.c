@@ -37,7 +37,8 @@ const char *fm_stat_name(unsigned int s)
 		"hw_orphans", "restored", "lookup_us", "write_us", "egress_cached",
 		"egress_asked", "ct_us", "ct_swept", "rescans", "rescanned", "rescan_lost",
 		"rerouted", "rulesets", "full_tries", "full_waits", "table_full",
-		"full_waiting", "evicted", "busy_walks", "liberal_undone",
+		"full_waiting", "evicted", "busy_walks", "liberal_undone", "ct_destroys",
+		"ct_reliable",
 	};
 
 	return s < NPUFLOW_FM_MAX ? n[s] : NULL;

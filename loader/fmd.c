@@ -90,6 +90,7 @@ static void write_stats(struct fmd *d, uint64_t now)
 	memcpy(st.stat, d->fm.stat, sizeof(st.stat));
 	st.stat[NPUFLOW_FM_TABLE_FULL] = d->fm.full.now_full;
 	st.stat[NPUFLOW_FM_FULL_WAITING] = d->fm.full.waiting;
+	st.stat[NPUFLOW_FM_CT_RELIABLE] = d->ct.reliable;
 	memcpy(st.refused, d->fm.refused, sizeof(st.refused));
 	fm_count_states(&d->fm, st.state);
 	st.start_ns = d->start_ns;
@@ -534,6 +535,7 @@ int fmd_init(struct fmd *d, const struct npuflowd_opts *o, const int *ifindex,
 	if (d->ct.rcvbuf < o->ct_rcvbuf)
 		log(L_WARN, "conntrack event buffer %u bytes, asked %u", d->ct.rcvbuf,
 		    o->ct_rcvbuf);
+	fmd_ct_say_reliable(d);
 	rc = o->ct_rcvbuf ? ctc_watch_closing(&d->ct, o->ct_rcvbuf, fmd_ct_closing) : 0;
 	if (rc) {
 		log(L_ERR, "cannot watch conntrack for closing TCP connections: %s",

@@ -74,6 +74,9 @@ void fmd_ct_destroyed(void *ctx, const struct ct_info *ci);
 void fmd_ct_closing(void *ctx, const struct ct_info *ci);
 /* The periodic sweep, when due (paced by its cost). */
 void fmd_sweep_tick(struct fmd *d, uint64_t now);
+/* Whether DESTROY events can be lost, and so how often conntrack is swept:
+ * logged once, at the start. */
+void fmd_ct_say_reliable(struct fmd *d);
 
 /* fmd_watch.c */
 /* What rtnetlink and xfrm announced since the last call: facts made stale. */

@@ -121,6 +121,11 @@ static const struct fm_metric fm_metrics[NPUFLOW_FM_MAX] = {
 	[NPUFLOW_FM_LIBERAL_UNDONE] = FM_COUNT("TCP connections whose be-liberal was taken back "
 					       "after their write failed (they stay on the "
 					       "host, checked)."),
+	[NPUFLOW_FM_CT_DESTROYS] = FM_COUNT("Conntrack DESTROY events read, of any entry."),
+	[NPUFLOW_FM_CT_RELIABLE] = { "gauge", "ct_reliable", 1,
+				     "1 while conntrack's DESTROY events cannot be lost "
+				     "(reliable delivery): the conntrack sweep runs every "
+				     "10 min, else every 10 to 60 s." },
 };
 
 /* npuflow_flowmaker_<...> of flow-maker counter @i in @buf. */
