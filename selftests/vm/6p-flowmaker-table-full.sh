@@ -113,6 +113,7 @@ for i in $(seq $WAIT); do
 	[ "$(eth_stat "$P3" hw_fp_conns)" = 0 ] && [ "$(fm_rules "$P3")" = 0 ] && break
 	sleep 1
 done
+diag "after conntrack -F: rules $(fm_rules "$P3")/$(fm_rules "$P8"), driver/coprocessor $(eth_stat "$P3" fp_conns)/$(eth_stat "$P3" hw_fp_conns), conntrack $(conntrack -C 2>/dev/null), resyncs $(devlink -j health diagnose auxiliary/npusim.npu.0 reporter cmd | jq '[.. | objects | select(has("resyncs"))][0].resyncs')"
 ktap_result $([ "$(fm_rules "$P3")" = 0 ] && [ "$(fm_rules "$P8")" = 0 ] &&
 	[ "$(eth_stat "$P3" hw_fp_conns)" = 0 ]; echo $?) \
 	"after the load and conntrack -F, nothing is left in hardware"
