@@ -8,14 +8,6 @@
 #include <string.h>
 #include "fmd_int.h"
 
-/*
- * The connection of a conntrack entry that went: out of hardware (@a
- * FM_A_TAKEOUT) and forgotten.  Its candidates go too: what they counted
- * was the old entry's, and a late frame of it (a FIN retransmitted after a
- * flush, picked up by conntrack as a new entry) must cross the threshold
- * anew, not make a connection on the old count (a rescan would hand it
- * over, still marked).
- */
 void fmd_takeout(struct fmd *d, uint32_t id, enum fm_action a)
 {
 	struct fm_entry *e = fm_get(&d->fm, id);
@@ -26,7 +18,6 @@ void fmd_takeout(struct fmd *d, uint32_t id, enum fm_action a)
 		fmd_hw_delete(d, e);
 		d->log(L_INFO, "connection %u taken out (conntrack dropped it)", id);
 	}
-	fmd_rearm(d, e);
 	fm_forget(&d->fm, id);
 	fmd_sync_id(d, id);
 }
