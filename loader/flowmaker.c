@@ -215,13 +215,6 @@ struct fm_entry *fm_find(struct fm *fm, const struct npuflow_key *k)
 	return at < 0 ? NULL : &fm->e[(slots(fm)[at].ref - 1) / 3];
 }
 
-int fm_waits_for_slot(struct fm *fm, const struct npuflow_key *k)
-{
-	const struct fm_entry *e = fm_find(fm, k);
-
-	return e && e->waits;
-}
-
 /*
  * 1 if @e, found by its original tuple in @zone, was made for the conntrack
  * entry whose reply tuple is @reply and id @ct_id: the reply tuple carries

@@ -294,13 +294,6 @@ int fm_waiting_seen(struct fm *fm, const struct npuflow_key *k, uint64_t frames,
  */
 #define FM_RATE_STALE_NS	(10000ull * 1000000)
 uint32_t fm_rate_pps(const struct fm_entry *e, uint64_t now);
-/*
- * 1 if @k (a key the policy knows the connection by) is a connection's that waits for a slot
- * of a full table: a crossing handed over for it can only pass it over
- * (the table admits it for a freed slot or at the probe), so the rescan
- * after lost events skips it.
- */
-int fm_waits_for_slot(struct fm *fm, const struct npuflow_key *k);
 /* 1 while connections wait for a full table (the daemon then walks the
  * candidates for their rates: fm_waiting_seen). */
 static inline int fm_waiting(const struct fm *fm)

@@ -34,9 +34,7 @@
  * begins at most every FMD_RESCAN_GAP_NS; each tick reads at most
  * FMD_WALK_SLICE candidates and hands over at most FMD_RESCAN_FEED
  * crossings (as many as events a pass over the ring), the rest waits for
- * the next tick.  A crossing of a connection that waits for a slot of a
- * full table is skipped (fm_waits_for_slot()): it would only be passed
- * over, thousands of times a walk.
+ * the next tick.
  */
 #define FMD_RESCAN_GAP_NS	(200ull * 1000000)
 #define FMD_RESCAN_FEED		64
@@ -194,7 +192,7 @@ void fmd_rescan(struct fmd *d, uint64_t now)
 			continue;
 		}
 		k = &w->keys[w->pos];
-		if (!fm_missed(&w->vals[w->pos++]) || fm_waits_for_slot(&d->fm, k))
+		if (!fm_missed(&w->vals[w->pos++]))
 			continue;
 		/* read again: the batch may be a tick old, the candidate gone or made again */
 		if (fmd_read_cand(d, k, &v) || !fm_missed(&v) || !fm_rescan_take(&r->seen, k, &v))

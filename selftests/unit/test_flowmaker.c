@@ -1420,44 +1420,6 @@ static void test_state_counts(void **st)
 	fm_free(fm);
 }
 
-
-/*
- * The rescan after lost threshold events skips the crossings of connections
- * that wait for a slot of a full table (fm_waits_for_slot()): handing them
- * over again only passes them over (6p at 16,384 / 32,768: 214,237 passes
- * in 30 s, the rescan a second of every five), and a full table admits
- * them by itself.  Every key the connection is known by counts (both
- * directions once looked up); a made connection's, a pending one's and an
- * unknown key's crossings are still handed over.
- */
-static void test_rescan_skips_waiting(void **st)
-{
-	struct fm *fm = new_fm(1024);
-	uint32_t room = 2, n, id, ids[4];
-	struct npuflow_key k;
-
-	(void)st;
-	for (n = 0; n < 4; n++)
-		offer(fm, n, S, &room, &ids[n]);
-	assert_int_equal(fm->e[ids[0]].rec.state, NPUFLOW_CS_MADE);
-	assert_int_equal(fm->e[ids[3]].rec.state, NPUFLOW_CS_REFUSED);
-	assert_int_equal(fm->full.waiting, 2);
-	/* 2 was looked up (its write refused): both keys; 3 gated: its own */
-	k = kbig(2, 0);
-	assert_true(fm_waits_for_slot(fm, &k));
-	k = kbig(2, 1);
-	assert_true(fm_waits_for_slot(fm, &k));
-	k = kbig(3, 0);
-	assert_true(fm_waits_for_slot(fm, &k));
-	k = kbig(0, 0);
-	assert_false(fm_waits_for_slot(fm, &k));
-	k = kbig(9, 0);
-	assert_false(fm_waits_for_slot(fm, &k));
-	assert_int_equal(fm_candidate(fm, &k, 1, 0, 1, S, S, &id), FM_A_WATCH);
-	assert_false(fm_waits_for_slot(fm, &k));
-	fm_free(fm);
-}
-
 /*
  * A full table's waiting connections have no timer of their own: they are
  * admitted for a freed slot or at the probe (full_admit()), so while they
@@ -1815,7 +1777,6 @@ int main(void)
 		cmocka_unit_test(test_busiest_hysteresis),
 		cmocka_unit_test(test_busiest_unmeasured),
 		cmocka_unit_test(test_crossing_too_old),
-		cmocka_unit_test(test_rescan_skips_waiting),
 		cmocka_unit_test(test_busiest_two_directions),
 		cmocka_unit_test(test_busiest_bounded),
 		cmocka_unit_test(test_giveback_hold_doubling),
