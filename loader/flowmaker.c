@@ -557,10 +557,6 @@ enum fm_action fm_candidate(struct fm *fm, const struct npuflow_key *k, uint64_t
 	struct fm_entry *e = fm_find(fm, k);
 
 	fm->stat[NPUFLOW_FM_EVENTS]++;
-	if (seen_ns && now > seen_ns && now - seen_ns > FM_CROSSING_MAX_AGE_NS) {
-		fm->stat[NPUFLOW_FM_STALE]++;
-		return FM_A_NONE;
-	}
 	if (!e)
 		return cand_new(fm, k, frames, bytes, now, id);
 	*id = e - fm->e;

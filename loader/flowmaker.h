@@ -77,15 +77,6 @@
  * write).  One keepalive period of the default 1 s.
  */
 #define FM_SETTLE_NS			(1000ull * 1000000)
-/*
- * A crossing whose candidate saw its last frame longer ago than this is
- * stale (counted in NPUFLOW_FM_STALE): the connection went quiet before
- * its event was handled (a lost event found by the rescan, a backlog of
- * events), and a late frame may have made its conntrack entry again
- * (after a flush).  Ten seconds: far past an event's wait in the ring, and
- * as long as a pending candidate's byte watch (FM_WATCH_NS_DEFAULT).
- */
-#define FM_CROSSING_MAX_AGE_NS		(10000ull * 1000000)
 
 struct fm_cfg {
 	uint64_t thr_frames;	/* frames a direction must show (0 = not used) */
@@ -240,8 +231,7 @@ void fm_ct_key(struct npuflow_key *out, const struct npuflow_key *orig_tuple, ui
 /*
  * A threshold event (or a recheck of a watched candidate): @k with @frames and
  * @bytes, the punt @reason of its latest frame, @seen_ns the time of that
- * frame (0: unknown).  *id gets the entry.  FM_A_WATCH, FM_A_LOOKUP, FM_A_HOLD
- * or FM_A_NONE (also for a crossing older than FM_CROSSING_MAX_AGE_NS: stale).
+ * frame.  *id gets the entry.  FM_A_WATCH, FM_A_LOOKUP, FM_A_HOLD or FM_A_NONE.
  */
 enum fm_action fm_candidate(struct fm *fm, const struct npuflow_key *k, uint64_t frames,
 			    uint64_t bytes, unsigned int reason, uint64_t seen_ns,

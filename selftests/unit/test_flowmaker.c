@@ -760,38 +760,6 @@ static struct fm *small_table(uint32_t pps, uint32_t *made)
 	return fm;
 }
 
-
-/*
- * A crossing handed over long after its candidate's last frame (a threshold
- * event lost and found by the rescan a minute later, VM 6p after conntrack
- * -F) is stale: the connection went quiet, and a late frame may have made
- * its conntrack entry again.  It makes nothing, in any state but made; a
- * fresh one still does.
- */
-static void test_crossing_too_old(void **st)
-{
-	struct fm *fm = new_fm(64);
-	struct npuflow_key k = korig(0), k2 = korig(1);
-	uint64_t now = 200ull * 1000000000;
-	uint32_t id = ~0u;
-
-	(void)st;
-	assert_int_equal(fm_candidate(fm, &k, 16, 16 * 1500, NPUFLOW_R_FLOW_MISS,
-				      now - FM_CROSSING_MAX_AGE_NS - 1, now, &id), FM_A_NONE);
-	assert_null(fm_find(fm, &k));
-	assert_int_equal(fm->stat[NPUFLOW_FM_STALE], 1);
-	/* a watched (pending) one crossing late: still watched, not looked up */
-	assert_int_equal(fm_candidate(fm, &k2, 1, 100, NPUFLOW_R_FLOW_MISS, now, now, &id),
-			 FM_A_WATCH);
-	assert_int_equal(fm_candidate(fm, &k2, 16, 16 * 1500, NPUFLOW_R_FLOW_MISS,
-				      now - FM_CROSSING_MAX_AGE_NS - 1, now + 1, &id), FM_A_NONE);
-	assert_int_equal(fm->e[id].rec.state, NPUFLOW_CS_PENDING);
-	/* at the bound it is fresh */
-	assert_int_equal(fm_candidate(fm, &k, 16, 16 * 1500, NPUFLOW_R_FLOW_MISS,
-				      now - FM_CROSSING_MAX_AGE_NS, now, &id), FM_A_LOOKUP);
-	fm_free(fm);
-}
-
 /*
  * Retry pacing: 65,536 connections refused for a transient reason (no
  * conntrack entry) whose traffic goes on are looked up again after 1, 2, 4,
@@ -1776,7 +1744,6 @@ int main(void)
 		cmocka_unit_test(test_retry_backoff),
 		cmocka_unit_test(test_busiest_hysteresis),
 		cmocka_unit_test(test_busiest_unmeasured),
-		cmocka_unit_test(test_crossing_too_old),
 		cmocka_unit_test(test_busiest_two_directions),
 		cmocka_unit_test(test_busiest_bounded),
 		cmocka_unit_test(test_giveback_hold_doubling),
