@@ -16,8 +16,8 @@
 
 /* Zones remembered at most; more in use at once: every lookup refused. */
 #define CTZ_MAX		16
-/* A zone not seen again for this long is forgotten (ns): three of
- * npuflowd's conntrack sweeps at their rarest (10 min apart, fmd_ct.c),
+/* A zone not seen again for this long is forgotten (ns): far more than
+ * npuflowd's conntrack sweeps at their rarest (60 s apart, fmd_ct.c),
  * which see every zone in use, so a zone whose entries live on without an
  * event is not forgotten between two of them. */
 #define CTZ_TTL_NS	(1800ull * 1000000000)

@@ -112,29 +112,16 @@ static void resync(struct fmd *d)
 /*
  * The periodic sweep, when anything holds a conntrack entry: one dump of
  * the table, which grows with it.  A made connection whose entry went
- * without a DESTROY would stay in hardware.
- *
- * Delivery not reliable (ctc_reliable() refused: a kernel without the
- * options): a DESTROY the event socket could not take is lost, and one can
- * fail to arrive with no overrun reported (VM test 65: 10 of 1,011 after a
- * conntrack -F, none within 60 s).  Every FMD_SWEEP_NS, stretched by its
- * cost (fm_pace_next()) up to FMD_SWEEP_MAX_NS.
- *
- * Reliable: a DESTROY the socket cannot take is sent again until it goes
- * through, so none is lost to a full buffer.  Left to the sweep are
- * entries that carry no event cache and so send neither a DESTROY nor a
- * close (made while nf_conntrack_events was 0, or 2 with no ctnetlink
- * listener: before npuflowd's start, or between two of its runs); a
- * DESTROY whose copy for another listener could not be allocated (the
- * listeners after it get only an overrun, which NETLINK_NO_ENOBUFS hides:
- * do_one_broadcast()); what the events cannot explain (test 65's ten);
- * and the zones in use (ctzones.h: CTZ_TTL_NS outlasts three sweeps).  For
- * these, FMD_SWEEP_RELIABLE_NS, not stretched: such a connection leaves
- * the hardware within 10 minutes, and a sweep of 33,000 entries (2.8 s
- * under TCG) costs 0.5 % of a vCPU (once a minute: 4.7 %).
+ * without a DESTROY would stay in hardware.  Every FMD_SWEEP_NS, stretched
+ * by its cost (fm_pace_next()) up to FMD_SWEEP_MAX_NS, whether delivery is
+ * reliable or not: reliable delivery (ctc_reliable()) resends a DESTROY the
+ * socket could not take, but some still never come with no overrun
+ * reported (VM test 65: 10 of 1,011 after a conntrack -F before it, 4 of
+ * 1,021 with it, none within 60 s); entries that carry no event cache
+ * (made while nf_conntrack_events was 0, or 2 with no ctnetlink listener)
+ * send none at all.
  */
 #define FMD_SWEEP_MAX_NS	(60ull * 1000000000)
-#define FMD_SWEEP_RELIABLE_NS	(600ull * 1000000000)
 
 static void sweep(struct fmd *d)
 {
@@ -177,10 +164,7 @@ void fmd_sweep_tick(struct fmd *d, uint64_t now)
 	sweep(d);
 	end = fmd_now();
 	d->sweep_ns += end - t0;
-	if (d->ct.reliable)
-		d->next_sweep_ns = end + FMD_SWEEP_RELIABLE_NS;
-	else
-		d->next_sweep_ns = fm_pace_next(end, FMD_SWEEP_NS, end - t0, FMD_SWEEP_MAX_NS);
+	d->next_sweep_ns = fm_pace_next(end, FMD_SWEEP_NS, end - t0, FMD_SWEEP_MAX_NS);
 }
 
 void fmd_ct_say_reliable(struct fmd *d)
@@ -192,10 +176,8 @@ void fmd_ct_say_reliable(struct fmd *d)
 	/* ctc_open() tried; once more for the error to tell */
 	rc = d->ct.reliable ? 0 : ctc_reliable(&d->ct, 1);
 	if (!rc)
-		d->log(L_INFO, "conntrack DESTROY events delivered reliably: conntrack swept "
-		       "every %llu s", FMD_SWEEP_RELIABLE_NS / 1000000000ull);
+		d->log(L_INFO, "conntrack DESTROY events delivered reliably");
 	else
 		d->log(L_WARN, "conntrack DESTROY events can be lost (reliable delivery: %s): "
-		       "conntrack swept every %llu to %llu s", strerror(-rc),
-		       FMD_SWEEP_NS / 1000000000ull, FMD_SWEEP_MAX_NS / 1000000000ull);
+		       "an overrun costs a dump of conntrack", strerror(-rc));
 }

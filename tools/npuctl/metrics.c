@@ -123,9 +123,9 @@ static const struct fm_metric fm_metrics[NPUFLOW_FM_MAX] = {
 					       "host, checked)."),
 	[NPUFLOW_FM_CT_DESTROYS] = FM_COUNT("Conntrack DESTROY events read, of any entry."),
 	[NPUFLOW_FM_CT_RELIABLE] = { "gauge", "ct_reliable", 1,
-				     "1 while conntrack's DESTROY events cannot be lost "
-				     "(reliable delivery): the conntrack sweep runs every "
-				     "10 min, else every 10 to 60 s." },
+				     "1 while conntrack's DESTROY events are delivered "
+				     "reliably (sent again until read): no overrun costs "
+				     "a dump of conntrack." },
 };
 
 /* npuflow_flowmaker_<...> of flow-maker counter @i in @buf. */
