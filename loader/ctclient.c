@@ -236,7 +236,7 @@ int ctc_open(struct ctc *c, unsigned int rcvbuf, ctc_cb on_destroy, void *ctx)
 	c->ev_fd = nfct_fd(c->ev);
 	fcntl(c->ev_fd, F_SETFL, fcntl(c->ev_fd, F_GETFL) | O_NONBLOCK);
 	nfct_callback_register(c->ev, NFCT_T_DESTROY, ev_cb, c);
-	ctc_reliable(c, 1);	/* not fatal: c->reliable stays 0 */
+	c->reliable_err = ctc_reliable(c, 1);	/* not fatal: c->reliable stays 0 */
 	return 0;
 }
 

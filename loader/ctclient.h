@@ -41,6 +41,7 @@ struct ctc {
 	uint64_t destroys, overruns;
 	uint64_t incomplete;		/* DESTROY events without a whole tuple: skipped */
 	int reliable;			/* 1: no DESTROY is lost (ctc_reliable()) */
+	int reliable_err;		/* ctc_open()'s ctc_reliable(): 0 or -errno */
 	struct nfct_handle *upd;	/* UPDATE events of closing TCP entries */
 	int upd_fd;
 	ctc_cb on_closing;
@@ -50,7 +51,8 @@ struct ctc {
 /*
  * ctc_open() - the query socket, and with @rcvbuf (bytes; 0: none) the
  * DESTROY event socket, made reliable (ctc_reliable()) where the kernel
- * can: c->reliable says whether it is.  Return: 0 or -errno.
+ * can: c->reliable says whether it is, c->reliable_err why not.  Return: 0
+ * or -errno.
  */
 int ctc_open(struct ctc *c, unsigned int rcvbuf, ctc_cb on_destroy, void *ctx);
 /*

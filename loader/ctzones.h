@@ -16,11 +16,8 @@
 
 /* Zones remembered at most; more in use at once: every lookup refused. */
 #define CTZ_MAX		16
-/* A zone not seen again for this long is forgotten (ns): far more than
- * npuflowd's conntrack sweeps at their rarest (60 s apart, fmd_ct.c),
- * which see every zone in use, so a zone whose entries live on without an
- * event is not forgotten between two of them. */
-#define CTZ_TTL_NS	(1800ull * 1000000000)
+/* A zone not seen again for this long is forgotten (ns). */
+#define CTZ_TTL_NS	(600ull * 1000000000)
 
 struct ctzones {
 	uint16_t zone[CTZ_MAX];

@@ -169,12 +169,10 @@ void fmd_sweep_tick(struct fmd *d, uint64_t now)
 
 void fmd_ct_say_reliable(struct fmd *d)
 {
-	int rc;
+	int rc = d->ct.reliable_err;
 
 	if (!d->ct.ev)
 		return;
-	/* ctc_open() tried; once more for the error to tell */
-	rc = d->ct.reliable ? 0 : ctc_reliable(&d->ct, 1);
 	if (!rc)
 		d->log(L_INFO, "conntrack DESTROY events delivered reliably");
 	else

@@ -74,8 +74,8 @@ void fmd_ct_destroyed(void *ctx, const struct ct_info *ci);
 void fmd_ct_closing(void *ctx, const struct ct_info *ci);
 /* The periodic sweep, when due (paced by its cost). */
 void fmd_sweep_tick(struct fmd *d, uint64_t now);
-/* Whether DESTROY events can be lost, and so how often conntrack is swept:
- * logged once, at the start. */
+/* Whether DESTROY events can be lost (ctc_open() tried to make them
+ * reliable): logged once, at the start. */
 void fmd_ct_say_reliable(struct fmd *d);
 
 /* fmd_watch.c */
