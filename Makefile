@@ -22,7 +22,10 @@
 KDIR ?=
 TESTS ?=
 VM_TIMEOUT ?= 3600
-KMAKE = $(MAKE) -C kernel $(if $(KDIR),KDIR=$(KDIR)) W=1
+# kbuild on every core unless make was given its own -j (the jobserver then
+# shares those); W=1's warnings print as they come, interleaved
+KJOBS = $(if $(filter -j%,$(MAKEFLAGS)),,-j$(shell nproc))
+KMAKE = $(MAKE) -C kernel $(if $(KDIR),KDIR=$(KDIR)) W=1 $(KJOBS)
 VERSION := $(file <VERSION)
 
 .PHONY: all deps modules userspace man check unit bpf-check man-check stats-check dkms-check vm-check \
