@@ -78,7 +78,7 @@ dkms-check: all
 # The whole suite (no TESTS) first checks, on the host, that the bench report
 # never shows a figure of a command that failed in the guest
 # (tools/bench/test-report, a second), that tools/vm/check retries only
-# the emulator's int3 fault, and only once (tools/vm/test-check, a second),
+# the emulator's int3 fault, and only once (tools/vm/test-check, 20 s),
 # that tools/vm/run boots once more a guest that crashed before /init and
 # only then (tools/vm/test-run, a second),
 # and boots a clone of this checkout under /tmp once: the runner must work
