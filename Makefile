@@ -22,7 +22,10 @@
 KDIR ?=
 TESTS ?=
 VM_TIMEOUT ?= 3600
-KMAKE = $(MAKE) -C kernel $(if $(KDIR),KDIR=$(KDIR)) W=1
+# kbuild on every core unless make was given its own -j (the jobserver then
+# shares those); W=1's warnings print as they come, interleaved
+KJOBS = $(if $(filter -j%,$(MAKEFLAGS)),,-j$(shell nproc))
+KMAKE = $(MAKE) -C kernel $(if $(KDIR),KDIR=$(KDIR)) W=1 $(KJOBS)
 VERSION := $(file <VERSION)
 
 .PHONY: all deps modules userspace man check unit bpf-check man-check stats-check dkms-check vm-check \
@@ -75,7 +78,7 @@ dkms-check: all
 # The whole suite (no TESTS) first checks, on the host, that the bench report
 # never shows a figure of a command that failed in the guest
 # (tools/bench/test-report, a second), that tools/vm/check retries only
-# the emulator's int3 fault, and only once (tools/vm/test-check, a second),
+# the emulator's int3 fault, and only once (tools/vm/test-check, 20 s),
 # that tools/vm/run boots once more a guest that crashed before /init and
 # only then (tools/vm/test-run, a second),
 # and boots a clone of this checkout under /tmp once: the runner must work
