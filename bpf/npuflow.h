@@ -361,6 +361,12 @@ enum npuflow_fm_stat {
 	NPUFLOW_FM_CT_DESTROYS,		/* conntrack DESTROY events read (any entry's) */
 	NPUFLOW_FM_CT_RELIABLE,		/* gauge: 1 while no DESTROY event can be lost
 					 * (NETLINK_BROADCAST_ERROR): the sweep is rare */
+	NPUFLOW_FM_KEEPALIVE_US,	/* time in keepalive (rule dumps, refreshes), us */
+	NPUFLOW_FM_SWEEP_US,		/* time in the periodic conntrack sweeps, us */
+	NPUFLOW_FM_RECHECK_US,		/* time in the made connections' egress rechecks, us */
+	NPUFLOW_FM_RESCAN_US,		/* time in the rescans of the candidates, us */
+	NPUFLOW_FM_TIMERS_US,		/* time in the policy's timers and the waiting
+					 * connections' walks, us */
 	NPUFLOW_FM_MAX,
 };
 #define NPUFLOW_FM_SLOTS	48

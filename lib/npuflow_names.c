@@ -38,7 +38,8 @@ const char *fm_stat_name(unsigned int s)
 		"egress_asked", "ct_us", "ct_swept", "rescans", "rescanned", "rescan_lost",
 		"rerouted", "rulesets", "full_tries", "full_waits", "table_full",
 		"full_waiting", "evicted", "busy_walks", "liberal_undone", "ct_destroys",
-		"ct_reliable",
+		"ct_reliable", "keepalive_us", "sweep_us", "recheck_us", "rescan_us",
+		"timers_us",
 	};
 
 	return s < NPUFLOW_FM_MAX ? n[s] : NULL;

@@ -91,6 +91,11 @@ static void write_stats(struct fmd *d, uint64_t now)
 	st.stat[NPUFLOW_FM_TABLE_FULL] = d->fm.full.now_full;
 	st.stat[NPUFLOW_FM_FULL_WAITING] = d->fm.full.waiting;
 	st.stat[NPUFLOW_FM_CT_RELIABLE] = d->ct.reliable;
+	st.stat[NPUFLOW_FM_KEEPALIVE_US] = d->ka_total_ns / 1000;
+	st.stat[NPUFLOW_FM_SWEEP_US] = d->sweep_ns / 1000;
+	st.stat[NPUFLOW_FM_RECHECK_US] = d->egress_ns / 1000;
+	st.stat[NPUFLOW_FM_RESCAN_US] = d->rescan_ns / 1000;
+	st.stat[NPUFLOW_FM_TIMERS_US] = (d->fmtick_ns + d->busy_ns) / 1000;
 	memcpy(st.refused, d->fm.refused, sizeof(st.refused));
 	fm_count_states(&d->fm, st.state);
 	st.start_ns = d->start_ns;
@@ -381,6 +386,11 @@ int fmd_restore(struct fmd *d, uint64_t now)
 		if (!bpf_map_lookup_elem(d->stats_fd, &zero, &st)) {
 			memcpy(d->fm.stat, st.stat, sizeof(d->fm.stat));
 			memcpy(d->fm.refused, st.refused, sizeof(d->fm.refused));
+			d->ka_total_ns = st.stat[NPUFLOW_FM_KEEPALIVE_US] * 1000;
+			d->sweep_ns = st.stat[NPUFLOW_FM_SWEEP_US] * 1000;
+			d->egress_ns = st.stat[NPUFLOW_FM_RECHECK_US] * 1000;
+			d->rescan_ns = st.stat[NPUFLOW_FM_RESCAN_US] * 1000;
+			d->fmtick_ns = st.stat[NPUFLOW_FM_TIMERS_US] * 1000;
 		}
 	}
 	/* 1. the pinned records */

@@ -150,6 +150,7 @@ struct fmd {
 	 * what they made due, the rescans, the conntrack sweeps, the egress
 	 * rechecks, the waiting connections' walks */
 	uint64_t make_ns, fmtick_ns, rescan_ns, sweep_ns, egress_ns, busy_ns;
+	uint64_t ka_total_ns;	/* keepalive's, cumulative */
 };
 
 int fmd_init(struct fmd *d, const struct npuflowd_opts *o, const int *ifindex,

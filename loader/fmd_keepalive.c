@@ -328,7 +328,9 @@ static void keepalive(struct fmd *d, uint64_t now)
 	free(c.orph);
 	free(c.refresh);
 	d->ka_runs++;
-	d->ka_ns += fmd_now() - t0;
+	t0 = fmd_now() - t0;
+	d->ka_ns += t0;
+	d->ka_total_ns += t0;
 }
 
 static uint64_t bound_now(const struct fmd *d)

@@ -28,6 +28,8 @@
  *   cmd_irqs, bad_cmds
  *   datapath_ns      CPU time the model's datapath took, all CPUs (ns):
  *                    ingress, transmit passes, wire NAPI less the stack
+ *   dp_work_ns       of datapath_ns, the transmit passes run in the model's
+ *                    work items (kworkers), all CPUs (ns)
  *
  * Counters are read through the same code as the registers.
  */
@@ -90,18 +92,33 @@ static int npusim_dbg_qp_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(npusim_dbg_qp);
 
-static int npusim_dbg_datapath_ns_show(struct seq_file *m, void *v)
+static void npusim_dbg_percpu_sum(struct seq_file *m, u64 __percpu *ns)
 {
-	struct npusim_dev *nd = m->private;
 	u64 sum = 0;
 	int cpu;
 
 	for_each_possible_cpu(cpu)
-		sum += *per_cpu_ptr(nd->datapath_ns, cpu);
+		sum += *per_cpu_ptr(ns, cpu);
 	seq_printf(m, "%llu\n", sum);
+}
+
+static int npusim_dbg_datapath_ns_show(struct seq_file *m, void *v)
+{
+	struct npusim_dev *nd = m->private;
+
+	npusim_dbg_percpu_sum(m, nd->datapath_ns);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(npusim_dbg_datapath_ns);
+
+static int npusim_dbg_dp_work_ns_show(struct seq_file *m, void *v)
+{
+	struct npusim_dev *nd = m->private;
+
+	npusim_dbg_percpu_sum(m, nd->dp_work_ns);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(npusim_dbg_dp_work_ns);
 
 static const char * const npusim_corrupt_names[NPUSIM_CORRUPT_MAX] = {
 	[NPUSIM_CORRUPT_RX_LEN] = "rx_len",
@@ -188,6 +205,8 @@ void npusim_debugfs_create(struct npusim_dev *nd)
 			    &npusim_dbg_corrupt_fops);
 	debugfs_create_file("datapath_ns", 0400, nd->dbg, nd,
 			    &npusim_dbg_datapath_ns_fops);
+	debugfs_create_file("dp_work_ns", 0400, nd->dbg, nd,
+			    &npusim_dbg_dp_work_ns_fops);
 	for (p = 0; p < nd->nports; p++) {
 		port = &nd->ports[p];
 		snprintf(name, sizeof(name), "p%u", p + 1);

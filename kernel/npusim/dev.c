@@ -400,6 +400,7 @@ static void npusim_free(struct npusim_dev *nd)
 	}
 	kfree(nd->virq);
 	free_percpu(nd->datapath_ns);
+	free_percpu(nd->dp_work_ns);
 	npusim_fp_fini(nd);
 	npusim_ntuple_fini(nd);
 	npusim_policer_fini(nd);
@@ -541,7 +542,8 @@ struct npusim_dev *npusim_dev_create(struct device *bus_dev, u32 id,
 
 	nd->virq = kcalloc(nd->nvec, sizeof(*nd->virq), GFP_KERNEL);
 	nd->datapath_ns = alloc_percpu(u64);
-	if (!nd->virq || !nd->datapath_ns) {
+	nd->dp_work_ns = alloc_percpu(u64);
+	if (!nd->virq || !nd->datapath_ns || !nd->dp_work_ns) {
 		err = -ENOMEM;
 		goto err_free;
 	}

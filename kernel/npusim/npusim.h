@@ -302,6 +302,7 @@ struct npusim_dev {
 	struct npusim_pol *pol;
 
 	u64 __percpu *datapath_ns;	/* see npusim_dp_clock() */
+	u64 __percpu *dp_work_ns;	/* datapath_ns's part run in @wq */
 
 	/* command loop timing (debugfs cmd_timing; written by cmd_work only) */
 	struct {
@@ -380,11 +381,16 @@ static inline u64 npusim_dp_clock(void)
  * @nd: device
  * @t0: npusim_dp_clock() at the start
  * @other_ns: time within the section that was not the model's (ns)
+ *
+ * Return: the time added (ns).
  */
-static inline void npusim_dp_clock_end(struct npusim_dev *nd, u64 t0,
-				       u64 other_ns)
+static inline u64 npusim_dp_clock_end(struct npusim_dev *nd, u64 t0,
+				      u64 other_ns)
 {
-	this_cpu_add(*nd->datapath_ns, local_clock() - t0 - other_ns);
+	u64 ns = local_clock() - t0 - other_ns;
+
+	this_cpu_add(*nd->datapath_ns, ns);
+	return ns;
 }
 
 /* irq.c */

@@ -126,6 +126,20 @@ static const struct fm_metric fm_metrics[NPUFLOW_FM_MAX] = {
 				     "1 while conntrack's DESTROY events are delivered "
 				     "reliably (sent again until read): no overrun costs "
 				     "a dump of conntrack." },
+	[NPUFLOW_FM_KEEPALIVE_US] = FM_SECONDS("keepalive_seconds_total",
+					       "Time in keepalive: the dumps of the rules' "
+					       "counters, the conntrack refreshes."),
+	[NPUFLOW_FM_SWEEP_US] = FM_SECONDS("sweep_seconds_total",
+					   "Time in the periodic conntrack sweeps (a dump of "
+					   "conntrack each)."),
+	[NPUFLOW_FM_RECHECK_US] = FM_SECONDS("recheck_seconds_total",
+					     "Time in the made connections' egress rechecks."),
+	[NPUFLOW_FM_RESCAN_US] = FM_SECONDS("rescan_seconds_total",
+					    "Time in the rescans of the candidates for lost "
+					    "threshold events."),
+	[NPUFLOW_FM_TIMERS_US] = FM_SECONDS("timers_seconds_total",
+					    "Time in the policy's timers and the walks for the "
+					    "waiting connections' rates."),
 };
 
 /* npuflow_flowmaker_<...> of flow-maker counter @i in @buf. */
