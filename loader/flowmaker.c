@@ -638,6 +638,7 @@ enum fm_action fm_lookup_done(struct fm *fm, uint32_t id, const struct fm_lookup
 		return refuse(fm, e, NPUFLOW_FR_CONFLICT, 0, now);
 	e->rec.ct_id = l->ct_id;
 	e->ct_mark = l->ct_mark;
+	e->ct_refresh_s = l->ct_timeout;
 	e->liberal = !!(f & FM_CT_LIBERAL);
 	if (f & FM_CT_HELPER)
 		return refuse(fm, e, NPUFLOW_FR_HELPER, 1, now);
@@ -1040,7 +1041,13 @@ void fm_rescan_free(struct fm_rescan *r)
 
 uint64_t fm_pace_next(uint64_t now, uint64_t period, uint64_t took, uint64_t bound)
 {
-	uint64_t gap = took > UINT64_MAX / FM_PACE_SHARE ? UINT64_MAX : took * FM_PACE_SHARE;
+	return fm_pace_next_share(now, period, took, bound, FM_PACE_SHARE);
+}
+
+uint64_t fm_pace_next_share(uint64_t now, uint64_t period, uint64_t took, uint64_t bound,
+			    uint32_t share)
+{
+	uint64_t gap = took > UINT64_MAX / share ? UINT64_MAX : took * share;
 
 	if (gap > bound)
 		gap = bound;

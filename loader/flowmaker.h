@@ -141,6 +141,7 @@ struct fm_lookup {
 	uint32_t ct_flags;		/* FM_CT_* */
 	uint32_t ct_id;
 	uint32_t ct_mark;		/* conntrack's mark (policy routing by fwmark) */
+	uint32_t ct_timeout;		/* the entry's timeout left, s (0: unknown) */
 	uint32_t zone;
 	struct npuflow_key key[2];	/* both directions as they arrive (ingress ifindex) */
 	uint32_t eg_flags[2];		/* FM_EG_* per direction */
@@ -177,6 +178,9 @@ struct fm_entry {
 	uint8_t waits;			/* counted in fm.full.waiting */
 	uint64_t ct_refresh_ns;		/* the daemon last refreshed its conntrack timeout */
 	uint32_t ct_mark;		/* conntrack's mark when made (0 after a restore) */
+	uint32_t ct_refresh_s;		/* the timeout (s) set then; at the make, what the
+					 * lookup found left (TCP with data unacknowledged:
+					 * 300 s, not 5 days) */
 	uint8_t nexthop[2][16];		/* the lookup's next hops when made */
 	uint8_t nh_known;		/* nexthop set (not after a restore) */
 	uint8_t liberal;		/* conntrack's entry was BE_LIBERAL at the lookup */
@@ -389,12 +393,23 @@ void fm_count_states(const struct fm *fm, __u64 *out);
  */
 #define FM_PACE_SHARE	50
 /*
+ * Keepalive's share while no connection waits for a slot: its counters then
+ * only refresh conntrack (bounded by the timeouts) and feed npuctl, and the
+ * budget of 2 % is the driver's statistics work (0.8 % of a vCPU at 16,384
+ * under TCG, docs/measurements.md) and keepalive's together.  While some
+ * wait, eviction reads the made ones' idle times from it: FM_PACE_SHARE.
+ */
+#define FM_PACE_SHARE_QUIET	100
+/*
  * fm_pace_next() - when the next pass starts, this one having ended at @now
  * (ns) and taken @took (ns): @period after it, or FM_PACE_SHARE times @took
  * when that is longer, but never more than @bound after it unless @period
  * itself is (the operator's).  @bound UINT64_MAX: none.
  */
 uint64_t fm_pace_next(uint64_t now, uint64_t period, uint64_t took, uint64_t bound);
+/* fm_pace_next() - with @share (a pass takes at most 1/@share of the loop) */
+uint64_t fm_pace_next_share(uint64_t now, uint64_t period, uint64_t took, uint64_t bound,
+			    uint32_t share);
 
 /* Connection classes with a conntrack timeout of their own (fm_keepalive_bound()). */
 #define FM_CLASS_TCP	1	/* nf_conntrack_tcp_timeout_established */

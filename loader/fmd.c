@@ -566,6 +566,7 @@ int fmd_init(struct fmd *d, const struct npuflowd_opts *o, const int *ifindex,
 	fmd_read_timeouts(d);
 	d->next_keepalive_ns = d->start_ns + o->keepalive_ns;
 	d->next_sweep_ns = d->start_ns + FMD_SWEEP_NS;
+	d->sweep_end_ns = d->start_ns;
 	return 0;
 }
 

@@ -129,6 +129,9 @@ struct fmd {
 	uint32_t tc_flags;
 	fmd_log_fn log;
 	uint64_t start_ns, next_tick_ns, next_keepalive_ns, next_sweep_ns;
+	/* the last sweep's end and length; DESTROY events read since it */
+	uint64_t sweep_end_ns, sweep_took_ns;
+	uint32_t ct_burst;
 	/* rtnetlink announced a change (or egress_idle_ns passed): made
 	 * connections' egress is checked again, not before next_recheck_ns */
 	int egress_dirty;

@@ -183,11 +183,14 @@ void fmd_rules_dump(struct fmd *d, uint8_t *present, uint64_t now)
  * timeout (@timeout_s, what the host's own frames would set) refreshed now:
  * once a quarter of it has passed since the last refresh, so that conntrack
  * never expires a moving connection and one that goes idle leaves within
- * 1.25 timeouts and a keepalive's pace; not at every keepalive.
+ * 1.25 timeouts and a keepalive's pace; not at every keepalive.  A quarter
+ * of the shorter of @timeout_s and the one the entry holds since (an
+ * operator's raise is set before the shorter one runs out).
  */
 static int ct_refresh_due(const struct fm_entry *e, uint32_t timeout_s, uint64_t now)
 {
-	uint64_t every = (uint64_t)timeout_s * 1000000000ull / 4;
+	uint32_t held = e->ct_refresh_s && e->ct_refresh_s < timeout_s ? e->ct_refresh_s : timeout_s;
+	uint64_t every = (uint64_t)held * 1000000000ull / 4;
 
 	return !e->ct_refresh_ns || now - e->ct_refresh_ns >= every;
 }
@@ -195,10 +198,13 @@ static int ct_refresh_due(const struct fm_entry *e, uint32_t timeout_s, uint64_t
 /* One refresh, without the batch socket. */
 static void refresh_one(struct fmd *d, struct fm_entry *e, uint64_t now)
 {
-	if (!ctc_set_timeout(&d->ct, &e->rec.key[0], e->rec.zone, timeout_of(d, &e->rec.key[0]))) {
+	uint32_t to = timeout_of(d, &e->rec.key[0]);
+
+	if (!ctc_set_timeout(&d->ct, &e->rec.key[0], e->rec.zone, to)) {
 		d->fm.stat[NPUFLOW_FM_CT_REFRESH]++;
 		d->ka_refreshed++;
 		e->ct_refresh_ns = now;
+		e->ct_refresh_s = to;
 	}
 }
 
@@ -218,6 +224,7 @@ static void refresh_send(struct fmd *d, void *buf, size_t len, uint32_t seq0,
 		d->fm.stat[NPUFLOW_FM_CT_REFRESH]++;
 		d->ka_refreshed++;
 		d->fm.e[ids[i]].ct_refresh_ns = now;
+		d->fm.e[ids[i]].ct_refresh_s = timeout_of(d, &d->fm.e[ids[i]].rec.key[0]);
 	}
 }
 
@@ -343,16 +350,19 @@ static uint64_t bound_now(const struct fmd *d)
 static void keepalive_paced(struct fmd *d, uint64_t now)
 {
 	uint64_t t0 = fmd_now(), end, gap;
+	uint32_t share;
 	int stretched;
 
 	keepalive(d, now);
 	end = fmd_now();
-	d->next_keepalive_ns = fm_pace_next(end, d->o->keepalive_ns, end - t0, bound_now(d));
+	share = d->fm.full.waiting ? FM_PACE_SHARE : FM_PACE_SHARE_QUIET;
+	d->next_keepalive_ns = fm_pace_next_share(end, d->o->keepalive_ns, end - t0,
+						  bound_now(d), share);
 	gap = d->next_keepalive_ns - end;
 	stretched = gap > d->o->keepalive_ns;
 	if (stretched && !d->ka_stretched)
 		d->log(L_DBG, "keepalive: its run took %.0f ms; every %.1f s from now on, at most "
-		       "1/%d of the loop", (end - t0) / 1e6, gap / 1e9, FM_PACE_SHARE);
+		       "1/%u of the loop", (end - t0) / 1e6, gap / 1e9, share);
 	else if (!stretched && d->ka_stretched)
 		d->log(L_DBG, "keepalive: every %.1f s again", d->o->keepalive_ns / 1e9);
 	d->ka_stretched = stretched;
@@ -365,9 +375,14 @@ static void pull_in(struct fmd *d, uint64_t now, uint64_t bound)
 		d->next_keepalive_ns = now + bound;
 }
 
-void fmd_keepalive_made(struct fmd *d, const struct fm_entry *e, uint64_t now)
+void fmd_keepalive_made(struct fmd *d, struct fm_entry *e, uint64_t now)
 {
 	uint32_t cl = class_of(&e->rec.key[0]);
+
+	/* the host's frames up to the make set its timeout (the lookup read
+	 * what was left of it: ct_refresh_s): the first refresh is due a
+	 * quarter of that later, not at the next keepalive */
+	e->ct_refresh_ns = now;
 
 	if (d->ka_classes & cl)
 		return;

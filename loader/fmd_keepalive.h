@@ -22,9 +22,10 @@ void fmd_keepalive_tick(struct fmd *d, uint64_t now);
 /*
  * fmd_keepalive_made() - @e was just made at @now: its class's timeout
  * bounds the next keepalive (conntrack expires it a timeout after the
- * host's last frame of it).
+ * host's last frame of it), and its first refresh is due a quarter of the
+ * timeout its lookup found left after @now (the host's frames set it).
  */
-void fmd_keepalive_made(struct fmd *d, const struct fm_entry *e, uint64_t now);
+void fmd_keepalive_made(struct fmd *d, struct fm_entry *e, uint64_t now);
 /*
  * fmd_rules_dump() - every port's rules of ours, in full: each one that
  * belongs to no connection (or to one already seen) deleted and counted as

@@ -165,6 +165,7 @@ static void lookup_answered(struct fmd *d, uint32_t id, uint64_t now, uint64_t c
 			l.ct_flags |= FM_CT_ZONED;
 		l.ct_id = ci->id;
 		l.ct_mark = ci->mark;
+		l.ct_timeout = ci->timeout;
 		l.zone = ci->zone;
 		l.key[0] = ci->orig;
 		l.key[1] = ci->reply;

@@ -1654,6 +1654,11 @@ static void test_pace_next(void **st)
 	assert_int_equal(fm_pace_next(10 * s, 20 * s, 50 * ms, 15 * s), 30 * s);
 	/* no bound: the share alone */
 	assert_int_equal(fm_pace_next(10 * s, 1 * s, 3 * s, UINT64_MAX), 160 * s);
+	/* keepalive with no connection waiting: a hundredth of the loop */
+	assert_int_equal(FM_PACE_SHARE_QUIET, 100);
+	assert_int_equal(fm_pace_next_share(10 * s, 1 * s, 300 * ms, 60 * s, 100), 40 * s);
+	assert_int_equal(fm_pace_next_share(10 * s, 1 * s, 1 * s, 60 * s, 100), 70 * s);
+	assert_int_equal(fm_pace_next_share(10 * s, 1 * s, 300 * ms, 60 * s, 50), 25 * s);
 }
 
 /* Keepalive's bound: a quarter of the shortest conntrack timeout among the

@@ -6,8 +6,10 @@
 # pc -> far (npuload, one connection at a bounded rate):
 #   - the connection is made: both directions in hardware (in_hw), and over
 #     the next 10 s the host's port counters move by < 0.1 % of the stream;
-#   - keepalive: the hardware counters reach npuctl flows and the conntrack
-#     entry's timeout is refreshed;
+#   - keepalive: the hardware counters reach npuctl flows; the conntrack
+#     entry's timeout is refreshed a quarter of it after the make (none in
+#     the first seconds under TCP's 5 days), within seconds of a cut to 8 s,
+#     and when the timeout is raised again, before the 8 s set last run out;
 #   - release: be-liberal set, rules gone, the stream goes on through the
 #     host with no invalid-state drop;
 #   - npuflowd stopped and restarted under traffic: the rules stay in
@@ -19,7 +21,7 @@
 # timeout: 600
 # guest: alone (frames counted against a second of the stream)
 . "$(dirname "$0")/lib.sh"
-ktap_plan 13
+ktap_plan 15
 LOAD=$NPU_REPO/build/bin/npuload
 trap fm_cleanup EXIT
 
@@ -49,8 +51,23 @@ ktap_result $([ "$w" -gt 1000 ] && [ $(( h * 1000 )) -lt "$w" ]; echo $?) \
 	"the host sees < 0.1 % of the stream's frames"
 ktap_result $(fm_wait_jq 5 "[.[] | select(.id == $ID and .dirs[0].packets > 1000)] | length == 1"; echo $?) \
 	"keepalive: hardware counters reach npuctl flows"
-ktap_result $([ "$(fm_ctl status --json | jq .counters.ct_refresh)" -ge 1 ]; echo $?) \
-	"keepalive: conntrack timeouts refreshed"
+ct_refresh() { fm_ctl status --json | jq .counters.ct_refresh; }
+ct_secs() { conntrack -L -p tcp --orig-port-src "$SPORT" 2>/dev/null | awk '{ print $3; exit }'; }
+r0=$(ct_refresh)
+ktap_result $([ "$r0" = 0 ]; echo $?) \
+	"keepalive: no conntrack refresh within a quarter of TCP's timeout after the make (ct_refresh $r0)"
+TO=$(sysctl -n net.netfilter.nf_conntrack_tcp_timeout_established)
+sysctl -qw net.netfilter.nf_conntrack_tcp_timeout_established=8
+ok=1; for i in $(seq 50); do [ "$(ct_refresh)" -ge 1 ] && { ok=0; break; }; sleep 0.2; done
+diag "timeout cut to 8 s: ct_refresh $(ct_refresh) after ~$((i / 5)) s, the entry's $(ct_secs) s left"
+ktap_result $ok "keepalive: the timeout cut to 8 s, the entry refreshed within seconds"
+# raised again: the entry holds the 8 s set last; keepalive must set the
+# new timeout before they run out, not a quarter of the new one later
+sysctl -qw net.netfilter.nf_conntrack_tcp_timeout_established=$TO
+sleep 10
+diag "timeout back to $TO s: 10 s later the entry has $(ct_secs) s left; $(fm_flows | jq -c ".[] | select(.id == $ID) | {state}")"
+ktap_result $([ "$(ct_secs)" -gt 8 ] && [ "$(fm_flows | jq -r ".[] | select(.id == $ID) | .state")" = made ]; echo $?) \
+	"keepalive: the timeout raised again, the entry refreshed to it before the old one ran out"
 
 # release: be-liberal, then the rules go, the stream goes on through the host
 inv0=$(nft -j list counter inet fw inv | jq '.nftables[1].counter.packets')
