@@ -297,6 +297,30 @@ int fmd_release(struct fmd *d, uint32_t id, uint64_t now)
 	return n;
 }
 
+int fmd_takeback_all(struct fmd *d, uint64_t now)
+{
+	uint32_t id, end = fm_id_end(&d->fm);
+	int n;
+
+	for (id = 0; id < end; id++) {	/* what fm_release() takes back */
+		uint32_t st = d->fm.e[id].rec.state;
+
+		d->mark[id] = st == NPUFLOW_CS_MADE || st == NPUFLOW_CS_HELD ||
+			      st == NPUFLOW_CS_WAITING;
+	}
+	n = fmd_release(d, UINT32_MAX, now);
+	for (id = 0; id < end; id++) {
+		struct fm_entry *e = fm_get(&d->fm, id);
+
+		if (!d->mark[id] || !e || e->rec.state != NPUFLOW_CS_RELEASED)
+			continue;
+		fmd_rearm(d, e);
+		fm_forget(&d->fm, id);
+		fmd_sync_id(d, id);
+	}
+	return n;
+}
+
 void fmd_ctl(struct fmd *d, const char *req, char *out, size_t len, uint64_t now)
 {
 	unsigned long id;

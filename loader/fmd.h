@@ -175,6 +175,16 @@ void fmd_ct_closing_input(struct fmd *d, uint64_t now);
 void fmd_tick(struct fmd *d, uint64_t now);
 /* Release one (id) or all (id == UINT32_MAX): how many were released. */
 int fmd_release(struct fmd *d, uint32_t id, uint64_t now);
+/*
+ * fmd_takeback_all() - after a ruleset change (fmd_watch.c): every made,
+ * held or waiting connection released as fmd_release() does (be-liberal,
+ * rules out), then forgotten with its candidates re-armed: its next frames
+ * raise a crossing, and it is made again once the host has forwarded both
+ * its directions under the new ruleset (a connection the ruleset now drops
+ * never is).  A connection an operator released stays released.
+ * Return: how many were taken back.
+ */
+int fmd_takeback_all(struct fmd *d, uint64_t now);
 /* A control-socket request ("release ID", "release all", "status"):
  * reply text into @out. */
 void fmd_ctl(struct fmd *d, const char *req, char *out, size_t len, uint64_t now);

@@ -154,8 +154,8 @@ static int ruleset_gen_keep(struct fmd *d, int *changed)
 /*
  * nftables committed a new ruleset: a rule may now refuse what the made
  * connections carry, and conntrack keeps their entries whatever the
- * ruleset says.  Every made (held, waiting) connection is released to the
- * host, where the ruleset sees its frames, until conntrack drops it.  And
+ * ruleset says.  Every made (held, waiting) connection is taken back to the
+ * host, where the ruleset sees its frames (fmd_takeback_all()), and
  * nothing is made, whatever its state, until the host has forwarded both
  * its directions after the change (prove_forwarded()): conntrack's state
  * says nothing of the new rules.  Called first in each pass, so that no
@@ -175,9 +175,9 @@ void fmd_ruleset_poll(struct fmd *d, uint64_t now)
 	d->fm.stat[NPUFLOW_FM_RULESETS] += gens;
 	/* from now on a direction is made only once the host forwarded it again */
 	d->ruleset_ns = fmd_now();
-	n = fmd_release(d, UINT32_MAX, now);
-	d->log(n ? L_INFO : L_DBG, "nftables ruleset changed: %d connection(s) released to the "
-	       "host", n);
+	n = fmd_takeback_all(d, now);
+	d->log(n ? L_INFO : L_DBG, "nftables ruleset changed: %d connection(s) taken back to the "
+	       "host, to be made again once it forwards them", n);
 	ruleset_gen_keep(d, NULL);
 }
 
@@ -185,7 +185,7 @@ void fmd_ruleset_poll(struct fmd *d, uint64_t now)
  * At start, after the restore: a ruleset committed while npuflowd was not
  * running (the generation differs from the one kept in "fmgen", or none was
  * kept while connections were restored) is a change as fmd_ruleset_poll() sees
- * one: every made connection is released, and nothing is made before the
+ * one: every made connection is taken back, and nothing is made before the
  * host forwards it again.
  */
 void fmd_ruleset_gen_check(struct fmd *d, uint64_t now)
@@ -196,7 +196,7 @@ void fmd_ruleset_gen_check(struct fmd *d, uint64_t now)
 		return;
 	d->fm.stat[NPUFLOW_FM_RULESETS]++;
 	d->ruleset_ns = fmd_now();
-	n = fmd_release(d, UINT32_MAX, now);
+	n = fmd_takeback_all(d, now);
 	d->log(L_INFO, "nftables ruleset changed while npuflowd was not running: %d "
-	       "connection(s) released to the host", n);
+	       "connection(s) taken back to the host", n);
 }

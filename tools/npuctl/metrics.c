@@ -102,8 +102,8 @@ static const struct fm_metric fm_metrics[NPUFLOW_FM_MAX] = {
 	[NPUFLOW_FM_REROUTED] = FM_COUNT("Made connections given back to the host because their "
 					 "egress moved or went (next hop's MAC, route, port, "
 					 "tag, MTU)."),
-	[NPUFLOW_FM_RULESETS] = FM_COUNT("nftables rulesets committed: each released the made "
-					 "connections to the host."),
+	[NPUFLOW_FM_RULESETS] = FM_COUNT("nftables rulesets committed: each took the made "
+					 "connections back to the host, to be made again."),
 	[NPUFLOW_FM_FULL_TRIES] = FM_COUNT("Lookups admitted while the hardware table was full: "
 					   "one a slot freed, plus a probe."),
 	[NPUFLOW_FM_FULL_WAITS] = FM_COUNT("Retries not made while the hardware table was full "
