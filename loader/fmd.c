@@ -252,13 +252,15 @@ void fmd_tick(struct fmd *d, uint64_t now)
 /*
  * Releasing @n ids that fm_release() released: the firewall first
  * (be-liberal: conntrack stops checking the TCP window the host has not
- * seen move), then the rules out, the records kept.  All of them at once (a
- * ruleset change, npuctl release all) go FMD_WQ_MAX a batch, the be-liberal
- * requests in one sendmsg and the rule deletes in another
- * (fmd_hw_delete_many()): not three round trips a connection, while the
- * old ruleset's verdict stands for the connections still in hardware.
+ * seen move), then the rules out.  All of them at once (a ruleset change,
+ * npuctl release all) go FMD_WQ_MAX a batch, the be-liberal requests in
+ * one sendmsg and the rule deletes in another (fmd_hw_delete_many()): not
+ * three round trips a connection, while the old ruleset's verdict stands
+ * for the connections still in hardware.  Released for good (@remake 0),
+ * the records are kept; to be made again (a ruleset change), each is
+ * forgotten with its candidates re-armed (fmd_takeback_all()).
  */
-static void release_batch(struct fmd *d, const uint32_t *ids, int n)
+static void release_batch(struct fmd *d, const uint32_t *ids, int n, int remake)
 {
 	struct fm_entry *es[FMD_WQ_MAX] = { 0 };
 	int i;
@@ -268,12 +270,18 @@ static void release_batch(struct fmd *d, const uint32_t *ids, int n)
 		es[i] = &d->fm.e[ids[i]];
 	fmd_hw_delete_many(d, es, n);
 	for (i = 0; i < n; i++) {
-		d->log(n > 1 ? L_DBG : L_INFO, "connection %u released to the host", ids[i]);
+		d->log(n > 1 ? L_DBG : L_INFO, "connection %u %s to the host", ids[i],
+		       remake ? "taken back" : "released");
+		if (remake) {
+			fmd_rearm(d, es[i]);
+			fm_forget(&d->fm, ids[i]);
+		}
 		fmd_sync_id(d, ids[i]);
 	}
 }
 
-int fmd_release(struct fmd *d, uint32_t id, uint64_t now)
+/* Release one (@id) or all (UINT32_MAX), in batches: how many. */
+static int release(struct fmd *d, uint32_t id, uint64_t now, int remake)
 {
 	uint32_t ids[FMD_WQ_MAX], i, first = id, end = id + 1;
 	int n = 0, k = 0;
@@ -288,37 +296,23 @@ int fmd_release(struct fmd *d, uint32_t id, uint64_t now)
 		ids[k++] = i;
 		n++;
 		if (k == FMD_WQ_MAX) {
-			release_batch(d, ids, k);
+			release_batch(d, ids, k, remake);
 			k = 0;
 		}
 	}
 	if (k)
-		release_batch(d, ids, k);
+		release_batch(d, ids, k, remake);
 	return n;
+}
+
+int fmd_release(struct fmd *d, uint32_t id, uint64_t now)
+{
+	return release(d, id, now, 0);
 }
 
 int fmd_takeback_all(struct fmd *d, uint64_t now)
 {
-	uint32_t id, end = fm_id_end(&d->fm);
-	int n;
-
-	for (id = 0; id < end; id++) {	/* what fm_release() takes back */
-		uint32_t st = d->fm.e[id].rec.state;
-
-		d->mark[id] = st == NPUFLOW_CS_MADE || st == NPUFLOW_CS_HELD ||
-			      st == NPUFLOW_CS_WAITING;
-	}
-	n = fmd_release(d, UINT32_MAX, now);
-	for (id = 0; id < end; id++) {
-		struct fm_entry *e = fm_get(&d->fm, id);
-
-		if (!d->mark[id] || !e || e->rec.state != NPUFLOW_CS_RELEASED)
-			continue;
-		fmd_rearm(d, e);
-		fm_forget(&d->fm, id);
-		fmd_sync_id(d, id);
-	}
-	return n;
+	return release(d, UINT32_MAX, now, 1);
 }
 
 void fmd_ctl(struct fmd *d, const char *req, char *out, size_t len, uint64_t now)
