@@ -323,7 +323,7 @@ enum npuflow_fm_stat {
 	NPUFLOW_FM_HELD_EVENTS,		/* crossings while held */
 	NPUFLOW_FM_REVIVES,		/* revive events (driver revives in place) */
 	NPUFLOW_FM_TAKEN_OUT,		/* taken out on conntrack DESTROY */
-	NPUFLOW_FM_RELEASED,		/* released to the host on demand */
+	NPUFLOW_FM_RELEASED,		/* released to the host (npuctl release, a ruleset change) */
 	NPUFLOW_FM_REFUSED,		/* refusals, by reason in refused[] */
 	NPUFLOW_FM_PUNTED_MADE,		/* crossings of a made connection for another reason */
 	NPUFLOW_FM_CORE_FULL,		/* flow maker's own table full */

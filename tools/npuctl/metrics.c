@@ -64,7 +64,9 @@ static const struct fm_metric fm_metrics[NPUFLOW_FM_MAX] = {
 	[NPUFLOW_FM_HELD_EVENTS] = FM_COUNT("Threshold crossings of held connections."),
 	[NPUFLOW_FM_REVIVES] = FM_COUNT("Revive events (the driver revives in place)."),
 	[NPUFLOW_FM_TAKEN_OUT] = FM_COUNT("Connections taken out on a conntrack DESTROY."),
-	[NPUFLOW_FM_RELEASED] = FM_COUNT("Connections released to the host on demand."),
+	[NPUFLOW_FM_RELEASED] = FM_COUNT("Connections released to the host: on demand (npuctl "
+					 "release), or taken back at a ruleset change to be "
+					 "made again."),
 	[NPUFLOW_FM_REFUSED] = FM_COUNT("Refusals, all reasons (npuflow_refusals_total by "
 					"reason)."),
 	[NPUFLOW_FM_PUNTED_MADE] = FM_COUNT("Crossings of a made connection punted for "
