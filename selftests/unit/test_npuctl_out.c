@@ -254,6 +254,11 @@ static struct npuctl_status status(void)
 	s.st.stat[NPUFLOW_FM_LOOKUP_US] = 12000345;
 	s.st.stat[NPUFLOW_FM_CT_US] = 2000001;
 	s.st.stat[NPUFLOW_FM_WRITE_US] = 700;
+	s.st.stat[NPUFLOW_FM_KEEPALIVE_US] = 1000001;
+	s.st.stat[NPUFLOW_FM_SWEEP_US] = 2000002;
+	s.st.stat[NPUFLOW_FM_RECHECK_US] = 3000003;
+	s.st.stat[NPUFLOW_FM_RESCAN_US] = 4000004;
+	s.st.stat[NPUFLOW_FM_TIMERS_US] = 5;
 	s.st.stat[NPUFLOW_FM_RESCAN_LOST] = 17;
 	s.st.refused[NPUFLOW_FR_NO_CT] = 4;
 	s.st.refused[NPUFLOW_FR_VLAN] = 2;
@@ -498,6 +503,13 @@ static void prom_status_lines(void **state)
 	has_line(buf, "npuflow_flowmaker_ct_lookup_seconds_total 2.000001");
 	has_line(buf, "npuflow_flowmaker_write_seconds_total 0.000700");
 	has_line(buf, "npuflow_flowmaker_make_seconds_total 12.001045");
+	/* each pass of the loop's upkeep, its own counter */
+	has_line(buf, "# TYPE npuflow_flowmaker_keepalive_seconds_total counter");
+	has_line(buf, "npuflow_flowmaker_keepalive_seconds_total 1.000001");
+	has_line(buf, "npuflow_flowmaker_sweep_seconds_total 2.000002");
+	has_line(buf, "npuflow_flowmaker_recheck_seconds_total 3.000003");
+	has_line(buf, "npuflow_flowmaker_rescan_seconds_total 4.000004");
+	has_line(buf, "npuflow_flowmaker_timers_seconds_total 0.000005");
 	has_line(buf, "# TYPE npuflow_flowmaker_rescan_lost gauge");
 	has_line(buf, "npuflow_flowmaker_rescan_lost 17");
 	/* the microsecond counters only as seconds */
