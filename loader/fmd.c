@@ -22,7 +22,8 @@
 #include "fmd_walk.h"
 #include "tcflower.h"
 
-#define TICK_NS	(50ull * 1000000)
+#define TICK_NS		(50ull * 1000000)
+#define FMD_YIELD_NS	(20ull * 1000000)
 /*
  * Egress facts (a port's MAC, MTU and shaping, the 802.1Q devices) serve at
  * most this long between rtnetlink's announcements: the bound on what it
@@ -175,6 +176,22 @@ static void tick_cb(void *ctx, enum fm_action a, uint32_t id)
 	}
 }
 
+/*
+ * One pass of the upkeep (keepalive, the sweep, the egress recheck), then,
+ * if it held the loop FMD_YIELD_NS or more (a full table's dumps take
+ * seconds under TCG), the nftables ruleset read again: a change waits for
+ * the pass under way, not for every pass that falls due in the same tick
+ * (after a restart, all of them).
+ */
+static void upkeep(struct fmd *d, uint64_t now, void (*pass)(struct fmd *, uint64_t))
+{
+	uint64_t t0 = fmd_now();
+
+	pass(d, now);
+	if (fmd_now() - t0 >= FMD_YIELD_NS)
+		fmd_ruleset_poll(d, now);
+}
+
 void fmd_tick(struct fmd *d, uint64_t now)
 {
 	uint64_t t0;
@@ -233,10 +250,10 @@ void fmd_tick(struct fmd *d, uint64_t now)
 		}
 	}
 	d->fmtick_ns += fmd_now() - t0;
-	fmd_keepalive_tick(d, now);
-	fmd_sweep_tick(d, now);
+	upkeep(d, now, fmd_keepalive_tick);
+	upkeep(d, now, fmd_sweep_tick);
 	fmd_monitor_poll(d);
-	fmd_recheck_made(d, now);
+	upkeep(d, now, fmd_recheck_made);
 	fmd_egress_keep(d, now);	/* the next connection's shared facts */
 	t0 = fmd_now();
 	fmd_rescan(d, now);
