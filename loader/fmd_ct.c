@@ -100,18 +100,29 @@ void fmd_ct_closing(void *ctx, const struct ct_info *ci)
 	ct_gone(ctx, ci, "closing");
 }
 
-/* A dumped entry: the connection made for it (if any) stays, unless closing. */
+/*
+ * A dumped entry: the connection made for it (if any) stays, unless
+ * closing.  One restored from the pinned records and never refreshed since
+ * takes the timeout the entry has left, as a make takes its lookup's: its
+ * first refresh is due a quarter of that later, not at the first keepalive.
+ */
 static void mark_cb(void *ctx, const struct ct_info *ci)
 {
 	struct fmd *d = ctx;
 	struct fm_entry *e;
+	uint64_t now = fmd_now();
 
-	ctz_seen(&d->zones, ci->zone, fmd_now());
+	ctz_seen(&d->zones, ci->zone, now);
 	if (ctc_tcp_closing(ci))
 		return;
 	e = fm_find_ct(&d->fm, &ci->orig, &ci->reply, ci->zone, ci->id);
-	if (e)
-		d->mark[e - d->fm.e] = 1;
+	if (!e)
+		return;
+	d->mark[e - d->fm.e] = 1;
+	if (!e->ct_refresh_ns && ci->timeout) {
+		e->ct_refresh_ns = now;
+		e->ct_refresh_s = ci->timeout;
+	}
 }
 
 /* Everything whose conntrack entry is gone goes: how many, -1 if the dump failed. */
