@@ -51,6 +51,7 @@ struct fmd_vlans {
 	uint8_t shaped[FMD_VLANS_MAX];	/* on a port, and its root qdisc shapes */
 	int n, valid;
 	uint64_t gen, at_ns;		/* rtcache generation and time of the dump */
+	uint64_t sig;			/* a hash of v, shaped and n: what moved */
 };
 
 /*
@@ -132,10 +133,15 @@ struct fmd {
 	/* the last sweep's end and length; DESTROY events read since it */
 	uint64_t sweep_end_ns, sweep_took_ns;
 	uint32_t ct_burst;
-	/* rtnetlink announced a change (or egress_idle_ns passed): made
-	 * connections' egress is checked again, not before next_recheck_ns */
+	/* rtnetlink announced a change (or egress_idle_ns passed with facts
+	 * it does not announce moved): made connections' egress is checked
+	 * again, not before next_recheck_ns */
 	int egress_dirty;
 	uint64_t next_recheck_ns, egress_idle_ns;
+	/* the ports' and 802.1Q devices' facts found changed when asked again
+	 * (fmd_egress.c), and that count at the last recheck; the recheck's
+	 * backstop, whatever moved */
+	uint64_t facts_moved, facts_checked, recheck_all_ns;
 	uint32_t tcp_timeout, udp_timeout;	/* conntrack's established/stream timeouts, s */
 	uint8_t *mark;			/* resync scratch, one per id */
 	uint32_t *pending;		/* ids the timer made due */

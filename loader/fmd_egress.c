@@ -41,21 +41,43 @@ static int ipv6_forwarding(void)
 	return v != 0;
 }
 
-/* Port @po's facts asked of rtnetlink: 0, or -ENODEV. */
+/*
+ * Port @po's facts asked of rtnetlink: 0, or -ENODEV.  Facts that differ
+ * from the last answer count in d->facts_moved: a qdisc or IPv6's
+ * forwarding are not announced to the monitor, and the idle recheck walks
+ * the made connections only when something moved (fmd_recheck_made()).
+ */
 static int port_facts_ask(struct fmd *d, int po, uint64_t now)
 {
 	struct fmd_port *p = &d->ports[po];
+	int fwd6 = d->fwd6, shaped = p->shaped;
+	uint8_t mac[6];
+	uint32_t mtu = p->mtu;
 	struct nls_link l;
 
+	memcpy(mac, p->mac, 6);
 	d->fwd6 = ipv6_forwarding();
 	if (nls_link_get(&d->rt, p->ifindex, &l))
 		return -ENODEV;
 	memcpy(p->mac, l.mac, 6);
 	p->mtu = l.mtu;
 	p->shaped = nls_shaped(&d->tc, p->ifindex) > 0;
+	if (p->facts_ns && (fwd6 != d->fwd6 || shaped != p->shaped || mtu != p->mtu ||
+			    memcmp(mac, p->mac, 6)))
+		d->facts_moved++;
 	p->facts_gen = d->rtc->gen;
 	p->facts_ns = now;
 	return 0;
+}
+
+/* FNV-1a over @len bytes of @p, from @h. */
+static uint64_t fnv1a(uint64_t h, const void *p, size_t len)
+{
+	const uint8_t *b = p;
+
+	while (len--)
+		h = (h ^ *b++) * 0x100000001b3ull;
+	return h;
 }
 
 static int port_facts_fresh(const struct fmd *d, int po, uint64_t now)
@@ -83,13 +105,21 @@ int fmd_port_facts(struct fmd *d, int po, uint64_t now)
 static void vlans_ask(struct fmd *d, uint64_t now)
 {
 	struct fmd_vlans *t = &d->vlans;
+	uint64_t sig;
 	int i, n;
 
+	memset(t->v, 0, sizeof(t->v));
 	n = nls_vlans_get(&d->rt, t->v, FMD_VLANS_MAX);
 	t->n = n > 0 ? n : 0;
 	for (i = 0; i < t->n; i++)
 		t->shaped[i] = fmd_port_of(d, t->v[i].lower) >= 0 &&
 			       nls_shaped(&d->tc, t->v[i].ifindex) > 0;
+	sig = fnv1a(0xcbf29ce484222325ull, &t->n, sizeof(t->n));
+	sig = fnv1a(sig, t->v, t->n * sizeof(t->v[0]));
+	sig = fnv1a(sig, t->shaped, t->n);
+	if (t->valid && sig != t->sig)
+		d->facts_moved++;
+	t->sig = sig;
 	t->gen = d->rtc->gen;
 	t->at_ns = now;
 	t->valid = 1;

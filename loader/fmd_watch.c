@@ -12,10 +12,10 @@
 #include "fmd_egress.h"
 
 /* The egress of made connections is checked again at most this often after
- * rtnetlink announced changes, and at least every FMD_RECHECK_IDLE_NS for
- * what it does not announce (a qdisc); each stretched by the check's cost
- * (fm_pace_next()) up to FMD_RECHECK_MAX_NS (a change is obeyed within a
- * second) and FMD_RECHECK_IDLE_MAX_NS. */
+ * rtnetlink announced changes, and every FMD_RECHECK_IDLE_NS when what it
+ * does not announce (a qdisc) moved (idle_walk_needed()); each stretched by
+ * the check's cost (fm_pace_next()) up to FMD_RECHECK_MAX_NS (a change is
+ * obeyed within a second) and FMD_RECHECK_IDLE_MAX_NS, the backstop. */
 #define FMD_RECHECK_NS		(200ull * 1000000)
 #define FMD_RECHECK_MAX_NS	(1000ull * 1000000)
 #define FMD_RECHECK_IDLE_NS	(5000ull * 1000000)
@@ -79,17 +79,36 @@ static const char *egress_why(uint32_t rc)
 	       "its egress cannot be made any more";
 }
 
+/*
+ * Whether the idle recheck walks the made connections: when what it can
+ * find moved unannounced - a port's or an 802.1Q device's facts asked
+ * again each second differ (a shaping qdisc, IPv6's forwarding) - or when
+ * nothing announces routes or IPsec policies (no monitor), and at least
+ * every FMD_RECHECK_IDLE_MAX_NS.  Otherwise a full table's idle period
+ * costs no per-connection work.
+ */
+static int idle_walk_needed(const struct fmd *d, uint64_t now)
+{
+	return d->facts_moved != d->facts_checked || !d->mon.nl ||
+	       (d->xfrm.nl && !d->xmon.nl) || now >= d->recheck_all_ns;
+}
+
 void fmd_recheck_made(struct fmd *d, uint64_t now)
 {
 	uint64_t t0 = fmd_now(), end;
 	int n = 0, kept = 0;
 	uint32_t id, rc;
 
-	if (now >= d->egress_idle_ns)
-		d->egress_dirty = 1;
+	if (now >= d->egress_idle_ns && !d->egress_dirty) {
+		if (idle_walk_needed(d, now))
+			d->egress_dirty = 1;
+		else
+			d->egress_idle_ns = now + FMD_RECHECK_IDLE_NS;
+	}
 	if (!d->egress_dirty || now < d->next_recheck_ns)
 		return;
 	d->egress_dirty = 0;
+	d->facts_checked = d->facts_moved;
 	fmd_egress_recheck_ports(d, now);
 	for (id = 0; id < fm_id_end(&d->fm); id++) {
 		struct fm_entry *e = &d->fm.e[id];
@@ -117,6 +136,7 @@ void fmd_recheck_made(struct fmd *d, uint64_t now)
 					  end - t0, FMD_RECHECK_MAX_NS);
 	d->egress_idle_ns = fm_pace_next(end, FMD_RECHECK_IDLE_NS, end - t0,
 					 FMD_RECHECK_IDLE_MAX_NS);
+	d->recheck_all_ns = end + FMD_RECHECK_IDLE_MAX_NS;
 	if (n)
 		d->log(L_INFO, "egress recheck: %d connection(s) back to the host", n);
 	if (kept)
