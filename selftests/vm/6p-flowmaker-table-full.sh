@@ -114,8 +114,9 @@ done < <(refused | head -200)
 [ -n "$libs" ] && lib=$(grep -cxF -f <(printf '%s' "$libs") <(refused))
 diag "waiting connections with be-liberal set: $lib of $n, $read_ok read (probes' writes taken back: $(counter liberal_undone))"
 want=$(( (N - T) / 2 < 200 ? (N - T) / 2 : 200 ))
-# conntrack answered for each (a connection gone meanwhile counts as unread)
-ktap_result $([ "$n" -ge $want ] && [ "$read_ok" -ge $((n * 9 / 10)) ] && [ "$lib" = 0 ]; echo $?) \
+# conntrack answered (a connection that closed meanwhile, the load ending,
+# counts as unread: half must answer, none without fmtool)
+ktap_result $([ "$n" -ge $want ] && [ "$read_ok" -ge $((n / 2)) ] && [ "$lib" = 0 ]; echo $?) \
 	"no waiting connection has its TCP window checks relaxed ($lib of $n, $read_ok read)"
 
 wait $CLI; CLI=
