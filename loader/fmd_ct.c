@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <string.h>
 #include "fmd_int.h"
+#include "fmd_keepalive.h"
 
 /*
  * The periodic sweep, when anything holds a conntrack entry: one dump of
@@ -103,8 +104,8 @@ void fmd_ct_closing(void *ctx, const struct ct_info *ci)
 /*
  * A dumped entry: the connection made for it (if any) stays, unless
  * closing.  One restored from the pinned records and never refreshed since
- * takes the timeout the entry has left, as a make takes its lookup's: its
- * first refresh is due a quarter of that later, not at the first keepalive.
+ * takes the timeout the entry has left (fmd_keepalive_restored()): not
+ * every restored connection refreshed at the first keepalive.
  */
 static void mark_cb(void *ctx, const struct ct_info *ci)
 {
@@ -119,10 +120,7 @@ static void mark_cb(void *ctx, const struct ct_info *ci)
 	if (!e)
 		return;
 	d->mark[e - d->fm.e] = 1;
-	if (!e->ct_refresh_ns && ci->timeout) {
-		e->ct_refresh_ns = now;
-		e->ct_refresh_s = ci->timeout;
-	}
+	fmd_keepalive_restored(d, e, ci->timeout, now);
 }
 
 /* Everything whose conntrack entry is gone goes: how many, -1 if the dump failed. */

@@ -375,6 +375,14 @@ static void pull_in(struct fmd *d, uint64_t now, uint64_t bound)
 		d->next_keepalive_ns = now + bound;
 }
 
+void fmd_keepalive_restored(struct fmd *d, struct fm_entry *e, uint32_t left_s, uint64_t now)
+{
+	if (e->ct_refresh_ns || (uint64_t)left_s * 2 < timeout_of(d, &e->rec.key[0]))
+		return;
+	e->ct_refresh_ns = now;
+	e->ct_refresh_s = left_s;
+}
+
 void fmd_keepalive_made(struct fmd *d, struct fm_entry *e, uint64_t now)
 {
 	uint32_t cl = class_of(&e->rec.key[0]);

@@ -27,6 +27,15 @@ void fmd_keepalive_tick(struct fmd *d, uint64_t now);
  */
 void fmd_keepalive_made(struct fmd *d, struct fm_entry *e, uint64_t now);
 /*
+ * fmd_keepalive_restored() - @e, restored and never refreshed since, has
+ * @left_s of its conntrack timeout left at @now (the restore's dump): with
+ * at least half its class's timeout left, its first refresh is due a
+ * quarter of @left_s later, as after a make; with less, at the next
+ * keepalive (whose pace, a quarter of the class's timeout at most, could
+ * otherwise come after @left_s).
+ */
+void fmd_keepalive_restored(struct fmd *d, struct fm_entry *e, uint32_t left_s, uint64_t now);
+/*
  * fmd_rules_dump() - every port's rules of ours, in full: each one that
  * belongs to no connection (or to one already seen) deleted and counted as
  * an orphan, each one that does marked in @present (a byte per id, bit
