@@ -28,7 +28,8 @@
  * Egress facts (a port's MAC, MTU and shaping, the 802.1Q devices) serve at
  * most this long between rtnetlink's announcements: the bound on what it
  * does not announce to the monitor (a qdisc added to an egress port is
- * obeyed within it).
+ * seen within it; the idle recheck then walks the made connections,
+ * fmd_watch.c).
  */
 #define FMD_EGRESS_MAX_AGE_NS	(1000ull * 1000000)
 /*

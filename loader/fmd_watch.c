@@ -108,8 +108,8 @@ void fmd_recheck_made(struct fmd *d, uint64_t now)
 	if (!d->egress_dirty || now < d->next_recheck_ns)
 		return;
 	d->egress_dirty = 0;
-	d->facts_checked = d->facts_moved;
 	fmd_egress_recheck_ports(d, now);
+	d->facts_checked = d->facts_moved;	/* the ports just read included */
 	for (id = 0; id < fm_id_end(&d->fm); id++) {
 		struct fm_entry *e = &d->fm.e[id];
 
