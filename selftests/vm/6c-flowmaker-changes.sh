@@ -79,11 +79,14 @@ far_tcp "MTU 1400"; ktap_result $? "the stream reaches far's TCP"
 # 2b. a shaping qdisc on port 8's root: no announcement reaches npuflowd's
 # monitor; the port's facts, asked again each second, show it, and the idle
 # recheck takes the connection back (the hardware would not shape it)
+t0=$SECONDS
 tc qdisc add dev "$P8" root tbf rate 1gbit burst 128k latency 50ms
 within 15 '[ "$(counter rerouted)" = 3 ]'
 ktap_result $? "a shaping qdisc on port 8: the connection went back to the host (rerouted $(counter rerouted))"
+t1=$SECONDS
 tc qdisc del dev "$P8" root
 made 30; ktap_result $? "the qdisc gone: made again"
+diag "qdisc: taken back after $((t1 - t0)) s, made again $((SECONDS - t1)) s after its removal"
 
 # 3. a drop rule for port 5201: the connection is taken back to the host,
 # where the rule applies, and is not made again while the rule drops it;
