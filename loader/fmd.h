@@ -51,7 +51,6 @@ struct fmd_vlans {
 	uint8_t shaped[FMD_VLANS_MAX];	/* on a port, and its root qdisc shapes */
 	int n, valid;
 	uint64_t gen, at_ns;		/* rtcache generation and time of the dump */
-	uint64_t sig;			/* a hash of v, shaped and n: what moved */
 };
 
 /*

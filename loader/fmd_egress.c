@@ -70,16 +70,6 @@ static int port_facts_ask(struct fmd *d, int po, uint64_t now)
 	return 0;
 }
 
-/* FNV-1a over @len bytes of @p, from @h. */
-static uint64_t fnv1a(uint64_t h, const void *p, size_t len)
-{
-	const uint8_t *b = p;
-
-	while (len--)
-		h = (h ^ *b++) * 0x100000001b3ull;
-	return h;
-}
-
 static int port_facts_fresh(const struct fmd *d, int po, uint64_t now)
 {
 	const struct fmd_port *p = &d->ports[po];
@@ -100,26 +90,28 @@ int fmd_port_facts(struct fmd *d, int po, uint64_t now)
 /*
  * The host's 802.1Q devices, one dump.  Those on a port have their
  * shaping read with them.  A dump that fails leaves none: tagged
- * directions stay on the host until the next.
+ * directions stay on the host until the next.  A table that differs from
+ * the last counts in d->facts_moved (fmd_recheck_made()).
  */
 static void vlans_ask(struct fmd *d, uint64_t now)
 {
 	struct fmd_vlans *t = &d->vlans;
-	uint64_t sig;
+	struct nls_vlan v[FMD_VLANS_MAX];
+	uint8_t shaped[FMD_VLANS_MAX];
 	int i, n;
 
-	memset(t->v, 0, sizeof(t->v));
-	n = nls_vlans_get(&d->rt, t->v, FMD_VLANS_MAX);
-	t->n = n > 0 ? n : 0;
-	for (i = 0; i < t->n; i++)
-		t->shaped[i] = fmd_port_of(d, t->v[i].lower) >= 0 &&
-			       nls_shaped(&d->tc, t->v[i].ifindex) > 0;
-	sig = fnv1a(0xcbf29ce484222325ull, &t->n, sizeof(t->n));
-	sig = fnv1a(sig, t->v, t->n * sizeof(t->v[0]));
-	sig = fnv1a(sig, t->shaped, t->n);
-	if (t->valid && sig != t->sig)
+	n = nls_vlans_get(&d->rt, v, FMD_VLANS_MAX);
+	n = n > 0 ? n : 0;
+	for (i = 0; i < n; i++)
+		shaped[i] = fmd_port_of(d, v[i].lower) >= 0 &&
+			    nls_shaped(&d->tc, v[i].ifindex) > 0;
+	/* every field of a dumped device is set: the entries compare whole */
+	if (t->valid && (n != t->n || memcmp(v, t->v, n * sizeof(v[0])) ||
+			 memcmp(shaped, t->shaped, n)))
 		d->facts_moved++;
-	t->sig = sig;
+	memcpy(t->v, v, n * sizeof(v[0]));
+	memcpy(t->shaped, shaped, n);
+	t->n = n;
 	t->gen = d->rtc->gen;
 	t->at_ns = now;
 	t->valid = 1;
