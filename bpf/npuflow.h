@@ -367,6 +367,9 @@ enum npuflow_fm_stat {
 	NPUFLOW_FM_RESCAN_US,		/* time in the rescans of the candidates, us */
 	NPUFLOW_FM_TIMERS_US,		/* time in the policy's timers and the waiting
 					 * connections' walks, us */
+	NPUFLOW_FM_TABLE_WALKS,		/* the policy's walks of its table for timers (a
+					 * watched entry, a timer due, a full table's slot) */
+	NPUFLOW_FM_EVICT_WALKS,		/* ... for the eviction pass (a busy waiting one) */
 	NPUFLOW_FM_MAX,
 };
 #define NPUFLOW_FM_SLOTS	48

@@ -39,7 +39,7 @@ const char *fm_stat_name(unsigned int s)
 		"rerouted", "rulesets", "full_tries", "full_waits", "table_full",
 		"full_waiting", "evicted", "busy_walks", "liberal_undone", "ct_destroys",
 		"ct_reliable", "keepalive_us", "sweep_us", "recheck_us", "rescan_us",
-		"timers_us",
+		"timers_us", "table_walks", "evict_walks",
 	};
 
 	return s < NPUFLOW_FM_MAX ? n[s] : NULL;

@@ -879,7 +879,7 @@ unsigned int fm_tick(struct fm *fm, uint64_t now, fm_action_cb cb, void *ctx)
 		memset(&fm->full, 0, sizeof(fm->full));
 	if (!walk_due(fm, now))
 		return fm_evict_tick(fm, now, cb, ctx);
-	fm->walks++;
+	fm->stat[NPUFLOW_FM_TABLE_WALKS]++;
 	for (id = 0; id < fm->id_end; id++) {
 		struct fm_entry *e = &fm->e[id];
 

@@ -219,7 +219,7 @@ struct fm {
 	uint32_t id_end;		/* every id from it on is free (fm_id_end) */
 	int free_dirty;			/* restored: rebuild the stack */
 	uint32_t nstate[NPUFLOW_CS_MAX];	/* entries a state, kept as they change (not FREE) */
-	uint64_t walks;			/* fm_tick()'s walks of the table */
+	uint64_t evict_busy_ns;		/* a waiting connection last seen at evict_pps */
 	uint64_t due_ns;		/* the next walk for a timer is not before */
 	uint64_t stat[NPUFLOW_FM_SLOTS];
 	uint64_t refused[NPUFLOW_FR_SLOTS];

@@ -85,6 +85,19 @@ static int waits_for_slot(const struct fm_entry *e)
 	return e->rec.state == NPUFLOW_CS_REFUSED && e->rec.reason == NPUFLOW_FR_TABLE_FULL;
 }
 
+/*
+ * A waiting connection's rate comes only from fm_waiting_seen() (it starts
+ * again at 0 when the connection leaves MADE), so when none has been seen
+ * at cfg.evict_pps or more for FM_RATE_STALE_NS, every waiting one's
+ * fm_rate_pps() is under it (a stale sample counts 0) and the eviction
+ * pass has nobody to rank: it skips its walk of the table.
+ */
+static void busy_seen(struct fm *fm, const struct fm_entry *e, uint64_t now)
+{
+	if (fm->cfg.evict_pps && fm_rate_pps(e, now) >= fm->cfg.evict_pps)
+		fm->evict_busy_ns = now;
+}
+
 int fm_waiting_seen(struct fm *fm, const struct npuflow_key *k, uint64_t frames,
 		    uint64_t first_ns, uint64_t now)
 {
@@ -99,9 +112,11 @@ int fm_waiting_seen(struct fm *fm, const struct npuflow_key *k, uint64_t frames,
 		r->known = 1;
 		r->base = frames;
 		r->ns = now;
+		busy_seen(fm, e, now);
 		return 1;
 	}
 	fm_rate_sample(r, frames, now);
+	busy_seen(fm, e, now);
 	return 1;
 }
 
@@ -197,9 +212,11 @@ unsigned int fm_evict_tick(struct fm *fm, uint64_t now, fm_action_cb cb, void *c
 	unsigned int ns = 0, nb = 0, i, n = 0;
 	uint32_t id;
 
-	if (!c->evict_pps || !fm_waiting(fm) || now < fm->evict_ns)
+	if (!c->evict_pps || !fm_waiting(fm) || now < fm->evict_ns ||
+	    now > fm->evict_busy_ns + FM_RATE_STALE_NS)
 		return 0;
 	fm->evict_ns = now + FM_EVICT_GAP_NS;
+	fm->stat[NPUFLOW_FM_EVICT_WALKS]++;
 	for (id = 0; id < fm->id_end; id++) {
 		const struct fm_entry *e = &fm->e[id];
 		uint32_t pps;

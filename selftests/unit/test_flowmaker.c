@@ -855,6 +855,38 @@ static void test_busiest_unmeasured(void **st)
 }
 
 /*
+ * The eviction pass walks the table only while a waiting connection has
+ * been seen at cfg.evict_pps or more within FM_RATE_STALE_NS: slow waiting
+ * ones (5 frames a second) cost no walk a second, a busy one's sample
+ * starts the walks, and they stop once its rate is stale.
+ */
+static void test_busiest_pass_gated(void **st)
+{
+	uint32_t made[4], w = 4, i;
+	struct evict_cb c;
+	struct fm *fm;
+
+	(void)st;
+	fm = small_table(10, made);
+	cand_rate(fm, w, 5, 21 * S);
+	for (i = 21; i < 25; i++) {
+		tick_evict(fm, i * S, &c);
+		assert_int_equal(c.n[FM_A_LOOKUP], 0);
+	}
+	assert_int_equal(fm->stat[NPUFLOW_FM_EVICT_WALKS], 0);
+	/* 400 frames in the next 4 s: busy */
+	assert_int_equal(fm_waiting_seen(fm, &fm->e[w].rec.key[0], 50 + 400, 11 * S, 25 * S), 1);
+	assert_int_equal(fm_rate_pps(&fm->e[w], 25 * S), 100);
+	tick_evict(fm, 25 * S, &c);
+	assert_int_equal(fm->stat[NPUFLOW_FM_EVICT_WALKS], 1);
+	assert_int_equal(c.n[FM_A_LOOKUP], 1);
+	/* no busy sample since 25 s: no walk once that one is stale */
+	tick_evict(fm, 25 * S + FM_RATE_STALE_NS + S, &c);
+	assert_int_equal(fm->stat[NPUFLOW_FM_EVICT_WALKS], 1);
+	fm_free(fm);
+}
+
+/*
  * The hysteresis: a waiting connection displaces a made one only at
  * cfg.evict_ratio times its rate (39 against 2 x 20: no; 60: yes), and one
  * made less than cfg.evict_min_ns ago not at all.  A lookup that refuses
@@ -1364,17 +1396,17 @@ static void test_state_counts(void **st)
 			refused0 = id;
 	}
 	assert_counts(fm);
-	w = fm->walks;
+	w = fm->stat[NPUFLOW_FM_TABLE_WALKS];
 	tick_count(fm, 2 * S, &c);		/* the refused ones' timers */
-	assert_int_equal(fm->walks, w + 1);
+	assert_int_equal(fm->stat[NPUFLOW_FM_TABLE_WALKS], w + 1);
 	for (id = 0; id < fm_id_end(fm); id++)
 		if (fm->e[id].rec.state == NPUFLOW_CS_REFUSED)
 			fm_forget(fm, id);
 	assert_counts(fm);
-	w = fm->walks;
+	w = fm->stat[NPUFLOW_FM_TABLE_WALKS];
 	tick_count(fm, 3 * S, &c);		/* made ones only: no walk */
 	tick_count(fm, 4 * S, &c);
-	assert_int_equal(fm->walks, w);
+	assert_int_equal(fm->stat[NPUFLOW_FM_TABLE_WALKS], w);
 	/* a hold, a forget, a restore: counted, and the hold's timer walked for */
 	fm_hold(fm, &fm->e[made0], 10 * S, 5 * S);
 	rec = fm->e[made0 + 1].rec;
@@ -1382,7 +1414,7 @@ static void test_state_counts(void **st)
 	assert_int_equal(fm_restore(fm, made0 + 1, &rec), 0);
 	assert_counts(fm);
 	tick_count(fm, 6 * S, &c);
-	assert_int_equal(fm->walks, w + 1);
+	assert_int_equal(fm->stat[NPUFLOW_FM_TABLE_WALKS], w + 1);
 	(void)refused0;
 	free(c.ids);
 	fm_free(fm);
@@ -1411,16 +1443,16 @@ static void test_full_walks(void **st)
 			made0 = id;
 	assert_int_equal(fm->full.waiting, 16384);
 	assert_true(fm_waiting(fm));
-	w = fm->walks;
+	w = fm->stat[NPUFLOW_FM_TABLE_WALKS];
 	for (t = 2 * S; t <= 62 * S; t += S / 20)
 		tick_count(fm, t, &c);
-	assert_true(fm->walks - w <= 60 * S / FM_FULL_PROBE_NS_DEFAULT + 2);
+	assert_true(fm->stat[NPUFLOW_FM_TABLE_WALKS] - w <= 60 * S / FM_FULL_PROBE_NS_DEFAULT + 2);
 	assert_int_equal(fm->full.waiting, 16384);
 	/* a slot frees up: the next tick walks and admits one */
 	fm_forget(fm, made0);
-	w = fm->walks;
+	w = fm->stat[NPUFLOW_FM_TABLE_WALKS];
 	tick_count(fm, 62 * S + S / 20, &c);
-	assert_int_equal(fm->walks, w + 1);
+	assert_int_equal(fm->stat[NPUFLOW_FM_TABLE_WALKS], w + 1);
 	assert_int_equal(c.nids, 1);
 	/* the admitted one leaves the waiting count when its lookup starts */
 	assert_int_equal(fm_recheck(fm, c.ids[0], 100, 0, 62 * S + S / 20), FM_A_LOOKUP);
@@ -1748,6 +1780,7 @@ int main(void)
 		cmocka_unit_test(test_busiest_win),
 		cmocka_unit_test(test_retry_backoff),
 		cmocka_unit_test(test_busiest_hysteresis),
+		cmocka_unit_test(test_busiest_pass_gated),
 		cmocka_unit_test(test_busiest_unmeasured),
 		cmocka_unit_test(test_busiest_two_directions),
 		cmocka_unit_test(test_busiest_bounded),

@@ -74,6 +74,7 @@ cpu() { awk '{ print $14 + $15 }' /proc/$FM_PID/stat; }
 # npuflowd's passes (npuctl status's *_us), us
 PASSES='.counters | [.keepalive_us, .sweep_us, .recheck_us, .rescan_us, .timers_us, .lookup_us + .write_us]'
 l0=$(counter lookups) w0=$(counter hw_writes) r0=$(refused_lines) f0=$(counter full_waits)
+tw0=$(counter table_walks) ew0=$(counter evict_walks)
 g0=$(wc -l < $FM_LOG) c0=$(cpu) t0=$(date +%s%N)
 j0=$(fm_ctl status --json | jq -c "$PASSES")
 if [ -n "${PERF:-}" ]; then	# by hand: where npuflowd's CPU goes, by symbol
@@ -87,6 +88,7 @@ r=$(( $(refused_lines) - r0 )) f=$(( $(counter full_waits) - f0 ))
 g=$(( $(wc -l < $FM_LOG) - g0 ))
 c=$(( ($(cpu) - c0) * 1000000000 / $(getconf CLK_TCK) * 100 / ($(date +%s%N) - t0) ))
 diag "$WIN-s window: $l lookups, $w rules written, $r refused-rule log lines, $f passed over (no slot), $g log lines; npuflowd's CPU $c % of one vCPU"
+diag "the policy's walks of its table: $(( $(counter table_walks) - tw0 )) for its timers, $(( $(counter evict_walks) - ew0 )) for the eviction pass"
 diag "of it, ms: $(jq -nc --argjson a "$j0" --argjson b "$j1" '[$b, $a] | transpose | map((.[0] - .[1]) / 1000 | floor) |
 	{keepalive: .[0], sweep: .[1], recheck: .[2], rescan: .[3], timers: .[4], makes: .[5]}')"
 tail -n +$((g0 + 1)) $FM_LOG | grep 'loop:' | tail -2 | sed 's/^/# /'
@@ -122,6 +124,16 @@ if [ -n "$libs" ]; then
 	done <<< "$libs")
 	[ -n "$libs" ] && lib=$(grep -cxF -f <(printf '%s\n' "$libs") <(refused))
 fi
+# on a failure, where the first few came from: conntrack's entry, the flow
+# maker's record of it and npuflowd's log lines about it
+[ -n "$libs" ] && head -4 <<< "$libs" | while read -r src sport dst dport; do
+	diag "be-liberal $src:$sport > $dst:$dport: $("$NPU_REPO/build/selftests-bpf/fmtool" ct-show tcp "$src" "$sport" "$dst" "$dport")"
+	rec=$(fm_flows | jq -c --arg s "$src" --argjson p "$sport" --arg d "$dst" --argjson q "$dport" \
+		'.[] | select(.dirs[] | .src == $s and .sport == $p and .dst == $d and .dport == $q) | del(.dirs)')
+	diag "  flow maker: $rec"
+	id=$(jq -r .id <<< "$rec" | head -1)
+	[ -n "$id" ] && grep -E "connection $id( |:)" $FM_LOG | tail -4 | sed 's/^/#   log: /'
+done
 diag "waiting connections with be-liberal set: $lib of $n, $read_ok read (probes' writes taken back: $(counter liberal_undone))"
 want=$(( (N - T) / 2 < 200 ? (N - T) / 2 : 200 ))
 # conntrack answered (a connection that closed meanwhile, the load ending,

@@ -139,6 +139,11 @@ static const struct fm_metric fm_metrics[NPUFLOW_FM_MAX] = {
 	[NPUFLOW_FM_RESCAN_US] = FM_SECONDS("rescan_seconds_total",
 					    "Time in the rescans of the candidates for lost "
 					    "threshold events."),
+	[NPUFLOW_FM_TABLE_WALKS] = FM_COUNT("The policy's walks of its table for its timers: "
+					    "a watched entry, a timer due, a full table's "
+					    "freed slot or probe."),
+	[NPUFLOW_FM_EVICT_WALKS] = FM_COUNT("The eviction pass's walks of the policy's table "
+					    "(only while a waiting connection is busy)."),
 	[NPUFLOW_FM_TIMERS_US] = FM_SECONDS("timers_seconds_total",
 					    "Time in the policy's timers and the walks for the "
 					    "waiting connections' rates."),
