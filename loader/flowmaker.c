@@ -869,6 +869,26 @@ static int full_turn(struct fm *fm, struct fm_entry *e, uint64_t now)
 	return full_admit(fm, e, now);
 }
 
+unsigned int fm_egress_facts_moved(struct fm *fm, uint64_t now)
+{
+	unsigned int n = 0;
+	uint32_t id;
+
+	for (id = 0; id < fm->id_end; id++) {
+		struct fm_entry *e = &fm->e[id];
+
+		if (e->rec.state != NPUFLOW_CS_REFUSED ||
+		    (e->rec.reason != NPUFLOW_FR_SHAPING && e->rec.reason != NPUFLOW_FR_VLAN) ||
+		    e->rec.until_ns <= now)
+			continue;
+		e->rec.until_ns = now;
+		n++;
+	}
+	if (n && now < fm->due_ns)
+		fm->due_ns = now;
+	return n;
+}
+
 unsigned int fm_tick(struct fm *fm, uint64_t now, fm_action_cb cb, void *ctx)
 {
 	uint64_t due = UINT64_MAX, t;

@@ -309,6 +309,16 @@ uint32_t fm_evict_victim(struct fm *fm, uint32_t id, uint64_t now);
  * how many. */
 typedef void (*fm_action_cb)(void *ctx, enum fm_action a, uint32_t id);
 unsigned int fm_tick(struct fm *fm, uint64_t now, fm_action_cb cb, void *ctx);
+/*
+ * A port's or an 802.1Q device's facts that nothing announces moved (a
+ * shaping qdisc, the tagged devices: fmd_recheck_made()): the connections
+ * refused for a shaped port (NPUFLOW_FR_SHAPING) or a tag not written
+ * (NPUFLOW_FR_VLAN) come due at @now, so the next fm_tick() rechecks them
+ * and one with traffic since is looked up again, not cfg.never_ns after its
+ * refusal.  Those refused for other reasons keep their timers.  A walk of
+ * the table, once a move.  Returns how many came due.
+ */
+unsigned int fm_egress_facts_moved(struct fm *fm, uint64_t now);
 
 /* Restart: put a pinned record back under its id (before any event).  -1 if
  * the id is out of range, taken, or a key is already indexed. */

@@ -109,7 +109,11 @@ void fmd_recheck_made(struct fmd *d, uint64_t now)
 		return;
 	d->egress_dirty = 0;
 	fmd_egress_recheck_ports(d, now);
-	d->facts_checked = d->facts_moved;	/* the ports just read included */
+	/* the ports just read included; a shaped port or a tag that went lets
+	 * the connections refused for it be looked up again at once */
+	if (d->facts_checked != d->facts_moved)
+		fm_egress_facts_moved(&d->fm, now);
+	d->facts_checked = d->facts_moved;
 	for (id = 0; id < fm_id_end(&d->fm); id++) {
 		struct fm_entry *e = &d->fm.e[id];
 

@@ -855,6 +855,42 @@ static void test_busiest_unmeasured(void **st)
 }
 
 /*
+ * A port's facts that nothing announces moved (a shaping qdisc removed, the
+ * 802.1Q devices changed): the connections refused for a shaped port or a
+ * tag not written come due at once (fm_egress_facts_moved()) and are looked
+ * up again at the next tick if they had traffic, not a never period later;
+ * those refused for another reason keep their timers.
+ */
+static void test_facts_moved_retry(void **st)
+{
+	static const uint32_t eg[] = { FM_EG_SHAPED, FM_EG_VLAN, FM_EG_FOREIGN };
+	struct fm *fm = new_fm(64);
+	struct evict_cb c;
+	uint32_t id[3], i;
+
+	(void)st;
+	for (i = 0; i < 3; i++) {
+		struct fm_lookup l = lk_ok(i);
+		struct npuflow_key k = korig(i);
+
+		l.eg_flags[1] = eg[i];
+		assert_int_equal(fm_candidate(fm, &k, 16, 0, 1, 0, S, &id[i]), FM_A_LOOKUP);
+		assert_int_equal(fm_lookup_done(fm, id[i], &l, S), FM_A_REFUSE);
+	}
+	tick_evict(fm, 2 * S, &c);
+	assert_int_equal(c.n[FM_A_RECHECK], 0);
+	assert_int_equal(fm_egress_facts_moved(fm, 3 * S), 2);
+	tick_evict(fm, 3 * S, &c);
+	assert_int_equal(c.n[FM_A_RECHECK], 2);
+	assert_true(c.nlooked == 0);
+	/* the shaped one had traffic since: looked up; the other not */
+	assert_int_equal(fm_recheck(fm, id[0], 64, 0, 3 * S), FM_A_LOOKUP);
+	assert_int_equal(fm_recheck(fm, id[1], 16, 0, 3 * S), FM_A_NONE);
+	assert_int_equal(fm->e[id[2]].rec.until_ns, S + FM_NEVER_NS_DEFAULT);
+	fm_free(fm);
+}
+
+/*
  * The eviction pass walks the table only while a waiting connection has
  * been seen at cfg.evict_pps or more within FM_RATE_STALE_NS: slow waiting
  * ones (5 frames a second) cost no walk a second, a busy one's sample
@@ -1781,6 +1817,7 @@ int main(void)
 		cmocka_unit_test(test_retry_backoff),
 		cmocka_unit_test(test_busiest_hysteresis),
 		cmocka_unit_test(test_busiest_pass_gated),
+		cmocka_unit_test(test_facts_moved_retry),
 		cmocka_unit_test(test_busiest_unmeasured),
 		cmocka_unit_test(test_busiest_two_directions),
 		cmocka_unit_test(test_busiest_bounded),
