@@ -1076,6 +1076,15 @@ uint64_t fm_pace_next_share(uint64_t now, uint64_t period, uint64_t took, uint64
 	return gap > UINT64_MAX - now ? UINT64_MAX : now + gap;
 }
 
+uint64_t fm_pace_gap(uint64_t took, uint32_t share, uint64_t whole, uint64_t bound)
+{
+	uint64_t stretch = share > 1 ? share - 1 : 0;
+
+	if (whole && bound != UINT64_MAX && bound / whole <= stretch)
+		stretch = bound / whole > 1 ? bound / whole - 1 : 0;
+	return took > UINT64_MAX / (stretch ? stretch : 1) ? UINT64_MAX : took * stretch;
+}
+
 uint64_t fm_keepalive_bound(uint32_t tcp_s, uint32_t udp_s, uint32_t classes)
 {
 	uint64_t s = UINT64_MAX;

@@ -420,6 +420,15 @@ uint64_t fm_pace_next(uint64_t now, uint64_t period, uint64_t took, uint64_t bou
 /* fm_pace_next() - with @share (a pass takes at most 1/@share of the loop) */
 uint64_t fm_pace_next_share(uint64_t now, uint64_t period, uint64_t took, uint64_t bound,
 			    uint32_t share);
+/*
+ * fm_pace_gap() - the pause (ns) after a step of a pass read in steps that
+ * took @took (ns): (@share - 1) times it, so that the pass keeps to
+ * 1/@share of the loop while it lasts; less when the whole pass, @whole
+ * (its last time, ns; 0 unknown), so spread would outlast @bound (ns,
+ * UINT64_MAX none): the gaps that fit it, none for a pass of half its
+ * bound or more.
+ */
+uint64_t fm_pace_gap(uint64_t took, uint32_t share, uint64_t whole, uint64_t bound);
 
 /* Connection classes with a conntrack timeout of their own (fm_keepalive_bound()). */
 #define FM_CLASS_TCP	1	/* nf_conntrack_tcp_timeout_established */

@@ -600,6 +600,7 @@ int fmd_init(struct fmd *d, const struct npuflowd_opts *o, const int *ifindex,
 		}
 	}
 	fmd_read_timeouts(d);
+	fmd_keepalive_init(d);
 	d->next_keepalive_ns = d->start_ns + o->keepalive_ns;
 	d->next_sweep_ns = d->start_ns + FMD_SWEEP_NS;
 	d->sweep_end_ns = d->start_ns;
@@ -611,6 +612,7 @@ void fmd_fini(struct fmd *d)
 	ctc_close(&d->ct);
 	nls_close(&d->rt);
 	nls_close(&d->tc);
+	fmd_keepalive_fini(d);
 	nls_close(&d->mon);
 	nls_close(&d->nft);
 	nls_close(&d->xfrm);

@@ -17,6 +17,7 @@
 #include "xfrmdb.h"
 #include "ctzones.h"
 #include "fmd_walk.h"
+#include "fmd_keepalive.h"
 #include "npuflowd_opts.h"
 
 /* fmd_log_fn's levels (npuflowd's --log-level: error, warn, info, debug) */
@@ -159,6 +160,8 @@ struct fmd {
 	 * rechecks, the waiting connections' walks */
 	uint64_t make_ns, fmtick_ns, rescan_ns, sweep_ns, egress_ns, busy_ns;
 	uint64_t ka_total_ns;	/* keepalive's, cumulative */
+	struct fmd_ka_run ka;	/* keepalive's run (fmd_keepalive.c) */
+	struct nlsock katc;	/* keepalive's dumps, read a step at a time */
 };
 
 int fmd_init(struct fmd *d, const struct npuflowd_opts *o, const int *ifindex,

@@ -11,7 +11,10 @@
  * cost grows with what is held, so it is paced by it: at most
  * 1/FM_PACE_SHARE of the loop, never later than a quarter of the shortest
  * timeout of a class made (fm_keepalive_bound()); the refreshes and the
- * pinned map's records go in batches, not a system call each.
+ * pinned map's records go in batches, not a system call each.  A run whose
+ * dumps take longer than FMD_KA_STEP_NS (32,768 rules: 1.4-2.7 s under
+ * TCG) is read in steps of about that, spread over the run's share of the
+ * loop (struct fmd_ka_run), so that no second of the loop pays for it all.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -30,6 +33,8 @@
 #define FMD_KA_CT_BATCH		64
 #define FMD_KA_CT_BUF		(FMD_KA_CT_BATCH * 256 + 512)
 #define FMD_KA_MAP_BATCH	1024
+/* a stepped run reads its dumps for about this long a step */
+#define FMD_KA_STEP_NS		(10ull * 1000000)
 
 static uint32_t read_sysctl(const char *path, uint32_t dflt)
 {
@@ -64,15 +69,7 @@ static uint32_t timeout_of(const struct fmd *d, const struct npuflow_key *k)
 
 /* --- the dump of our rules ------------------------------------------------ */
 
-struct dump_ctx {
-	struct fmd *d;
-	uint64_t now;
-	struct orphan { uint32_t handle, prio_proto; } *orph;
-	uint32_t norphans, cap;
-	uint32_t *refresh;
-	uint32_t nrefresh, rcap;
-	uint8_t *present;	/* restore: bit per direction */
-};
+#define dump_ctx fmd_ka_dump
 
 static int push(uint32_t **arr, uint32_t *n, uint32_t *cap, uint32_t v)
 {
@@ -92,7 +89,7 @@ static void push_orphan(struct dump_ctx *c, const struct tcfl_info *in)
 {
 	if (c->norphans == c->cap) {
 		uint32_t nc = c->cap ? c->cap * 2 : 64;
-		struct orphan *o = realloc(c->orph, nc * sizeof(*o));
+		struct fmd_ka_orphan *o = realloc(c->orph, nc * sizeof(*o));
 
 		if (!o)
 			return;
@@ -101,6 +98,23 @@ static void push_orphan(struct dump_ctx *c, const struct tcfl_info *in)
 	}
 	c->orph[c->norphans].handle = in->handle;
 	c->orph[c->norphans++].prio_proto = (uint32_t)in->prio << 16 | in->protocol;
+}
+
+/* The connection whose direction *@dir owns rule @handle at @prio on
+ * @ifindex (made with that rule written), or NULL. */
+static struct fm_entry *rule_owner(struct fmd *d, uint32_t ifindex, uint16_t prio,
+				   uint32_t handle, int *dir)
+{
+	struct fm_entry *e;
+	uint32_t id;
+
+	tcfl_handle_split(handle, &id, dir);
+	e = fm_get(&d->fm, id);
+	if (!e || !(e->rec.flags & (*dir ? NPUFLOW_CONN_F_HW1 : NPUFLOW_CONN_F_HW0)) ||
+	    e->rec.hw_handle[*dir] != handle || e->rec.key[*dir].ifindex != ifindex ||
+	    tcfl_prio(&e->rec.key[*dir]) != prio)
+		return NULL;
+	return e;
 }
 
 static int dump_cb(const struct nlmsghdr *nlh, void *data)
@@ -114,12 +128,9 @@ static int dump_cb(const struct nlmsghdr *nlh, void *data)
 
 	if (tcfl_parse(nlh, &in) || !in.handle || !tcfl_prio_ours(in.prio))
 		return MNL_CB_OK;
-	tcfl_handle_split(in.handle, &id, &dir);
-	e = fm_get(&d->fm, id);
-	if (!e || !(e->rec.flags & (dir ? NPUFLOW_CONN_F_HW1 : NPUFLOW_CONN_F_HW0)) ||
-	    e->rec.hw_handle[dir] != in.handle || e->rec.key[dir].ifindex != in.ifindex ||
-	    tcfl_prio(&e->rec.key[dir]) != in.prio ||
-	    (c->present && (c->present[id] & (1 << dir)))) {
+	e = rule_owner(d, in.ifindex, in.prio, in.handle, &dir);
+	id = e ? (uint32_t)(e - d->fm.e) : 0;
+	if (!e || (c->present && (c->present[id] & (1 << dir)))) {
 		push_orphan(c, &in);
 		return MNL_CB_OK;
 	}
@@ -135,21 +146,21 @@ static int dump_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
-/* @terse: keepalive's dump (counters, no matches: tcfl_build_dump). */
-static void dump_port(struct fmd *d, struct dump_ctx *c, uint32_t ifindex, int terse)
+/*
+ * The rules of @ifindex's dump that no connection owned, deleted.  After a
+ * stepped dump, one that a connection owns by now is kept (made between
+ * the steps: its rule is not the orphan's, which a write would have met).
+ */
+static void delete_orphans(struct fmd *d, struct dump_ctx *c, uint32_t ifindex, int stepped)
 {
-	char buf[512] __attribute__((aligned(8)));
-	size_t n = tcfl_build_dump(buf, sizeof(buf), ifindex, nls_seq(&d->tc), terse);
 	uint32_t i;
-	int rc;
+	int dir;
 
-	c->norphans = 0;
-	rc = nls_talk(&d->tc, buf, n, dump_cb, c);
-	if (rc && rc != -EINVAL && rc != -ENOENT)
-		d->log(L_DBG, "if%u: filter dump: %s", ifindex, strerror(-rc));
 	for (i = 0; i < c->norphans; i++) {
 		uint16_t prio = c->orph[i].prio_proto >> 16;
 
+		if (stepped && rule_owner(d, ifindex, prio, c->orph[i].handle, &dir))
+			continue;
 		if (!fmd_hw_del_rule(d, ifindex, prio, c->orph[i].prio_proto & 0xffff,
 				     c->orph[i].handle)) {
 			d->fm.stat[NPUFLOW_FM_HW_ORPHANS]++;
@@ -157,6 +168,24 @@ static void dump_port(struct fmd *d, struct dump_ctx *c, uint32_t ifindex, int t
 			       c->orph[i].handle, prio);
 		}
 	}
+	c->norphans = 0;
+}
+
+static void dump_error(struct fmd *d, uint32_t ifindex, int rc)
+{
+	if (rc && rc != -EINVAL && rc != -ENOENT)
+		d->log(L_DBG, "if%u: filter dump: %s", ifindex, strerror(-rc));
+}
+
+/* @terse: keepalive's dump (counters, no matches: tcfl_build_dump). */
+static void dump_port(struct fmd *d, struct dump_ctx *c, uint32_t ifindex, int terse)
+{
+	char buf[512] __attribute__((aligned(8)));
+	size_t n = tcfl_build_dump(buf, sizeof(buf), ifindex, nls_seq(&d->tc), terse);
+
+	c->norphans = 0;
+	dump_error(d, ifindex, nls_talk(&d->tc, buf, n, dump_cb, c));
+	delete_orphans(d, c, ifindex, 0);
 }
 
 static void dump_all(struct fmd *d, struct dump_ctx *c, int terse)
@@ -320,24 +349,39 @@ static void sync_made(struct fmd *d)
 
 /* --- the pass and its pace -------------------------------------------------- */
 
-static void keepalive(struct fmd *d, uint64_t now)
+static void ka_account(struct fmd *d, uint64_t took)
 {
-	struct dump_ctx c = { .d = d, .now = now };
-	uint64_t t0 = fmd_now(), t1;
+	d->ka_ns += took;
+	d->ka_total_ns += took;
+}
 
-	fmd_read_timeouts(d);
-	dump_all(d, &c, 1);
-	t1 = fmd_now();
-	d->ka_dump_ns += t1 - t0;
-	refresh_moved(d, &c, now);
+/* The dumps read: the refreshes due, the records, the run counted. */
+static void keepalive_end(struct fmd *d, struct dump_ctx *c, uint64_t now)
+{
+	uint64_t t1 = fmd_now();
+
+	refresh_moved(d, c, now);
 	d->ka_ct_ns += fmd_now() - t1;
 	sync_made(d);
-	free(c.orph);
-	free(c.refresh);
+	c->nrefresh = 0;
 	d->ka_runs++;
-	t0 = fmd_now() - t0;
-	d->ka_ns += t0;
-	d->ka_total_ns += t0;
+	ka_account(d, fmd_now() - t1);
+}
+
+/* A run in one go (it took less than a step the last time). */
+static void keepalive(struct fmd *d, uint64_t now)
+{
+	struct dump_ctx *c = &d->ka.c;
+	uint64_t t0 = fmd_now(), t1;
+
+	c->d = d;
+	c->now = now;
+	dump_all(d, c, 1);
+	t1 = fmd_now();
+	d->ka_dump_ns += t1 - t0;
+	ka_account(d, t1 - t0);
+	keepalive_end(d, c, now);
+	d->ka.last_ns = fmd_now() - t0;
 }
 
 static uint64_t bound_now(const struct fmd *d)
@@ -345,24 +389,131 @@ static uint64_t bound_now(const struct fmd *d)
 	return fm_keepalive_bound(d->tcp_timeout, d->udp_timeout, d->ka_classes);
 }
 
-/* A keepalive, then the next one's start; a pace longer than --keepalive-ms
- * is logged (debug) when it begins and when it ends. */
-static void keepalive_paced(struct fmd *d, uint64_t now)
+static uint32_t pace_share(const struct fmd *d)
 {
-	uint64_t t0 = fmd_now(), end, gap;
-	uint32_t share;
+	return d->fm.full.waiting ? FM_PACE_SHARE : FM_PACE_SHARE_QUIET;
+}
+
+/* --- a run in steps ----------------------------------------------------------- */
+
+/* Port @p's terse dump asked on keepalive's socket: 0, or -errno. */
+static int step_port_begin(struct fmd *d, struct fmd_ka_run *r, int p)
+{
+	char buf[512] __attribute__((aligned(8)));
+	size_t n;
+
+	r->port = p;
+	r->c.norphans = 0;
+	r->seq = nls_seq(&d->katc);
+	n = tcfl_build_dump(buf, sizeof(buf), d->ports[p].ifindex, r->seq, 1);
+	return nls_send(&d->katc, buf, n);
+}
+
+/* The next port's dump asked (a port whose request fails is passed over):
+ * 1 when no port is left. */
+static int step_next_port(struct fmd *d, struct fmd_ka_run *r)
+{
+	int p, rc;
+
+	for (p = r->port + 1; p < d->nports; p++) {
+		rc = step_port_begin(d, r, p);
+		if (!rc)
+			return 0;
+		dump_error(d, d->ports[p].ifindex, rc);
+	}
+	r->port = d->nports;
+	return 1;
+}
+
+/* The run's dumps read for about FMD_KA_STEP_NS: 1 once every port's is. */
+static int step(struct fmd *d, struct fmd_ka_run *r, uint64_t now)
+{
+	uint64_t t0 = fmd_now();
+	uint32_t ifindex;
+	int rc;
+
+	r->c.now = now;
+	while (r->port < d->nports) {
+		rc = nls_read_step(&d->katc, r->seq, dump_cb, &r->c);
+		if (rc == 1) {
+			if (fmd_now() - t0 >= FMD_KA_STEP_NS)
+				return 0;
+			continue;
+		}
+		ifindex = d->ports[r->port].ifindex;
+		dump_error(d, ifindex, rc);
+		delete_orphans(d, &r->c, ifindex, 1);
+		if (step_next_port(d, r))
+			break;
+	}
+	return 1;
+}
+
+/* The gap after a step that took @took: the run keeps to its share of the
+ * loop, and ends within keepalive's bound (fm_pace_gap()). */
+static uint64_t step_gap(const struct fmd *d, uint64_t took)
+{
+	return fm_pace_gap(took, pace_share(d), d->ka.last_ns, bound_now(d));
+}
+
+/* The stepped run's next step; its end when it is the last. */
+static void step_run(struct fmd *d, uint64_t now)
+{
+	struct fmd_ka_run *r = &d->ka;
+	uint64_t t0 = fmd_now(), took;
+	int done = step(d, r, now);
+
+	took = fmd_now() - t0;
+	d->ka_dump_ns += took;
+	ka_account(d, took);
+	r->spent_ns += took;
+	if (!done) {
+		r->next_ns = fmd_now() + step_gap(d, took);
+		return;
+	}
+	t0 = fmd_now();
+	keepalive_end(d, &r->c, now);
+	r->spent_ns += fmd_now() - t0;
+	r->last_ns = r->spent_ns;
+	r->port = -1;
+}
+
+/* A run begins: in steps when the last one took a step or more and
+ * keepalive's socket is open, else in one go. */
+static void keepalive_begin(struct fmd *d, uint64_t now)
+{
+	struct fmd_ka_run *r = &d->ka;
+
+	fmd_read_timeouts(d);
+	r->c.d = d;
+	r->start_ns = now;
+	r->spent_ns = 0;
+	if (!d->katc.nl || r->last_ns < FMD_KA_STEP_NS) {
+		keepalive(d, now);
+		return;
+	}
+	r->port = -1;
+	if (step_next_port(d, r))
+		r->port = -1;	/* no port's dump could be asked: nothing to read */
+	else
+		step_run(d, now);
+}
+
+/* After a run: the next one's start, @took the run's time since @start; a
+ * pace longer than --keepalive-ms is logged (debug) when it begins and
+ * when it ends. */
+static void keepalive_paced(struct fmd *d, uint64_t start, uint64_t took)
+{
+	uint64_t gap;
 	int stretched;
 
-	keepalive(d, now);
-	end = fmd_now();
-	share = d->fm.full.waiting ? FM_PACE_SHARE : FM_PACE_SHARE_QUIET;
-	d->next_keepalive_ns = fm_pace_next_share(end, d->o->keepalive_ns, end - t0,
-						  bound_now(d), share);
-	gap = d->next_keepalive_ns - end;
+	d->next_keepalive_ns = fm_pace_next_share(start, d->o->keepalive_ns, took,
+						  bound_now(d), pace_share(d));
+	gap = d->next_keepalive_ns - start;
 	stretched = gap > d->o->keepalive_ns;
 	if (stretched && !d->ka_stretched)
 		d->log(L_DBG, "keepalive: its run took %.0f ms; every %.1f s from now on, at most "
-		       "1/%u of the loop", (end - t0) / 1e6, gap / 1e9, share);
+		       "1/%u of the loop", took / 1e6, gap / 1e9, pace_share(d));
 	else if (!stretched && d->ka_stretched)
 		d->log(L_DBG, "keepalive: every %.1f s again", d->o->keepalive_ns / 1e9);
 	d->ka_stretched = stretched;
@@ -408,6 +559,35 @@ void fmd_keepalive_tick(struct fmd *d, uint64_t now)
 		if (d->tcp_timeout < tcp || d->udp_timeout < udp)
 			pull_in(d, now, bound_now(d));
 	}
-	if (now >= d->next_keepalive_ns)
-		keepalive_paced(d, now);
+	if (d->ka.port >= 0) {
+		if (now < d->ka.next_ns)
+			return;
+		step_run(d, now);
+		if (d->ka.port < 0)
+			keepalive_paced(d, d->ka.start_ns, d->ka.spent_ns);
+		return;
+	}
+	if (now < d->next_keepalive_ns)
+		return;
+	keepalive_begin(d, now);
+	if (d->ka.port < 0)
+		keepalive_paced(d, now, d->ka.last_ns);
+}
+
+void fmd_keepalive_init(struct fmd *d)
+{
+	memset(&d->ka, 0, sizeof(d->ka));
+	d->ka.port = -1;
+	if (nls_open(&d->katc))
+		d->log(L_WARN, "cannot open keepalive's rtnetlink socket (%s): each run in one go",
+		       strerror(errno));
+}
+
+void fmd_keepalive_fini(struct fmd *d)
+{
+	nls_close(&d->katc);
+	free(d->ka.c.orph);
+	free(d->ka.c.refresh);
+	memset(&d->ka, 0, sizeof(d->ka));
+	d->ka.port = -1;
 }

@@ -12,6 +12,34 @@
 
 struct fmd;
 struct fm_entry;
+struct tcfl_info;
+
+/* What a dump of our rules collects (fmd_keepalive.c). */
+struct fmd_ka_dump {
+	struct fmd *d;
+	uint64_t now;
+	struct fmd_ka_orphan { uint32_t handle, prio_proto; } *orph;
+	uint32_t norphans, cap;
+	uint32_t *refresh;
+	uint32_t nrefresh, rcap;
+	uint8_t *present;	/* restore: bit per direction */
+};
+
+/*
+ * A keepalive run whose dumps take longer than FMD_KA_STEP_NS is read in
+ * steps, a port's dump a datagram at a time on its own socket, each step
+ * followed by a gap so that the run keeps to its share of the loop all
+ * along instead of holding it for seconds at once (fmd_keepalive_tick()).
+ */
+struct fmd_ka_run {
+	struct fmd_ka_dump c;
+	int port;		/* the port whose dump is being read; -1: no run */
+	uint32_t seq;		/* that dump's */
+	uint64_t start_ns;	/* the run began */
+	uint64_t spent_ns;	/* its steps' time so far */
+	uint64_t next_ns;	/* its next step */
+	uint64_t last_ns;	/* the last whole run's time (its steps'), 0: none yet */
+};
 
 /*
  * fmd_keepalive_tick() - call each tick: re-reads conntrack's timeouts once
@@ -19,6 +47,10 @@ struct fm_entry;
  * when due (fm_pace_next(), fm_keepalive_bound()).
  */
 void fmd_keepalive_tick(struct fmd *d, uint64_t now);
+/* fmd_keepalive_init() opens keepalive's own rtnetlink socket (a stepped
+ * run's dump waits on it between steps), fmd_keepalive_fini() closes it. */
+void fmd_keepalive_init(struct fmd *d);
+void fmd_keepalive_fini(struct fmd *d);
 /*
  * fmd_keepalive_made() - @e was just made at @now: its class's timeout
  * bounds the next keepalive (conntrack expires it a timeout after the

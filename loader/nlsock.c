@@ -278,29 +278,42 @@ int nls_dispatch(struct nlsock *s, const void *buf, size_t n, uint32_t seq, mnl_
 	return rc;
 }
 
-int nls_talk(struct nlsock *s, const void *msg, size_t len, mnl_cb_t cb, void *data)
+int nls_send(struct nlsock *s, const void *msg, size_t len)
 {
 	const struct nlmsghdr *req = msg;
-	ssize_t n;
-	int rc;
 
 	s->ext_ack[0] = '\0';
 	/* a plain get answers with data and no ack: ask for the ack to end on */
 	if (!(req->nlmsg_flags & NLM_F_DUMP))
 		((struct nlmsghdr *)msg)->nlmsg_flags |= NLM_F_ACK;
-	if (mnl_socket_sendto(s->nl, msg, len) < 0)
+	return mnl_socket_sendto(s->nl, msg, len) < 0 ? -errno : 0;
+}
+
+int nls_read_step(struct nlsock *s, uint32_t seq, mnl_cb_t cb, void *data)
+{
+	ssize_t n;
+	int rc;
+
+	n = mnl_socket_recvfrom(s->nl, s->buf, s->buflen);
+	if (n < 0)
 		return -errno;
-	for (;;) {
-		n = mnl_socket_recvfrom(s->nl, s->buf, s->buflen);
-		if (n < 0)
-			return -errno;
-		errno = 0;
-		rc = nls_dispatch(s, s->buf, n, req->nlmsg_seq, cb, data);
-		if (rc == MNL_CB_ERROR)
-			return errno ? -errno : -EIO;
-		if (rc == MNL_CB_STOP)
-			return 0;
-	}
+	errno = 0;
+	rc = nls_dispatch(s, s->buf, n, seq, cb, data);
+	if (rc == MNL_CB_ERROR)
+		return errno ? -errno : -EIO;
+	return rc == MNL_CB_STOP ? 0 : 1;
+}
+
+int nls_talk(struct nlsock *s, const void *msg, size_t len, mnl_cb_t cb, void *data)
+{
+	uint32_t seq = ((const struct nlmsghdr *)msg)->nlmsg_seq;
+	int rc = nls_send(s, msg, len);
+
+	if (rc)
+		return rc;
+	while ((rc = nls_read_step(s, seq, cb, data)) == 1)
+		;
+	return rc;
 }
 
 int nls_batch_answers(struct nlsock *s, const void *buf, size_t len, uint32_t seq0, int *rcs,

@@ -49,6 +49,16 @@ void nls_close(struct nlsock *s);
  * a dump, calling @cb for each data message.  0 or -errno (-EBADMSG: the
  * answer was malformed; see nls_dispatch). */
 int nls_talk(struct nlsock *s, const void *msg, size_t len, mnl_cb_t cb, void *data);
+/*
+ * nls_talk() in steps, for a dump read a little at a time (the kernel
+ * holds its place between reads): nls_send() sends @msg (0 or -errno),
+ * then each nls_read_step() reads one datagram of the answer to @seq
+ * (at most s->buflen bytes, some hundred messages of a dump), calling @cb
+ * for each data message: 1 while more follow, 0 at the ack or the dump's
+ * end, -errno.  The socket carries nothing else until the answer ends.
+ */
+int nls_send(struct nlsock *s, const void *msg, size_t len);
+int nls_read_step(struct nlsock *s, uint32_t seq, mnl_cb_t cb, void *data);
 uint32_t nls_seq(struct nlsock *s);
 /*
  * One received batch: the @n bytes at @buf, message by message as far as

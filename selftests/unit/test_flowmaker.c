@@ -1729,6 +1729,25 @@ static void test_pace_next(void **st)
 	assert_int_equal(fm_pace_next_share(10 * s, 1 * s, 300 * ms, 60 * s, 50), 25 * s);
 }
 
+/* A long pass in steps (keepalive's dumps at 32,768 rules): each step of
+ * 10 ms followed by 49 times it, so the pass keeps to a fiftieth of the
+ * loop while it lasts; when the whole pass (2 s) so spread would outlast
+ * its bound (30 s: 16,384 UDP connections), the gaps shrink to fit it;
+ * a pass longer than its bound has no gap. */
+static void test_pace_gap(void **st)
+{
+	const uint64_t s = 1000000000ull, ms = 1000000ull;
+
+	(void)st;
+	assert_int_equal(fm_pace_gap(10 * ms, 50, 2 * s, UINT64_MAX), 490 * ms);
+	assert_int_equal(fm_pace_gap(10 * ms, 50, 0, 30 * s), 490 * ms);
+	assert_int_equal(fm_pace_gap(10 * ms, 50, 200 * ms, 30 * s), 490 * ms);
+	assert_int_equal(fm_pace_gap(10 * ms, 50, 2 * s, 30 * s), 140 * ms);
+	assert_int_equal(fm_pace_gap(10 * ms, 100, 2 * s, 30 * s), 140 * ms);
+	assert_int_equal(fm_pace_gap(10 * ms, 50, 40 * s, 30 * s), 0);
+	assert_int_equal(fm_pace_gap(10 * ms, 50, 20 * s, 30 * s), 0);
+}
+
 /* Keepalive's bound: a quarter of the shortest conntrack timeout among the
  * classes made (ct_refresh_due() refreshes a moving one at every pass then). */
 static void test_keepalive_bound(void **st)
@@ -1837,6 +1856,7 @@ int main(void)
 		cmocka_unit_test(test_rescan),
 		cmocka_unit_test(test_egress_moved),
 		cmocka_unit_test(test_pace_next),
+		cmocka_unit_test(test_pace_gap),
 		cmocka_unit_test(test_keepalive_bound),
 		cmocka_unit_test(test_names),
 	};
