@@ -440,6 +440,24 @@ size_t ctc_build_get(void *buf, size_t len, const struct npuflow_key *t, uint32_
 	return build_tuple_req(buf, len, IPCTNL_MSG_CT_GET, t, zone, seq);
 }
 
+size_t ctc_build_dump(void *buf, size_t len, uint32_t seq)
+{
+	struct nlmsghdr *nlh;
+	struct nfgenmsg *nfg;
+
+	if (len < MNL_NLMSG_HDRLEN + MNL_ALIGN(sizeof(*nfg)))
+		return 0;
+	nlh = mnl_nlmsg_put_header(buf);
+	nlh->nlmsg_type = (NFNL_SUBSYS_CTNETLINK << 8) | IPCTNL_MSG_CT_GET;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	nlh->nlmsg_seq = seq;
+	nfg = mnl_nlmsg_put_extra_header(nlh, sizeof(*nfg));
+	nfg->nfgen_family = AF_UNSPEC;	/* every family's entries */
+	nfg->version = NFNETLINK_V0;
+	nfg->res_id = 0;
+	return nlh->nlmsg_len;
+}
+
 int ctc_parse(const struct nlmsghdr *nlh, struct ct_info *out)
 {
 	struct nf_conntrack *ct;

@@ -123,6 +123,13 @@ size_t ctc_build_delete(void *buf, size_t len, const struct npuflow_key *orig, u
  * the kernel's answers are trusted, so it is not fuzzed with arbitrary bytes.
  */
 int ctc_parse(const struct nlmsghdr *nlh, struct ct_info *out);
+/*
+ * A dump of every entry of both families (CT_GET with NLM_F_DUMP,
+ * nfgen_family AF_UNSPEC) into @buf (@len bytes) as message @seq: its
+ * length, or 0 if it does not fit.  Its answers are CT_NEW messages for
+ * ctc_parse(), for a dump read in steps (nls_read_step()).
+ */
+size_t ctc_build_dump(void *buf, size_t len, uint32_t seq);
 /* Which of @ci's tuples @t is: 0 and *dir (0 original, 1 reply), or -ENOENT. */
 int ctc_dir(const struct ct_info *ci, const struct npuflow_key *t, int *dir);
 /* Read pending events: calls on_destroy for each; -ENOBUFS if events were

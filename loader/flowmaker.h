@@ -288,6 +288,13 @@ int fm_waiting_seen(struct fm *fm, const struct npuflow_key *k, uint64_t frames,
  */
 #define FM_RATE_STALE_NS	(10000ull * 1000000)
 uint32_t fm_rate_pps(const struct fm_entry *e, uint64_t now);
+/*
+ * fm_busy_waiting() - 1 while a connection waits for a full table and one
+ * was seen at cfg.evict_pps or more within FM_RATE_STALE_NS of @now: the
+ * eviction pass has someone to rank, and the made connections' rates
+ * (keepalive's) matter.
+ */
+int fm_busy_waiting(const struct fm *fm, uint64_t now);
 /* 1 while connections wait for a full table (the daemon then walks the
  * candidates for their rates: fm_waiting_seen). */
 static inline int fm_waiting(const struct fm *fm)
@@ -403,11 +410,12 @@ void fm_count_states(const struct fm *fm, __u64 *out);
  */
 #define FM_PACE_SHARE	50
 /*
- * Keepalive's share while no connection waits for a slot: its counters then
- * only refresh conntrack (bounded by the timeouts) and feed npuctl, and the
- * budget of 2 % is the driver's statistics work (0.8 % of a vCPU at 16,384
- * under TCG, docs/measurements.md) and keepalive's together.  While some
- * wait, eviction reads the made ones' idle times from it: FM_PACE_SHARE.
+ * Keepalive's share while the eviction pass has nobody to rank (no waiting
+ * connection busy: fm_busy_waiting()): its counters then only refresh
+ * conntrack (bounded by the timeouts) and feed npuctl, and the budget of
+ * 2 % is the driver's statistics work (0.8 % of a vCPU at 16,384 under
+ * TCG, docs/measurements.md) and keepalive's together.  While a busy one
+ * waits, eviction reads the made ones' rates from it: FM_PACE_SHARE.
  */
 #define FM_PACE_SHARE_QUIET	100
 /*

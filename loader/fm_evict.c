@@ -98,6 +98,11 @@ static void busy_seen(struct fm *fm, const struct fm_entry *e, uint64_t now)
 		fm->evict_busy_ns = now;
 }
 
+int fm_busy_waiting(const struct fm *fm, uint64_t now)
+{
+	return fm->cfg.evict_pps && fm_waiting(fm) && now <= fm->evict_busy_ns + FM_RATE_STALE_NS;
+}
+
 int fm_waiting_seen(struct fm *fm, const struct npuflow_key *k, uint64_t frames,
 		    uint64_t first_ns, uint64_t now)
 {
@@ -212,8 +217,7 @@ unsigned int fm_evict_tick(struct fm *fm, uint64_t now, fm_action_cb cb, void *c
 	unsigned int ns = 0, nb = 0, i, n = 0;
 	uint32_t id;
 
-	if (!c->evict_pps || !fm_waiting(fm) || now < fm->evict_ns ||
-	    now > fm->evict_busy_ns + FM_RATE_STALE_NS)
+	if (!fm_busy_waiting(fm, now) || now < fm->evict_ns)
 		return 0;
 	fm->evict_ns = now + FM_EVICT_GAP_NS;
 	fm->stat[NPUFLOW_FM_EVICT_WALKS]++;

@@ -582,6 +582,9 @@ int fmd_init(struct fmd *d, const struct npuflowd_opts *o, const int *ifindex,
 		log(L_WARN, "conntrack event buffer %u bytes, asked %u", d->ct.rcvbuf,
 		    o->ct_rcvbuf);
 	fmd_ct_say_reliable(d);
+	if (nls_open_bus(&d->swct, NETLINK_NETFILTER))
+		log(L_WARN, "cannot open the sweep's conntrack socket (%s): each sweep in one go",
+		    strerror(errno));
 	rc = o->ct_rcvbuf ? ctc_watch_closing(&d->ct, o->ct_rcvbuf, fmd_ct_closing) : 0;
 	if (rc) {
 		log(L_ERR, "cannot watch conntrack for closing TCP connections: %s",
@@ -618,6 +621,7 @@ void fmd_fini(struct fmd *d)
 	nls_close(&d->xfrm);
 	nls_close(&d->xmon);
 	nls_close(&d->wq.ctb);
+	nls_close(&d->swct);
 	free(d->wq.buf);
 	xfrmdb_free(&d->xdb);
 	free(d->rtc);

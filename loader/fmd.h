@@ -162,6 +162,14 @@ struct fmd {
 	uint64_t ka_total_ns;	/* keepalive's, cumulative */
 	struct fmd_ka_run ka;	/* keepalive's run (fmd_keepalive.c) */
 	struct nlsock katc;	/* keepalive's dumps, read a step at a time */
+	/* a conntrack sweep read in steps (fmd_ct.c): under way, its dump's
+	 * number, its start, its next step, its steps' time so far */
+	struct {
+		int active;
+		uint32_t seq;
+		uint64_t start_ns, next_ns, spent_ns;
+	} sw;
+	struct nlsock swct;	/* the sweep's conntrack dumps, read a step at a time */
 };
 
 int fmd_init(struct fmd *d, const struct npuflowd_opts *o, const int *ifindex,

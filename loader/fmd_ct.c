@@ -23,15 +23,27 @@
  * no event cache (made while nf_conntrack_events was 0, or 2 with no
  * ctnetlink listener) send none at all.  Between mass deletions, with
  * reliable delivery, the sweep is a backstop at a hundredth of the loop.
+ * A sweep whose dump took FMD_SWEEP_STEP_NS or more the last time is read
+ * in steps of about that, a datagram of the dump at a time on a socket of
+ * its own, each followed by its share's pause (fm_pace_gap()), as
+ * keepalive's run; a connection looked up meanwhile is not swept this time
+ * (its entry may be newer than the dump's place).
  */
 #define FMD_SWEEP_MAX_NS	(60ull * 1000000000)
 #define FMD_SWEEP_QUIET_MAX_NS	(300ull * 1000000000)
 #define FMD_SWEEP_BURST		256
+#define FMD_SWEEP_STEP_NS	(10ull * 1000000)
+
+/* The sweep's share of the loop and the bound on its period. */
+static int sweep_urgent(const struct fmd *d)
+{
+	return !d->ct.reliable || d->ct_burst >= FMD_SWEEP_BURST;
+}
 
 /* The next sweep after one that ended at @end and took @took (ns). */
 static uint64_t sweep_next(const struct fmd *d, uint64_t end, uint64_t took)
 {
-	if (!d->ct.reliable || d->ct_burst >= FMD_SWEEP_BURST)
+	if (sweep_urgent(d))
 		return fm_pace_next(end, FMD_SWEEP_NS, took, FMD_SWEEP_MAX_NS);
 	return fm_pace_next_share(end, FMD_SWEEP_NS, took, FMD_SWEEP_QUIET_MAX_NS,
 				  FM_PACE_SHARE_QUIET);
@@ -123,17 +135,24 @@ static void mark_cb(void *ctx, const struct ct_info *ci)
 	fmd_keepalive_restored(d, e, ci->timeout, now);
 }
 
-/* Everything whose conntrack entry is gone goes: how many, -1 if the dump failed. */
-int fmd_ct_sweep(struct fmd *d)
+/* A stepped sweep given up (a resync's dump takes its place): the rest of
+ * its dump read and dropped, so that the socket can ask again. */
+static void sweep_abort(struct fmd *d)
+{
+	if (!d->sw.active)
+		return;
+	while (nls_read_step(&d->swct, d->sw.seq, NULL, NULL) == 1)
+		;
+	d->sw.active = 0;
+}
+
+/* The connections with a conntrack entry that the dump did not mark,
+ * taken out: how many. */
+static int sweep_unmarked(struct fmd *d)
 {
 	uint32_t id;
 	int n = 0;
 
-	memset(d->mark, 0, fm_id_end(&d->fm));	/* mark_cb marks ids in use */
-	if (ctc_dump(&d->ct, mark_cb, d)) {
-		d->log(L_WARN, "conntrack dump failed: %s", strerror(errno));
-		return -1;
-	}
 	for (id = 0; id < fm_id_end(&d->fm); id++) {
 		struct fm_entry *e = &d->fm.e[id];
 
@@ -144,6 +163,23 @@ int fmd_ct_sweep(struct fmd *d)
 		n++;
 	}
 	return n;
+}
+
+int fmd_ct_sweep(struct fmd *d)
+{
+	sweep_abort(d);
+	memset(d->mark, 0, fm_id_end(&d->fm));	/* mark_cb marks ids in use */
+	if (ctc_dump(&d->ct, mark_cb, d)) {
+		d->log(L_WARN, "conntrack dump failed: %s", strerror(errno));
+		return -1;
+	}
+	return sweep_unmarked(d);
+}
+
+void fmd_ct_looked_up(struct fmd *d, uint32_t id)
+{
+	if (d->sw.active && id < d->fm.cfg.max_conns)
+		d->mark[id] = 1;
 }
 
 /* After lost events (ENOBUFS). */
@@ -157,21 +193,29 @@ static void resync(struct fmd *d)
 	d->log(L_WARN, "conntrack events lost: resynced by dump, %d taken out", n);
 }
 
-static void sweep(struct fmd *d)
+/* Whether any connection holds a conntrack entry: a sweep has work. */
+static int any_ct(const struct fmd *d)
 {
 	uint32_t id;
-	int n;
 
 	for (id = 0; id < fm_id_end(&d->fm); id++)
 		if (d->fm.e[id].rec.state != NPUFLOW_CS_FREE && d->fm.e[id].has_ct)
-			break;
-	if (id == fm_id_end(&d->fm))
-		return;
-	n = fmd_ct_sweep(d);
+			return 1;
+	return 0;
+}
+
+static void swept(struct fmd *d, int n)
+{
 	if (n <= 0)
 		return;
 	d->fm.stat[NPUFLOW_FM_CT_SWEPT] += n;
 	d->log(L_WARN, "%d connections whose conntrack entry went without a DESTROY event: taken out", n);
+}
+
+static void sweep(struct fmd *d)
+{
+	if (any_ct(d))
+		swept(d, fmd_ct_sweep(d));
 }
 
 void fmd_ct_input(struct fmd *d, uint64_t now)
@@ -188,14 +232,86 @@ void fmd_ct_closing_input(struct fmd *d, uint64_t now)
 		resync(d);
 }
 
+/* --- a sweep in steps ----------------------------------------------------- */
+
+static int sweep_msg(const struct nlmsghdr *nlh, void *data)
+{
+	struct ct_info ci;
+
+	if (!ctc_parse(nlh, &ci))
+		mark_cb(data, &ci);
+	return MNL_CB_OK;
+}
+
+/* The stepped sweep's dump asked: 0, or -errno (the sweep goes in one go). */
+static int sweep_begin(struct fmd *d, uint64_t now)
+{
+	char buf[64] __attribute__((aligned(8)));
+	size_t n;
+
+	d->sw.seq = nls_seq(&d->swct);
+	n = ctc_build_dump(buf, sizeof(buf), d->sw.seq);
+	if (!n || nls_send(&d->swct, buf, n))
+		return -EIO;
+	memset(d->mark, 0, fm_id_end(&d->fm));
+	d->sw.active = 1;
+	d->sw.start_ns = now;
+	d->sw.spent_ns = 0;
+	return 0;
+}
+
+/* The dump read for about FMD_SWEEP_STEP_NS; at its end, the sweep. */
+static void sweep_step(struct fmd *d, uint64_t now)
+{
+	uint64_t t0 = fmd_now(), took, end;
+	int rc;
+
+	while ((rc = nls_read_step(&d->swct, d->sw.seq, sweep_msg, d)) == 1 &&
+	       fmd_now() - t0 < FMD_SWEEP_STEP_NS)
+		;
+	if (rc == 1) {
+		took = fmd_now() - t0;
+		d->sweep_ns += took;
+		d->sw.spent_ns += took;
+		d->sw.next_ns = fmd_now() + fm_pace_gap(took, sweep_urgent(d) ? FM_PACE_SHARE :
+							FM_PACE_SHARE_QUIET, d->sweep_took_ns,
+							sweep_urgent(d) ? FMD_SWEEP_MAX_NS :
+							FMD_SWEEP_QUIET_MAX_NS);
+		return;
+	}
+	d->sw.active = 0;
+	if (rc < 0)
+		d->log(L_WARN, "conntrack dump failed: %s", strerror(-rc));
+	else
+		swept(d, sweep_unmarked(d));
+	end = fmd_now();
+	d->sweep_ns += end - t0;
+	d->sw.spent_ns += end - t0;
+	d->sweep_end_ns = end;
+	d->sweep_took_ns = d->sw.spent_ns;
+	d->next_sweep_ns = sweep_next(d, d->sw.start_ns, d->sw.spent_ns);
+	if (d->next_sweep_ns < now)
+		d->next_sweep_ns = now;
+}
+
 void fmd_sweep_tick(struct fmd *d, uint64_t now)
 {
 	uint64_t t0, end;
 
+	if (d->sw.active) {
+		if (now >= d->sw.next_ns)
+			sweep_step(d, now);
+		return;
+	}
 	if (now < d->next_sweep_ns)
 		return;
-	t0 = fmd_now();
 	d->ct_burst = 0;
+	if (d->swct.nl && d->sweep_took_ns >= FMD_SWEEP_STEP_NS && any_ct(d) &&
+	    !sweep_begin(d, now)) {
+		sweep_step(d, now);
+		return;
+	}
+	t0 = fmd_now();
 	sweep(d);
 	end = fmd_now();
 	d->sweep_ns += end - t0;

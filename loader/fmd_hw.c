@@ -36,8 +36,8 @@ int fmd_hw_clsact(struct fmd *d, uint32_t ifindex)
 	return rc;
 }
 
-int fmd_hw_del_rule(struct fmd *d, uint32_t ifindex, uint16_t prio, uint16_t proto,
-		    uint32_t handle)
+int fmd_hw_del_found(struct fmd *d, uint32_t ifindex, uint16_t prio, uint16_t proto,
+		     uint32_t handle)
 {
 	char buf[512] __attribute__((aligned(8)));
 	size_t n;
@@ -46,10 +46,19 @@ int fmd_hw_del_rule(struct fmd *d, uint32_t ifindex, uint16_t prio, uint16_t pro
 	n = tcfl_build_del(buf, sizeof(buf), ifindex, prio, proto, handle, nls_seq(&d->tc));
 	rc = nls_talk(&d->tc, buf, n, NULL, NULL);
 	if (rc == -ENOENT || rc == -EINVAL)	/* not there (EINVAL: no such tp) */
-		rc = 0;
-	else if (!rc)
-		d->fm.stat[NPUFLOW_FM_HW_DELETES]++;
-	return rc;
+		return 0;
+	if (rc)
+		return rc;
+	d->fm.stat[NPUFLOW_FM_HW_DELETES]++;
+	return 1;
+}
+
+int fmd_hw_del_rule(struct fmd *d, uint32_t ifindex, uint16_t prio, uint16_t proto,
+		    uint32_t handle)
+{
+	int rc = fmd_hw_del_found(d, ifindex, prio, proto, handle);
+
+	return rc > 0 ? 0 : rc;
 }
 
 int fmd_hw_del_dir(struct fmd *d, const struct npuflow_conn *c, int dir)

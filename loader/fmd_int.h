@@ -50,6 +50,9 @@ int fmd_hw_clsact(struct fmd *d, uint32_t ifindex);
  * if it is gone (or was not there), -errno. */
 int fmd_hw_del_rule(struct fmd *d, uint32_t ifindex, uint16_t prio, uint16_t proto,
 		    uint32_t handle);
+/* The same, 1 if the rule was there and went, 0 if it was not there. */
+int fmd_hw_del_found(struct fmd *d, uint32_t ifindex, uint16_t prio, uint16_t proto,
+		     uint32_t handle);
 /* Direction @dir's rule of @c deleted (fmd_hw_del_rule()). */
 int fmd_hw_del_dir(struct fmd *d, const struct npuflow_conn *c, int dir);
 /* Both of @e's rules deleted, its HW flags cleared. */
@@ -67,8 +70,12 @@ int fmd_hw_write_dir(struct fmd *d, struct fm_entry *e, int dir);
 #define FMD_SWEEP_NS		(10ull * 1000000000)
 /* @id forgotten, its rules deleted first if @a is FM_A_TAKEOUT. */
 void fmd_takeout(struct fmd *d, uint32_t id, enum fm_action a);
-/* Everything whose conntrack entry is gone goes: how many, -1 if the dump failed. */
+/* Everything whose conntrack entry is gone goes: how many, -1 if the dump
+ * failed.  One dump in one go (a stepped sweep under way is given up). */
 int fmd_ct_sweep(struct fmd *d);
+/* @id's lookup found its conntrack entry: a stepped sweep under way does
+ * not sweep it (the entry may be newer than the dump's place). */
+void fmd_ct_looked_up(struct fmd *d, uint32_t id);
 /* ctclient's callbacks: an entry destroyed; a TCP entry left ESTABLISHED. */
 void fmd_ct_destroyed(void *ctx, const struct ct_info *ci);
 void fmd_ct_closing(void *ctx, const struct ct_info *ci);

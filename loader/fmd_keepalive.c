@@ -149,7 +149,9 @@ static int dump_cb(const struct nlmsghdr *nlh, void *data)
 /*
  * The rules of @ifindex's dump that no connection owned, deleted.  After a
  * stepped dump, one that a connection owns by now is kept (made between
- * the steps: its rule is not the orphan's, which a write would have met).
+ * the steps: its rule is not the orphan's, which a write would have met),
+ * and one already gone is none (a datagram the kernel filled before a
+ * connection was taken out between the steps still lists its rules).
  */
 static void delete_orphans(struct fmd *d, struct dump_ctx *c, uint32_t ifindex, int stepped)
 {
@@ -161,8 +163,8 @@ static void delete_orphans(struct fmd *d, struct dump_ctx *c, uint32_t ifindex, 
 
 		if (stepped && rule_owner(d, ifindex, prio, c->orph[i].handle, &dir))
 			continue;
-		if (!fmd_hw_del_rule(d, ifindex, prio, c->orph[i].prio_proto & 0xffff,
-				     c->orph[i].handle)) {
+		if (fmd_hw_del_found(d, ifindex, prio, c->orph[i].prio_proto & 0xffff,
+				     c->orph[i].handle) > 0) {
 			d->fm.stat[NPUFLOW_FM_HW_ORPHANS]++;
 			d->log(L_WARN, "if%u: deleted orphan rule handle %u prio %u", ifindex,
 			       c->orph[i].handle, prio);
@@ -389,9 +391,11 @@ static uint64_t bound_now(const struct fmd *d)
 	return fm_keepalive_bound(d->tcp_timeout, d->udp_timeout, d->ka_classes);
 }
 
+/* A fiftieth of the loop while the eviction pass needs the made
+ * connections' rates, a hundredth otherwise. */
 static uint32_t pace_share(const struct fmd *d)
 {
-	return d->fm.full.waiting ? FM_PACE_SHARE : FM_PACE_SHARE_QUIET;
+	return fm_busy_waiting(&d->fm, fmd_now()) ? FM_PACE_SHARE : FM_PACE_SHARE_QUIET;
 }
 
 /* --- a run in steps ----------------------------------------------------------- */
@@ -478,8 +482,13 @@ static void step_run(struct fmd *d, uint64_t now)
 	r->port = -1;
 }
 
-/* A run begins: in steps when the last one took a step or more and
- * keepalive's socket is open, else in one go. */
+/*
+ * A run begins: in steps when the last one took a step or more, spread at
+ * its share it would still end within keepalive's bound (a class with a
+ * short timeout, a UDP stream's cut to seconds, is read in one go as
+ * before: its refreshes come at the run's end), and keepalive's socket is
+ * open; else in one go.
+ */
 static void keepalive_begin(struct fmd *d, uint64_t now)
 {
 	struct fmd_ka_run *r = &d->ka;
@@ -488,7 +497,8 @@ static void keepalive_begin(struct fmd *d, uint64_t now)
 	r->c.d = d;
 	r->start_ns = now;
 	r->spent_ns = 0;
-	if (!d->katc.nl || r->last_ns < FMD_KA_STEP_NS) {
+	if (!d->katc.nl || r->last_ns < FMD_KA_STEP_NS ||
+	    bound_now(d) / r->last_ns < pace_share(d)) {
 		keepalive(d, now);
 		return;
 	}

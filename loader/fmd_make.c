@@ -193,6 +193,7 @@ static void lookup_answered(struct fmd *d, uint32_t id, uint64_t now, uint64_t c
 	d->make_ns += lookup_ns;
 	d->fm.stat[NPUFLOW_FM_LOOKUP_US] += lookup_ns / 1000;
 	a = fm_lookup_done(&d->fm, id, &l, now);
+	fmd_ct_looked_up(d, id);
 	if (a == FM_A_WRITE) {
 		uint32_t v = fm_evict_victim(&d->fm, id, now);
 

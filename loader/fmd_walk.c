@@ -224,10 +224,14 @@ void fmd_rescan(struct fmd *d, uint64_t now)
  * first frame, so a bulk stream that starts while the table is full can be
  * seen busy by the first walk (fm_evict.c).  A walk of 32,768 candidates
  * is 128 system calls; its cost grows with the candidates, so the gap is
- * stretched by it (fm_pace_next()), up to FMD_BUSY_MAX_NS.
+ * stretched by it: to a fiftieth of the loop, up to FMD_BUSY_MAX_NS, while
+ * a waiting connection is busy (fm_busy_waiting(): the eviction pass ranks
+ * them), to a hundredth, up to FMD_BUSY_QUIET_MAX_NS, while none is (a
+ * busy newcomer is then seen within that).
  */
 #define FMD_BUSY_GAP_NS		(2000ull * 1000000)
 #define FMD_BUSY_MAX_NS		(10000ull * 1000000)
+#define FMD_BUSY_QUIET_MAX_NS	(30000ull * 1000000)
 
 void fmd_busy_walk(struct fmd *d, uint64_t now)
 {
@@ -270,7 +274,10 @@ void fmd_busy_walk(struct fmd *d, uint64_t now)
 	if (!w->last)
 		return;		/* goes on at the next tick */
 	b->active = 0;
-	b->next_ns = fm_pace_next(end, FMD_BUSY_GAP_NS, b->spent_ns, FMD_BUSY_MAX_NS);
+	b->next_ns = fm_busy_waiting(&d->fm, end) ?
+		     fm_pace_next(end, FMD_BUSY_GAP_NS, b->spent_ns, FMD_BUSY_MAX_NS) :
+		     fm_pace_next_share(end, FMD_BUSY_GAP_NS, b->spent_ns, FMD_BUSY_QUIET_MAX_NS,
+					FM_PACE_SHARE_QUIET);
 }
 
 void fmd_walks_free(struct fmd *d)

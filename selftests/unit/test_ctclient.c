@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 #include "../../loader/ctclient.c"
+#include "../../loader/nlsock.c"
 
 /* 10.0.1.2:40000 > 10.0.2.2:5201 tcp, masqueraded to 198.51.100.1:61000 */
 static struct nf_conntrack *ct4(void)
@@ -554,6 +555,49 @@ static void test_destroys_unreliable(void **st)
 	assert_true(tc.overruns >= 1);
 }
 
+static int count_entry(const struct nlmsghdr *nlh, void *data)
+{
+	struct ct_info ci;
+	int *n = data;
+
+	if (!ctc_parse(nlh, &ci) && ci.orig.saddr[0] == 10 && ci.orig.saddr[1] == 99)
+		(*n)++;
+	return MNL_CB_OK;
+}
+
+/*
+ * The whole table's dump read a datagram at a time (ctc_build_dump(),
+ * nls_read_step()), as npuflowd's sweep reads it in steps: every one of the
+ * CT_N entries made is parsed once, over more than one step, and the
+ * dump's end is seen.
+ */
+static void test_dump_in_steps(void **st)
+{
+	char req[64] __attribute__((aligned(8)));
+	struct nlsock s;
+	int n = 0, steps = 0, rc;
+	uint32_t seq;
+	size_t len;
+
+	(void)st;
+	open_with_entries();
+	assert_int_equal(nls_open_bus(&s, NETLINK_NETFILTER), 0);
+	seq = nls_seq(&s);
+	len = ctc_build_dump(req, sizeof(req), seq);
+	assert_true(len > 0);
+	assert_int_equal(ctc_build_dump(req, 8, seq), 0);
+	assert_int_equal(nls_send(&s, req, len), 0);
+	do {
+		rc = nls_read_step(&s, seq, count_entry, &n);
+		steps++;
+	} while (rc == 1 && steps < 10 * CT_N);
+	print_message("dump in steps: %d of %d entries in %d reads\n", n, CT_N, steps);
+	assert_int_equal(rc, 0);
+	assert_int_equal(n, CT_N);
+	assert_true(steps > 1);
+	nls_close(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -566,6 +610,7 @@ int main(void)
 		cmocka_unit_test(test_build_create_delete),
 		cmocka_unit_test_setup_teardown(test_destroys_reliable, enter_netns, leave_netns),
 		cmocka_unit_test_setup_teardown(test_destroys_unreliable, enter_netns, leave_netns),
+		cmocka_unit_test_setup_teardown(test_dump_in_steps, enter_netns, leave_netns),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
