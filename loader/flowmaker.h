@@ -433,10 +433,15 @@ uint64_t fm_pace_next_share(uint64_t now, uint64_t period, uint64_t took, uint64
  * took @took (ns): (@share - 1) times it, so that the pass keeps to
  * 1/@share of the loop while it lasts; less when the whole pass, @whole
  * (its last time, ns; 0 unknown), so spread would outlast @bound (ns,
- * UINT64_MAX none): the gaps that fit it, none for a pass of half its
- * bound or more.
+ * UINT64_MAX none): the gaps that fit it, none for a pass of more than
+ * half its bound.
  */
 uint64_t fm_pace_gap(uint64_t took, uint32_t share, uint64_t whole, uint64_t bound);
+/* @a + @b, UINT64_MAX where that would wrap (a time plus a gap). */
+static inline uint64_t fm_sat_add(uint64_t a, uint64_t b)
+{
+	return b > UINT64_MAX - a ? UINT64_MAX : a + b;
+}
 
 /* Connection classes with a conntrack timeout of their own (fm_keepalive_bound()). */
 #define FM_CLASS_TCP	1	/* nf_conntrack_tcp_timeout_established */

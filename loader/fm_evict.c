@@ -90,7 +90,8 @@ static int waits_for_slot(const struct fm_entry *e)
  * again at 0 when the connection leaves MADE), so when none has been seen
  * at cfg.evict_pps or more for FM_RATE_STALE_NS, every waiting one's
  * fm_rate_pps() is under it (a stale sample counts 0) and the eviction
- * pass has nobody to rank: it skips its walk of the table.
+ * pass has nobody to rank: it skips its walk of the table.  (Within that
+ * time the pass may walk for nobody: the busy one made or gone.)
  */
 static void busy_seen(struct fm *fm, const struct fm_entry *e, uint64_t now)
 {

@@ -610,6 +610,16 @@ int fmd_init(struct fmd *d, const struct npuflowd_opts *o, const int *ifindex,
 	return 0;
 }
 
+int fmd_nls_reset(struct fmd *d, struct nlsock *s, int bus)
+{
+	nls_close(s);
+	if (!nls_open_bus(s, bus))
+		return 0;
+	d->log(L_WARN, "cannot open a netlink socket again (%s): its dumps in one go",
+	       strerror(errno));
+	return -1;
+}
+
 void fmd_fini(struct fmd *d)
 {
 	ctc_close(&d->ct);

@@ -34,7 +34,9 @@
 #define FMD_SWEEP_BURST		256
 #define FMD_SWEEP_STEP_NS	(10ull * 1000000)
 
-/* The sweep's share of the loop and the bound on its period. */
+/* Whether the sweep takes a fiftieth of the loop up to FMD_SWEEP_MAX_NS
+ * apart (DESTROYs can be lost, or a mass deletion came), not a hundredth
+ * up to FMD_SWEEP_QUIET_MAX_NS apart. */
 static int sweep_urgent(const struct fmd *d)
 {
 	return !d->ct.reliable || d->ct_burst >= FMD_SWEEP_BURST;
@@ -135,14 +137,13 @@ static void mark_cb(void *ctx, const struct ct_info *ci)
 	fmd_keepalive_restored(d, e, ci->timeout, now);
 }
 
-/* A stepped sweep given up (a resync's dump takes its place): the rest of
- * its dump read and dropped, so that the socket can ask again. */
+/* A stepped sweep given up (a resync's dump takes its place): its socket
+ * made anew, the rest of its dump dropped with the old one unread. */
 static void sweep_abort(struct fmd *d)
 {
 	if (!d->sw.active)
 		return;
-	while (nls_read_step(&d->swct, d->sw.seq, NULL, NULL) == 1)
-		;
+	fmd_nls_reset(d, &d->swct, NETLINK_NETFILTER);
 	d->sw.active = 0;
 }
 
@@ -273,15 +274,17 @@ static void sweep_step(struct fmd *d, uint64_t now)
 		took = fmd_now() - t0;
 		d->sweep_ns += took;
 		d->sw.spent_ns += took;
-		d->sw.next_ns = fmd_now() + fm_pace_gap(took, sweep_urgent(d) ? FM_PACE_SHARE :
+		d->sw.next_ns = fm_sat_add(fmd_now(), fm_pace_gap(took, sweep_urgent(d) ? FM_PACE_SHARE :
 							FM_PACE_SHARE_QUIET, d->sweep_took_ns,
 							sweep_urgent(d) ? FMD_SWEEP_MAX_NS :
-							FMD_SWEEP_QUIET_MAX_NS);
+							FMD_SWEEP_QUIET_MAX_NS));
 		return;
 	}
 	d->sw.active = 0;
-	if (rc < 0)
+	if (rc < 0) {
 		d->log(L_WARN, "conntrack dump failed: %s", strerror(-rc));
+		fmd_nls_reset(d, &d->swct, NETLINK_NETFILTER);	/* its dump may not have ended */
+	}
 	else
 		swept(d, sweep_unmarked(d));
 	end = fmd_now();

@@ -66,6 +66,10 @@ void fmd_hw_write_done(struct fmd *d, const struct fm_entry *e, int dir,
  * replaced): 0 or -errno. */
 int fmd_hw_write_dir(struct fmd *d, struct fm_entry *e, int dir);
 
+/* A socket whose dump was left unread or failed midway, made anew on @bus:
+ * 0, or -1 (closed: its reader falls back to one go, with a warning). */
+int fmd_nls_reset(struct fmd *d, struct nlsock *s, int bus);
+
 /* fmd_ct.c */
 #define FMD_SWEEP_NS		(10ull * 1000000000)
 /* @id forgotten, its rules deleted first if @a is FM_A_TAKEOUT. */

@@ -14,7 +14,8 @@
  * pinned map's records go in batches, not a system call each.  A run whose
  * dumps take longer than FMD_KA_STEP_NS (32,768 rules: 1.4-2.7 s under
  * TCG) is read in steps of about that, spread over the run's share of the
- * loop (struct fmd_ka_run), so that no second of the loop pays for it all.
+ * loop (struct fmd_ka_run), so that no second of the loop pays for it all
+ * (a run whose last one, refreshes included, took FMD_KA_STEP_NS or more).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -129,6 +130,8 @@ static int dump_cb(const struct nlmsghdr *nlh, void *data)
 	if (tcfl_parse(nlh, &in) || !in.handle || !tcfl_prio_ours(in.prio))
 		return MNL_CB_OK;
 	e = rule_owner(d, in.ifindex, in.prio, in.handle, &dir);
+	if (e && c->filled_ns && e->rec.made_ns > c->filled_ns)
+		return MNL_CB_OK;	/* its id's last holder's rule, gone since */
 	id = e ? (uint32_t)(e - d->fm.e) : 0;
 	if (!e || (c->present && (c->present[id] & (1 << dir)))) {
 		push_orphan(c, &in);
@@ -410,6 +413,7 @@ static int step_port_begin(struct fmd *d, struct fmd_ka_run *r, int p)
 	r->c.norphans = 0;
 	r->seq = nls_seq(&d->katc);
 	n = tcfl_build_dump(buf, sizeof(buf), d->ports[p].ifindex, r->seq, 1);
+	r->c.filled_ns = fmd_now();
 	return nls_send(&d->katc, buf, n);
 }
 
@@ -439,6 +443,9 @@ static int step(struct fmd *d, struct fmd_ka_run *r, uint64_t now)
 	r->c.now = now;
 	while (r->port < d->nports) {
 		rc = nls_read_step(&d->katc, r->seq, dump_cb, &r->c);
+		r->c.filled_ns = fmd_now();
+		if (rc < 0 && fmd_nls_reset(d, &d->katc, NETLINK_ROUTE))
+			return 1;	/* no socket: the run ends here */
 		if (rc == 1) {
 			if (fmd_now() - t0 >= FMD_KA_STEP_NS)
 				return 0;
@@ -472,7 +479,7 @@ static void step_run(struct fmd *d, uint64_t now)
 	ka_account(d, took);
 	r->spent_ns += took;
 	if (!done) {
-		r->next_ns = fmd_now() + step_gap(d, took);
+		r->next_ns = fm_sat_add(fmd_now(), step_gap(d, took));
 		return;
 	}
 	t0 = fmd_now();
@@ -497,6 +504,7 @@ static void keepalive_begin(struct fmd *d, uint64_t now)
 	r->c.d = d;
 	r->start_ns = now;
 	r->spent_ns = 0;
+	r->c.filled_ns = 0;
 	if (!d->katc.nl || r->last_ns < FMD_KA_STEP_NS ||
 	    bound_now(d) / r->last_ns < pace_share(d)) {
 		keepalive(d, now);

@@ -23,13 +23,18 @@ struct fmd_ka_dump {
 	uint32_t *refresh;
 	uint32_t nrefresh, rcap;
 	uint8_t *present;	/* restore: bit per direction */
+	/* a stepped run's: when the datagram being parsed was filled (the kernel
+	 * fills the next as one is read); a rule of a connection made since is
+	 * a rule gone under a reused id: neither counted nor an orphan */
+	uint64_t filled_ns;
 };
 
 /*
- * A keepalive run whose dumps take longer than FMD_KA_STEP_NS is read in
- * steps, a port's dump a datagram at a time on its own socket, each step
- * followed by a gap so that the run keeps to its share of the loop all
- * along instead of holding it for seconds at once (fmd_keepalive_tick()).
+ * A keepalive run that took 10 ms or more the last time, and that spread
+ * at its share still ends within keepalive's bound, is read in steps, a
+ * port's dump a datagram at a time on its own socket, each step followed by
+ * a gap so that the run keeps to its share of the loop all along instead
+ * of holding it for seconds at once (fmd_keepalive_tick()).
  */
 struct fmd_ka_run {
 	struct fmd_ka_dump c;
@@ -44,7 +49,8 @@ struct fmd_ka_run {
 /*
  * fmd_keepalive_tick() - call each tick: re-reads conntrack's timeouts once
  * a second (an operator's cut is obeyed within one) and runs a keepalive
- * when due (fm_pace_next(), fm_keepalive_bound()).
+ * when due (fm_pace_next(), fm_keepalive_bound()), or the next step of a
+ * stepped run when its gap is over.
  */
 void fmd_keepalive_tick(struct fmd *d, uint64_t now);
 /* fmd_keepalive_init() opens keepalive's own rtnetlink socket (a stepped
@@ -69,8 +75,8 @@ void fmd_keepalive_made(struct fmd *d, struct fm_entry *e, uint64_t now);
 void fmd_keepalive_restored(struct fmd *d, struct fm_entry *e, uint32_t left_s, uint64_t now);
 /*
  * fmd_rules_dump() - every port's rules of ours, in full: each one that
- * belongs to no connection (or to one already seen) deleted and counted as
- * an orphan, each one that does marked in @present (a byte per id, bit
+ * belongs to no connection (or to one already seen) deleted, and counted as
+ * an orphan if its delete removed it, each one that does marked in @present (a byte per id, bit
  * 1 << direction).  Restore's reconciliation.
  */
 void fmd_rules_dump(struct fmd *d, uint8_t *present, uint64_t now);
