@@ -392,26 +392,37 @@ int ctc_find(struct ctc *c, const struct npuflow_key *t, uint32_t zone, struct c
 	return rc ? rc : ctc_dir(out, t, dir);
 }
 
+/* A ctnetlink message's headers (@type, @flags, @seq, nfgen_family
+ * @family) at @buf, which has room for them. */
+static struct nlmsghdr *put_hdrs(void *buf, uint8_t type, uint16_t flags, uint32_t seq,
+				 uint8_t family)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct nfgenmsg *nfg;
+
+	nlh->nlmsg_type = (NFNL_SUBSYS_CTNETLINK << 8) | type;
+	nlh->nlmsg_flags = flags;
+	nlh->nlmsg_seq = seq;
+	nfg = mnl_nlmsg_put_extra_header(nlh, sizeof(*nfg));
+	nfg->nfgen_family = family;
+	nfg->version = NFNETLINK_V0;
+	nfg->res_id = 0;
+	return nlh;
+}
+
 /* An nfnetlink conntrack request of @type with @ct's attributes into @buf
  * (@len bytes) as message @seq: its length, or 0 if it does not fit. */
 static size_t build_req(void *buf, size_t len, uint8_t type, int family, uint32_t seq,
 			struct nf_conntrack *ct)
 {
 	struct nlmsghdr *nlh;
-	struct nfgenmsg *nfg;
 
 	/* the largest request nfct_nlmsg_build writes for a tuple, zone and
 	 * flags is well under this; it does not take a length */
 	if (len < 512)
 		return 0;
-	nlh = mnl_nlmsg_put_header(buf);
-	nlh->nlmsg_type = (NFNL_SUBSYS_CTNETLINK << 8) | type;
-	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
-	nlh->nlmsg_seq = seq;
-	nfg = mnl_nlmsg_put_extra_header(nlh, sizeof(*nfg));
-	nfg->nfgen_family = family == 10 ? AF_INET6 : AF_INET;
-	nfg->version = NFNETLINK_V0;
-	nfg->res_id = 0;
+	nlh = put_hdrs(buf, type, NLM_F_REQUEST | NLM_F_ACK, seq,
+		       family == 10 ? AF_INET6 : AF_INET);
 	if (nfct_nlmsg_build(nlh, ct) || nlh->nlmsg_len > len)
 		return 0;
 	return nlh->nlmsg_len;
@@ -442,20 +453,11 @@ size_t ctc_build_get(void *buf, size_t len, const struct npuflow_key *t, uint32_
 
 size_t ctc_build_dump(void *buf, size_t len, uint32_t seq)
 {
-	struct nlmsghdr *nlh;
-	struct nfgenmsg *nfg;
-
-	if (len < MNL_NLMSG_HDRLEN + MNL_ALIGN(sizeof(*nfg)))
+	if (len < MNL_NLMSG_HDRLEN + MNL_ALIGN(sizeof(struct nfgenmsg)))
 		return 0;
-	nlh = mnl_nlmsg_put_header(buf);
-	nlh->nlmsg_type = (NFNL_SUBSYS_CTNETLINK << 8) | IPCTNL_MSG_CT_GET;
-	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
-	nlh->nlmsg_seq = seq;
-	nfg = mnl_nlmsg_put_extra_header(nlh, sizeof(*nfg));
-	nfg->nfgen_family = AF_UNSPEC;	/* every family's entries */
-	nfg->version = NFNETLINK_V0;
-	nfg->res_id = 0;
-	return nlh->nlmsg_len;
+	/* AF_UNSPEC: every family's entries */
+	return put_hdrs(buf, IPCTNL_MSG_CT_GET, NLM_F_REQUEST | NLM_F_DUMP, seq,
+			AF_UNSPEC)->nlmsg_len;
 }
 
 int ctc_parse(const struct nlmsghdr *nlh, struct ct_info *out)
