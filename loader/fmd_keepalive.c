@@ -70,8 +70,6 @@ static uint32_t timeout_of(const struct fmd *d, const struct npuflow_key *k)
 
 /* --- the dump of our rules ------------------------------------------------ */
 
-#define dump_ctx fmd_ka_dump
-
 static int push(uint32_t **arr, uint32_t *n, uint32_t *cap, uint32_t v)
 {
 	if (*n == *cap) {
@@ -86,7 +84,7 @@ static int push(uint32_t **arr, uint32_t *n, uint32_t *cap, uint32_t v)
 	return 0;
 }
 
-static void push_orphan(struct dump_ctx *c, const struct tcfl_info *in)
+static void push_orphan(struct fmd_ka_dump *c, const struct tcfl_info *in)
 {
 	if (c->norphans == c->cap) {
 		uint32_t nc = c->cap ? c->cap * 2 : 64;
@@ -120,7 +118,7 @@ static struct fm_entry *rule_owner(struct fmd *d, uint32_t ifindex, uint16_t pri
 
 static int dump_cb(const struct nlmsghdr *nlh, void *data)
 {
-	struct dump_ctx *c = data;
+	struct fmd_ka_dump *c = data;
 	struct fmd *d = c->d;
 	struct tcfl_info in;
 	struct fm_entry *e;
@@ -156,7 +154,7 @@ static int dump_cb(const struct nlmsghdr *nlh, void *data)
  * and one already gone is none (a datagram the kernel filled before a
  * connection was taken out between the steps still lists its rules).
  */
-static void delete_orphans(struct fmd *d, struct dump_ctx *c, uint32_t ifindex, int stepped)
+static void delete_orphans(struct fmd *d, struct fmd_ka_dump *c, uint32_t ifindex, int stepped)
 {
 	uint32_t i;
 	int dir;
@@ -183,7 +181,7 @@ static void dump_error(struct fmd *d, uint32_t ifindex, int rc)
 }
 
 /* @terse: keepalive's dump (counters, no matches: tcfl_build_dump). */
-static void dump_port(struct fmd *d, struct dump_ctx *c, uint32_t ifindex, int terse)
+static void dump_port(struct fmd *d, struct fmd_ka_dump *c, uint32_t ifindex, int terse)
 {
 	char buf[512] __attribute__((aligned(8)));
 	size_t n = tcfl_build_dump(buf, sizeof(buf), ifindex, nls_seq(&d->tc), terse);
@@ -193,7 +191,7 @@ static void dump_port(struct fmd *d, struct dump_ctx *c, uint32_t ifindex, int t
 	delete_orphans(d, c, ifindex, 0);
 }
 
-static void dump_all(struct fmd *d, struct dump_ctx *c, int terse)
+static void dump_all(struct fmd *d, struct fmd_ka_dump *c, int terse)
 {
 	int p;
 
@@ -203,7 +201,7 @@ static void dump_all(struct fmd *d, struct dump_ctx *c, int terse)
 
 void fmd_rules_dump(struct fmd *d, uint8_t *present, uint64_t now)
 {
-	struct dump_ctx c = { .d = d, .now = now, .present = present };
+	struct fmd_ka_dump c = { .d = d, .now = now, .present = present };
 
 	dump_all(d, &c, 0);
 	free(c.orph);
@@ -263,7 +261,7 @@ static void refresh_send(struct fmd *d, void *buf, size_t len, uint32_t seq0,
 }
 
 /* The refreshes due among @c's moved connections, FMD_KA_CT_BATCH a sendmsg. */
-static void refresh_moved(struct fmd *d, const struct dump_ctx *c, uint64_t now)
+static void refresh_moved(struct fmd *d, const struct fmd_ka_dump *c, uint64_t now)
 {
 	char *buf = d->wq.ctb.nl ? malloc(FMD_KA_CT_BUF) : NULL;
 	uint32_t ids[FMD_KA_CT_BATCH], seq0 = 0, i;
@@ -361,7 +359,7 @@ static void ka_account(struct fmd *d, uint64_t took)
 }
 
 /* The dumps read: the refreshes due, the records, the run counted. */
-static void keepalive_end(struct fmd *d, struct dump_ctx *c, uint64_t now)
+static void keepalive_end(struct fmd *d, struct fmd_ka_dump *c, uint64_t now)
 {
 	uint64_t t1 = fmd_now();
 
@@ -376,7 +374,7 @@ static void keepalive_end(struct fmd *d, struct dump_ctx *c, uint64_t now)
 /* A run in one go (it took less than a step the last time). */
 static void keepalive(struct fmd *d, uint64_t now)
 {
-	struct dump_ctx *c = &d->ka.c;
+	struct fmd_ka_dump *c = &d->ka.c;
 	uint64_t t0 = fmd_now(), t1;
 
 	c->d = d;
