@@ -118,7 +118,12 @@ conntrack -E -e DESTROY -p udp --orig-port-dst 5202 > /tmp/6n-destroy 2>/dev/nul
 EV=$!
 ip netns exec pc iperf3 -u -c $FAR4 -p 5202 -b 164k -l 512 -t 50 >/dev/null 2>&1 &
 UP=$!
-udp() { fm_flows | jq -c '[.[] | select(.proto == 17 and .dirs[0].dport == 5202)][0] // {}'; }
+# (npuctl's array has a connection a line, a comma after each but the
+# last: grep picks the stream's out of N before jq parses one)
+udp() {
+	fm_flows | grep -F '"dport":5202' | sed 's/,$//' |
+		jq -c 'select(.proto == 17 and .dirs[0].dport == 5202)' | grep -m1 . || echo '{}'
+}
 for i in $(seq 40); do
 	u=$(udp)
 	[ "$(echo "$u" | jq -r .state)" = made ] && break

@@ -114,10 +114,18 @@ npu_new() {
 	return 1
 }
 
-# npu_port_dev ID PORT: host netdev of panel port PORT of coprocessor ID.
+# npu_port_dev ID PORT: host netdev of panel port PORT of coprocessor ID:
+# the one of the device's netdevs whose phys_port_name is pPORT (devlink
+# port show says the same; sysfs with no fork, a test's setup asks often).
 npu_port_dev() {
-	devlink -j port show 2>/dev/null | jq -r --arg p "auxiliary/npusim.npu.$1/" --argjson n "$2" \
-		'.port | to_entries[] | select((.key | startswith($p)) and .value.port == $n) | .value.netdev // empty'
+	local f n
+	for f in /sys/bus/auxiliary/devices/npusim.npu.$1/net/*/phys_port_name; do
+		read -r n < "$f" 2>/dev/null || continue
+		[ "$n" = "p$2" ] || continue
+		f=${f%/phys_port_name}
+		echo "${f##*/}"
+		return 0
+	done
 }
 
 # npu_wire ID PORT: the wire netdev (far end of the cable) of a port.
@@ -197,12 +205,17 @@ iperf_bps() {
 		jq -r '.end.sum_received.bits_per_second // 0 | floor' 2>/dev/null
 }
 
-# link_stat [-n NS] DEV FIELD: a stats64 field (rx_packets, tx_packets, ...).
+# link_stat [-n NS] DEV FIELD: a stats64 field (rx_packets, tx_packets, ...),
+# as sysfs has it (dev_get_stats(), what ip -s shows); in NS through one
+# ip netns exec, here with no fork (a fork and an exec cost tens of ms of
+# the guest under TCG, jq's start more).
 link_stat() {
-	local nsarg=()
-	if [ "$1" = -n ]; then nsarg=(-n "$2"); shift 2; fi
-	ip "${nsarg[@]}" -j -s link show dev "$1" |
-		jq -r --arg d "${2%%_*}" --arg k "${2#*_}" '.[0].stats64[$d][$k]'
+	local v
+	if [ "$1" = -n ]; then
+		ip netns exec "$2" cat "/sys/class/net/$3/statistics/$4"
+		return
+	fi
+	read -r v < "/sys/class/net/$1/statistics/$2" && echo "$v"
 }
 
 # ethtool -S: sum of the counters whose names match an extended regex.
