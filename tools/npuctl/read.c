@@ -24,10 +24,28 @@ unsigned long long npuctl_mono_ns(void)
 	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
+/*
+ * The names already asked, one command's worth: the rows name the same
+ * few ports over and over, and if_indextoname() costs a socket and an
+ * ioctl each (four a connection in flows, 16,384 connections a table).
+ */
+#define IFNAME_CACHE 32
+static struct { unsigned int ifindex; char name[IF_NAMESIZE]; } ifname_cache[IFNAME_CACHE];
+static unsigned int ifname_cached;
+
 const char *npuctl_ifname(unsigned int ifindex, char buf[IF_NAMESIZE])
 {
+	unsigned int i;
+
+	for (i = 0; i < ifname_cached; i++)
+		if (ifname_cache[i].ifindex == ifindex)
+			return memcpy(buf, ifname_cache[i].name, IF_NAMESIZE);
 	if (!ifindex || !if_indextoname(ifindex, buf))
 		snprintf(buf, IF_NAMESIZE, "if%u", ifindex);
+	if (ifname_cached < IFNAME_CACHE) {
+		ifname_cache[ifname_cached].ifindex = ifindex;
+		memcpy(ifname_cache[ifname_cached++].name, buf, IF_NAMESIZE);
+	}
 	return buf;
 }
 
