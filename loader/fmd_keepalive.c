@@ -523,8 +523,11 @@ static void keepalive_paced(struct fmd *d, uint64_t start, uint64_t took)
 	uint64_t gap;
 	int stretched;
 
+	d->ka.paced_start = start;
+	d->ka.paced_took = took;
+	d->ka.paced_share = pace_share(d);
 	d->next_keepalive_ns = fm_pace_next_share(start, d->o->keepalive_ns, took,
-						  bound_now(d), pace_share(d));
+						  bound_now(d), d->ka.paced_share);
 	gap = d->next_keepalive_ns - start;
 	stretched = gap > d->o->keepalive_ns;
 	if (stretched && !d->ka_stretched)
@@ -565,6 +568,24 @@ void fmd_keepalive_made(struct fmd *d, struct fm_entry *e, uint64_t now)
 	pull_in(d, now, bound_now(d));
 }
 
+/*
+ * A waiting connection turned busy since the last run was paced at the
+ * quiet share: the next run comes when the busy share would have put it
+ * (the eviction pass ranks the made connections by the rates it reads).
+ */
+static void repace_busy(struct fmd *d)
+{
+	uint64_t next;
+
+	if (d->ka.paced_share != FM_PACE_SHARE_QUIET || pace_share(d) == FM_PACE_SHARE_QUIET)
+		return;
+	d->ka.paced_share = FM_PACE_SHARE;
+	next = fm_pace_next_share(d->ka.paced_start, d->o->keepalive_ns, d->ka.paced_took,
+				  bound_now(d), FM_PACE_SHARE);
+	if (next < d->next_keepalive_ns)
+		d->next_keepalive_ns = next;
+}
+
 void fmd_keepalive_tick(struct fmd *d, uint64_t now)
 {
 	if (now >= d->next_timeouts_ns) {
@@ -583,6 +604,7 @@ void fmd_keepalive_tick(struct fmd *d, uint64_t now)
 			keepalive_paced(d, d->ka.start_ns, d->ka.spent_ns);
 		return;
 	}
+	repace_busy(d);
 	if (now < d->next_keepalive_ns)
 		return;
 	keepalive_begin(d, now);

@@ -44,6 +44,9 @@ struct fmd_ka_run {
 	uint64_t spent_ns;	/* its steps' time so far */
 	uint64_t next_ns;	/* its next step */
 	uint64_t last_ns;	/* the last whole run's time (its steps'), 0: none yet */
+	uint64_t paced_start;	/* the last run's start and time, as paced */
+	uint64_t paced_took;
+	uint32_t paced_share;	/* the share it was paced at (pace_share()) */
 };
 
 /*
