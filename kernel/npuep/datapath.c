@@ -78,8 +78,11 @@ static int npuep_napi_poll(struct napi_struct *napi, int budget)
 	limit = min_t(int, budget, READ_ONCE(port->rx_budget));
 	done = npuep_rx_clean(qp, limit);
 	/* Work may remain: have the core poll this queue again right away. */
-	if (done >= limit)
+	if (done >= limit) {
+		/* Only this NAPI writes it. */
+		WRITE_ONCE(qp->repolls, qp->repolls + 1);
 		return budget;
+	}
 
 	if (napi_complete_done(napi, done)) {
 		if (unlikely(READ_ONCE(qp->dim_reset))) {

@@ -30,7 +30,7 @@ static const struct {
 	{ "rx", "poll_runs" }, { "tx", "fraglist" },
 	{ "rx", "refill_retry" },
 	{ "rx", "bad_len" }, { "rx", "bad_port" }, { "rx", "bad_reason" },
-	{ "rx", "bad_conn" },
+	{ "rx", "bad_conn" }, { "rx", "repolls" },
 	/* kept by the coprocessor */
 	{ "hw_rx", "frames" }, { "hw_rx", "bytes" }, { "hw_rx", "qfull" },
 	{ "hw_rx", "irqs" }, { "hw_rx", "badbuf" },
@@ -472,6 +472,7 @@ static void npuep_get_ethtool_stats(struct net_device *netdev,
 		*data++ = s.rx_bad_port;
 		*data++ = s.rx_bad_reason;
 		*data++ = s.rx_bad_conn;
+		*data++ = READ_ONCE(qp->repolls);
 		for (i = 0; i < ARRAY_SIZE(npuep_qp_hw_regs); i++)
 			*data++ = npuep_rd64(ndev, qp->reg + npuep_qp_hw_regs[i]);
 		for (i = 0; i < NPU_PUNT_MAX; i++)

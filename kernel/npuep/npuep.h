@@ -162,6 +162,7 @@ struct npuep_qp {
 	struct napi_struct napi;
 	bool sched_by_poll;		/* cause of the current NAPI run */
 	u64 poll_runs;			/* NAPI runs the safety-net poll started */
+	u64 repolls;			/* NAPI polls that took their whole budget */
 	int irq;			/* < 0: no vector requested */
 	char irq_name[IFNAMSIZ + 16];
 
