@@ -76,9 +76,9 @@ stats-check:
 	tools/bench/test-stats
 
 # make install and DKMS, in a directory of its own (about 45 s, most of it
-# dkms build; root, else skipped)
+# dkms build; root, else skipped); its makes share make check's jobs (+)
 dkms-check: all
-	tools/dkms-check
+	+tools/dkms-check
 
 # The whole suite (no TESTS) first checks, on the host, that the bench report
 # never shows a figure of a command that failed in the guest

@@ -532,7 +532,7 @@ static void keepalive_paced(struct fmd *d, uint64_t start, uint64_t took)
 	stretched = gap > d->o->keepalive_ns;
 	if (stretched && !d->ka_stretched)
 		d->log(L_DBG, "keepalive: its run took %.0f ms; every %.1f s from now on, at most "
-		       "1/%u of the loop", took / 1e6, gap / 1e9, pace_share(d));
+		       "1/%u of the loop", took / 1e6, gap / 1e9, d->ka.paced_share);
 	else if (!stretched && d->ka_stretched)
 		d->log(L_DBG, "keepalive: every %.1f s again", d->o->keepalive_ns / 1e9);
 	d->ka_stretched = stretched;

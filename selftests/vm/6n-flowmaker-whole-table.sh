@@ -172,8 +172,12 @@ diag "conntrack -F: made $before -> $(made), taken out $((t1 - t0)) by DESTROY e
 # is left to the periodic check, every 10 to 60 s.  DESTROY events read
 # short of the made connections say the kernel sent none; as many read,
 # that they matched none.)
-ktap_result $([ "$before" -ge $((N * 99 / 100)) ] && [ $((t1 - t0 + s1 - s0)) -ge "$before" ]; echo $?) \
-	"every made connection taken out, by its DESTROY event or the periodic check ($((t1 - t0)) + $((s1 - s0)) of $before)"
+if [ -n "${MEM:-}" ]; then
+	ktap_skip "every made connection taken out: MEM=1 released them before the flush"
+else
+	ktap_result $([ "$before" -ge $((N * 99 / 100)) ] && [ $((t1 - t0 + s1 - s0)) -ge "$before" ]; echo $?) \
+		"every made connection taken out, by its DESTROY event or the periodic check ($((t1 - t0)) + $((s1 - s0)) of $before)"
+fi
 # each connection still made: the conntrack id npuflowd holds beside what
 # conntrack has for its tuple now (none: its DESTROY went unread; another
 # id: the entry came back; the same: the flush missed it)
