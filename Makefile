@@ -24,6 +24,7 @@ TESTS ?=
 VM_TIMEOUT ?= 3600
 # kbuild on every core unless make was given its own -j (the jobserver then
 # shares those); W=1's warnings print as they come, interleaved
+# (a recipe that runs $(KMAKE) says '+': make sees no $(MAKE) in it)
 KJOBS = $(if $(filter -j%,$(MAKEFLAGS)),,-j$(shell nproc))
 KMAKE = $(MAKE) -C kernel $(if $(KDIR),KDIR=$(KDIR)) W=1 $(KJOBS)
 VERSION := $(file <VERSION)
@@ -38,7 +39,7 @@ deps:
 	@tools/deps.sh
 
 modules:
-	$(KMAKE) modules
+	+$(KMAKE) modules
 
 # a folder per program, each with its Makefile; lib/ is what npuflowd and
 # npuctl share (build/lib/libnpuflow.a)
@@ -151,7 +152,7 @@ install: install-tools install-man install-unit install-dkms \
 # depmod runs when DESTDIR is empty.  kbuild runs in the kernel's tree:
 # a relative DESTDIR is made absolute here, or the modules would land there.
 install-modules: modules
-	$(KMAKE) modules_install $(if $(DESTDIR),INSTALL_MOD_PATH=$(abspath $(DESTDIR)))
+	+$(KMAKE) modules_install $(if $(DESTDIR),INSTALL_MOD_PATH=$(abspath $(DESTDIR)))
 
 # What the build compiled and included, from its records (dist/dkms-source),
 # and dkms.conf
@@ -179,7 +180,7 @@ install-unit:
 		install -m 0644 dist/npuflowd.default $(DESTDIR)/etc/default/npuflowd
 
 clean:
-	-$(KMAKE) clean
+	-+$(KMAKE) clean
 	-$(MAKE) -C selftests/unit clean
 	-$(MAKE) -C selftests/fuzz clean
 	-$(MAKE) -C bpf clean
