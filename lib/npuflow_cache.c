@@ -9,66 +9,38 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "npuflow_cache.h"
+#include "npuflow_map.h"
 
-/*
- * One BPF_MAP_LOOKUP_BATCH reads every slot of the per-CPU array (a
- * lookup a slot cost NPUFLOW_CACHE_SLOTS system calls a read); a short
- * batch (the kernel stops at its own bound) is followed by the next.
- * The values come as each slot's CPUs in a row, a value's size rounded up
- * to 8 bytes (the per-CPU map's layout, as bpf_map_lookup_elem()).
- */
+/* The values come as each slot's CPUs in a row, a value's size rounded up
+ * to 8 bytes (the per-CPU map's layout, as bpf_map_lookup_elem()). */
 int npuflow_cache_read(int cache_fd, struct npuflow_cache **out, size_t *n)
 {
 	int ncpu = libbpf_num_possible_cpus();
-	size_t vsz = (sizeof(struct npuflow_cache) + 7) & ~(size_t)7;
-	__u32 *keys, in = 0, next = 0, got, slot, done = 0;
+	size_t vsz = (sizeof(struct npuflow_cache) + 7) & ~(size_t)7, cnt = 0, i;
 	struct npuflow_cache *res;
 	unsigned char *vals;
-	size_t cnt = 0;
-	int cpu, err = 0;
-	LIBBPF_OPTS(bpf_map_batch_opts, opts);
+	__u32 *keys;
+	long slots;
 
 	*out = NULL;
 	*n = 0;
 	if (ncpu <= 0)
 		return ncpu ? ncpu : -EINVAL;
-	keys = calloc(NPUFLOW_CACHE_SLOTS, sizeof(*keys));
-	vals = calloc((size_t)ncpu * NPUFLOW_CACHE_SLOTS, vsz);
-	res = calloc((size_t)ncpu * NPUFLOW_CACHE_SLOTS, sizeof(*res));
-	if (!keys || !vals || !res) {
-		err = -ENOMEM;
-		goto out;
-	}
-	while (done < NPUFLOW_CACHE_SLOTS) {
-		got = NPUFLOW_CACHE_SLOTS - done;
-		err = bpf_map_lookup_batch(cache_fd, done ? &in : NULL, &next,
-					   keys + done, vals + (size_t)done * ncpu * vsz,
-					   &got, &opts);
-		if (err && errno != ENOENT) {
-			err = -errno;
-			goto out;
-		}
-		done += got;
-		in = next;
-		err = 0;
-		if (!got)
-			break;
-	}
-	for (slot = 0; slot < done; slot++)
-		for (cpu = 0; cpu < ncpu; cpu++) {
-			const struct npuflow_cache *c = (const void *)
-				(vals + ((size_t)slot * ncpu + cpu) * vsz);
+	slots = npuflow_map_dump(cache_fd, sizeof(*keys), vsz * ncpu, (void **)&keys,
+				 (void **)&vals);
+	if (slots < 0)
+		return slots;
+	res = calloc((size_t)slots * ncpu + 1, sizeof(*res));	/* +1: never calloc(0) */
+	for (i = 0; res && i < (size_t)slots * ncpu; i++) {
+		const struct npuflow_cache *c = (const void *)(vals + i * vsz);
 
-			if (c->frames && c->key.ifindex)
-				res[cnt++] = *c;
-		}
-out:
+		if (c->frames && c->key.ifindex)
+			res[cnt++] = *c;
+	}
 	free(keys);
 	free(vals);
-	if (err) {
-		free(res);
-		return err;
-	}
+	if (!res)
+		return -ENOMEM;
 	*out = res;
 	*n = cnt;
 	return 0;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* pins.c - npuflowd's pinned maps and lock file, opened and walked (pins.h). */
+/* pins.c - npuflowd's pinned maps and lock file, opened (pins.h). */
 #define _GNU_SOURCE	/* F_OFD_GETLK */
 #include <errno.h>
 #include <fcntl.h>
@@ -90,66 +90,6 @@ int npuctl_open_map(const char *pin_dir, const char *name, size_t ksz, size_t vs
 		return -1;
 	}
 	return fd;
-}
-
-/* Make room for @want entries of @ksz + @vsz bytes in *keys, *vals (capacity *cap). */
-static int dump_room(char **keys, char **vals, size_t ksz, size_t vsz, size_t *cap,
-		     size_t want)
-{
-	size_t c = *cap ? *cap : 1024;
-	char *k, *v;
-
-	if (want <= *cap)
-		return 0;
-	while (c < want)
-		c *= 2;
-	k = realloc(*keys, c * ksz);
-	if (k)
-		*keys = k;
-	v = realloc(*vals, c * vsz);
-	if (v)
-		*vals = v;
-	if (!k || !v)
-		return -ENOMEM;
-	*cap = c;
-	return 0;
-}
-
-long npuctl_map_dump(int fd, size_t ksz, size_t vsz, void **keys, void **vals)
-{
-	DECLARE_LIBBPF_OPTS(bpf_map_batch_opts, o);
-	char *k = NULL, *v = NULL;
-	size_t n = 0, cap = 0;
-	__u32 chunk = 256, count, in = 0, out = 0;
-	int first = 1, e;
-
-	for (;;) {
-		e = dump_room(&k, &v, ksz, vsz, &cap, n + chunk);
-		if (e)
-			goto fail;
-		count = chunk;
-		e = bpf_map_lookup_batch(fd, first ? NULL : &in, &out, k + n * ksz, v + n * vsz,
-					 &count, &o);
-		if (e == -ENOSPC && !count) {
-			chunk *= 2;	/* a bucket longer than the chunk */
-			continue;
-		}
-		if (e && e != -ENOENT)
-			goto fail;
-		n += count;
-		if (e)		/* -ENOENT: the last bucket was read */
-			break;
-		in = out;
-		first = 0;
-	}
-	*keys = k;
-	*vals = v;
-	return n;
-fail:
-	free(k);
-	free(v);
-	*keys = *vals = NULL;
-	return e;
 }
 
 int npuctl_daemon_pid(const char *lock_file)

@@ -37,19 +37,6 @@ int npuctl_open_optional(const char *pin_dir, const char *name);
 int npuctl_open_map(const char *pin_dir, const char *name, size_t ksz, size_t vsz);
 
 /*
- * npuctl_map_dump - every entry of the hash map @fd (hash or LRU hash; a
- * per-CPU kind too, with @vsz its per-CPU size: round_up(value_size, 8)
- * times the possible CPUs), read with bpf_map_lookup_batch().  The kernel
- * copies whole buckets under their locks and resumes at the next bucket, so
- * an entry present for the whole walk comes exactly once, one added or
- * deleted meanwhile at most once (bpf_map_get_next_key() restarts from the
- * first bucket when the key it was given has gone).  @ksz: key size in
- * bytes.  Returns the count with *keys and *vals (malloc'd, that many keys
- * and values; the caller frees both), or -errno (both NULL).
- */
-long npuctl_map_dump(int fd, size_t ksz, size_t vsz, void **keys, void **vals);
-
-/*
  * npuctl_daemon_pid - the running npuflowd's pid, from the lock file
  * @lock_file it holds while it runs (and writes its pid in); 0 if none runs.
  */

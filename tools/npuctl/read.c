@@ -9,6 +9,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "../../lib/npuflow_cache.h"
+#include "../../lib/npuflow_map.h"
 #include "pins.h"
 #include "read.h"
 
@@ -70,7 +71,7 @@ static int dump_candidates(int fd, struct npuflow_row **rows, size_t *n)
 {
 	struct npuflow_cand *vals;
 	struct npuflow_key *keys;
-	long cnt = npuctl_map_dump(fd, sizeof(*keys), sizeof(*vals), (void **)&keys,
+	long cnt = npuflow_map_dump(fd, sizeof(*keys), sizeof(*vals), (void **)&keys,
 				   (void **)&vals);
 	long i;
 
@@ -189,7 +190,7 @@ long npuctl_read_conns(const char *pin_dir, __u32 **ids, struct npuflow_conn **c
 	fd = npuctl_open_map(pin_dir, "connections", sizeof(**ids), sizeof(**conns));
 	if (fd < 0)
 		return -1;
-	n = npuctl_map_dump(fd, sizeof(**ids), sizeof(**conns), (void **)ids, (void **)conns);
+	n = npuflow_map_dump(fd, sizeof(**ids), sizeof(**conns), (void **)ids, (void **)conns);
 	close(fd);
 	if (n < 0) {
 		fprintf(stderr, "npuctl: cannot read %s/connections: %s\n", pin_dir,
