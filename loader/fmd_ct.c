@@ -42,13 +42,29 @@ static int sweep_urgent(const struct fmd *d)
 	return !d->ct.reliable || d->ct_burst >= FMD_SWEEP_BURST;
 }
 
+static uint32_t sweep_share(const struct fmd *d)
+{
+	return sweep_urgent(d) ? FM_PACE_SHARE : FM_PACE_SHARE_QUIET;
+}
+
+static uint64_t sweep_bound(const struct fmd *d)
+{
+	return sweep_urgent(d) ? FMD_SWEEP_MAX_NS : FMD_SWEEP_QUIET_MAX_NS;
+}
+
 /* The next sweep after one that ended at @end and took @took (ns). */
 static uint64_t sweep_next(const struct fmd *d, uint64_t end, uint64_t took)
 {
-	if (sweep_urgent(d))
-		return fm_pace_next(end, FMD_SWEEP_NS, took, FMD_SWEEP_MAX_NS);
-	return fm_pace_next_share(end, FMD_SWEEP_NS, took, FMD_SWEEP_QUIET_MAX_NS,
-				  FM_PACE_SHARE_QUIET);
+	return fm_pace_next_share(end, FMD_SWEEP_NS, took, sweep_bound(d), sweep_share(d));
+}
+
+/* A sweep that began at @from ended at @end, its dump's time @took: the
+ * next one placed. */
+static void sweep_ended(struct fmd *d, uint64_t from, uint64_t took, uint64_t end)
+{
+	d->sweep_end_ns = end;
+	d->sweep_took_ns = took;
+	d->next_sweep_ns = sweep_next(d, from, took);
 }
 
 void fmd_takeout(struct fmd *d, uint32_t id, enum fm_action a)
@@ -274,10 +290,8 @@ static void sweep_step(struct fmd *d, uint64_t now)
 		took = fmd_now() - t0;
 		d->sweep_ns += took;
 		d->sw.spent_ns += took;
-		d->sw.next_ns = fm_sat_add(fmd_now(), fm_pace_gap(took, sweep_urgent(d) ? FM_PACE_SHARE :
-							FM_PACE_SHARE_QUIET, d->sweep_took_ns,
-							sweep_urgent(d) ? FMD_SWEEP_MAX_NS :
-							FMD_SWEEP_QUIET_MAX_NS));
+		d->sw.next_ns = fm_sat_add(fmd_now(), fm_pace_gap(took, sweep_share(d),
+							d->sweep_took_ns, sweep_bound(d)));
 		return;
 	}
 	d->sw.active = 0;
@@ -290,9 +304,7 @@ static void sweep_step(struct fmd *d, uint64_t now)
 	end = fmd_now();
 	d->sweep_ns += end - t0;
 	d->sw.spent_ns += end - t0;
-	d->sweep_end_ns = end;
-	d->sweep_took_ns = d->sw.spent_ns;
-	d->next_sweep_ns = sweep_next(d, d->sw.start_ns, d->sw.spent_ns);
+	sweep_ended(d, d->sw.start_ns, d->sw.spent_ns, end);
 	if (d->next_sweep_ns < now)
 		d->next_sweep_ns = now;
 }
@@ -318,9 +330,7 @@ void fmd_sweep_tick(struct fmd *d, uint64_t now)
 	sweep(d);
 	end = fmd_now();
 	d->sweep_ns += end - t0;
-	d->sweep_end_ns = end;
-	d->sweep_took_ns = end - t0;
-	d->next_sweep_ns = sweep_next(d, end, end - t0);
+	sweep_ended(d, end, end - t0, end);
 }
 
 void fmd_ct_say_reliable(struct fmd *d)
