@@ -74,12 +74,20 @@ ktap_result $([ "$(echo "$st" | jq .table_full)" = true ] &&
 
 # the steady window, once the connections' first crossings have come
 # (a direction crosses the threshold once, the replies' later than the
-# requests'): threshold events at most N/100 in 2 s, within a minute
-for i in $(seq 30); do
+# requests'): threshold events at most N/100 in 2 s, within two minutes;
+# at scale, where the crossings come in bursts seconds apart (a connection
+# writes every 5 s), also both directions of 99 % of the waiting
+# connections known (each direction waits as an entry of its own until a
+# lookup joins them)
+settled() {
+	[ $((e1 - e0)) -le $((N / 100 + 2)) ] && { [ "$T" -le 1024 ] ||
+		[ "$(counter full_waiting)" -ge $((2 * (N - T) * 99 / 100)) ]; }
+}
+for i in $(seq 60); do
 	e0=$(counter events); sleep 2; e1=$(counter events)
-	[ $((e1 - e0)) -le $((N / 100 + 2)) ] && break
+	settled && break
 done
-diag "crossings settled after ~$((2 * i)) s: $((e1 - e0)) threshold events in the last 2 s"
+diag "crossings settled after ~$((2 * i)) s: $((e1 - e0)) threshold events in the last 2 s, $(counter full_waiting) entries waiting"
 # the steady window
 cpu() { awk '{ print $14 + $15 }' /proc/$FM_PID/stat; }
 # npuflowd's passes (npuctl status's *_us), us
@@ -91,10 +99,23 @@ FREED='.counters | .givebacks + .taken_out + .rerouted + .released + .evicted'
 s0=$(fm_ctl status --json | jq "$FREED")
 g0=$(wc -l < $FM_LOG) c0=$(cpu) t0=$(date +%s%N)
 j0=$(fm_ctl status --json | jq -c "$PASSES")
+# what crossed in the window: the classifier's new candidates, threshold
+# events and events the full ring lost; the flow maker's events, rescans
+# and what they found, the waiting connections' walks, evictions
+CROSS='[.[].stats] | [(map(.new) | add), (map(.threshold_events) | add), (map(.events_lost) | add)]'
+FMC='.counters | [.events, .rescans, .rescanned, .busy_walks, .evicted, .made]'
+x0=$(fm_ctl stats --json | jq -c "$CROSS") y0=$(fm_ctl status --json | jq -c "$FMC")
 if [ -n "${PERF:-}" ]; then	# by hand: where npuflowd's CPU goes, by symbol
 	perf record -q -F 499 -g -p "$FM_PID" -o /tmp/6p.perf -- sleep "$WIN" 2>/dev/null
-else
-	sleep "$WIN"
+else	# a window over 30 s: each 30 s of it on a line of its own
+	left=$WIN parts=
+	while [ "$left" -gt 0 ]; do
+		p=$((left < 30 ? left : 30)) pc=$(cpu) pt=$(date +%s%N)
+		sleep $p
+		parts="$parts $(( ($(cpu) - pc) * 1000000000 / $(getconf CLK_TCK) * 100 / ($(date +%s%N) - pt) ))"
+		left=$((left - p))
+	done
+	[ "$WIN" -gt 30 ] && diag "npuflowd's CPU in each 30 s of the window, % of one vCPU:$parts"
 fi
 j1=$(fm_ctl status --json | jq -c "$PASSES")
 l=$(( $(counter lookups) - l0 )) w=$(( $(counter hw_writes) - w0 ))
@@ -104,6 +125,9 @@ s=$(( $(fm_ctl status --json | jq "$FREED") - s0 ))
 c=$(( ($(cpu) - c0) * 1000000000 / $(getconf CLK_TCK) * 100 / ($(date +%s%N) - t0) ))
 diag "$WIN-s window: $l lookups, $w rules written, $r refused-rule log lines, $f passed over (no slot), $g log lines; npuflowd's CPU $c % of one vCPU"
 diag "slots freed by made connections: $s; the policy's walks of its table: $(( $(counter table_walks) - tw0 )) for its timers, $(( $(counter evict_walks) - ew0 )) for the eviction pass"
+diag "crossed: $(jq -nc --argjson a "$x0" --argjson b "$(fm_ctl stats --json | jq -c "$CROSS")" '[$b, $a] | transpose | map(.[0] - .[1]) |
+	{new_candidates: .[0], threshold_events: .[1], events_lost: .[2]}') $(jq -nc --argjson a "$y0" --argjson b "$(fm_ctl status --json | jq -c "$FMC")" '[$b, $a] | transpose | map(.[0] - .[1]) |
+	{events: .[0], rescans: .[1], rescanned: .[2], busy_walks: .[3], evicted: .[4], made: .[5]}')"
 diag "of it, ms: $(jq -nc --argjson a "$j0" --argjson b "$j1" '[$b, $a] | transpose | map((.[0] - .[1]) / 1000 | floor) |
 	{keepalive: .[0], sweep: .[1], recheck: .[2], rescan: .[3], timers: .[4], makes: .[5]}')"
 tail -n +$((g0 + 1)) $FM_LOG | grep 'loop:' | tail -2 | sed 's/^/# /'
