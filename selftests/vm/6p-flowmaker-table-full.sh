@@ -90,21 +90,20 @@ done
 diag "crossings settled after ~$((2 * i)) s: $((e1 - e0)) threshold events in the last 2 s, $(counter full_waiting) entries waiting"
 # the steady window
 cpu() { awk '{ print $14 + $15 }' /proc/$FM_PID/stat; }
-# npuflowd's passes (npuctl status's *_us), us
-PASSES='.counters | [.keepalive_us, .sweep_us, .recheck_us, .rescan_us, .timers_us, .lookup_us + .write_us]'
-l0=$(counter lookups) w0=$(counter hw_writes) r0=$(refused_lines) f0=$(counter full_waits)
-tw0=$(counter table_walks) ew0=$(counter evict_walks)
-# the slots that made connections free (each admits a lookup: a credit)
-FREED='.counters | .givebacks + .taken_out + .rerouted + .released + .evicted'
-s0=$(fm_ctl status --json | jq "$FREED")
-g0=$(wc -l < $FM_LOG) c0=$(cpu) t0=$(date +%s%N)
-j0=$(fm_ctl status --json | jq -c "$PASSES")
-# what crossed in the window: the classifier's new candidates, threshold
-# events and events the full ring lost; the flow maker's events, rescans
-# and what they found, the waiting connections' walks, evictions
-CROSS='[.[].stats] | [(map(.new) | add), (map(.threshold_events) | add), (map(.events_lost) | add)]'
-FMC='.counters | [.events, .rescans, .rescanned, .busy_walks, .evicted, .made]'
-x0=$(fm_ctl stats --json | jq -c "$CROSS") y0=$(fm_ctl status --json | jq -c "$FMC")
+# one snapshot of what the window counts, in one jq (a jq costs a third
+# of a second of the guest, the window's edges must stay close to it):
+# npuctl status's counters - lookups, rules written, waiting entries
+# passed over, the policy's walks, the slots made connections freed (each
+# admits a lookup: a credit), npuflowd's passes (*_us), its events,
+# rescans, candidates' walks, evictions, makes - and the classifier's
+# (npuctl stats): new candidates, threshold events, events the full ring lost
+SNAP='($s.counters | [.lookups, .hw_writes, .full_waits, .table_walks, .evict_walks,
+	.givebacks + .taken_out + .rerouted + .released + .evicted,
+	.keepalive_us, .sweep_us, .recheck_us, .rescan_us, .timers_us, .lookup_us + .write_us,
+	.events, .rescans, .rescanned, .busy_walks, .evicted, .made]) +
+	([$t[].stats] | [(map(.new) | add), (map(.threshold_events) | add), (map(.events_lost) | add)])'
+snap() { jq -nc --argjson s "$(fm_ctl status --json)" --argjson t "$(fm_ctl stats --json)" "$SNAP"; }
+a=$(snap) r0=$(refused_lines) g0=$(wc -l < $FM_LOG) c0=$(cpu) t0=$(date +%s%N)
 if [ -n "${PERF:-}" ]; then	# by hand: where npuflowd's CPU goes, by symbol
 	perf record -q -F 499 -g -p "$FM_PID" -o /tmp/6p.perf -- sleep "$WIN" 2>/dev/null
 else	# a window over 30 s: each 30 s of it on a line of its own
@@ -117,19 +116,14 @@ else	# a window over 30 s: each 30 s of it on a line of its own
 	done
 	[ "$WIN" -gt 30 ] && diag "npuflowd's CPU in each 30 s of the window, % of one vCPU:$parts"
 fi
-j1=$(fm_ctl status --json | jq -c "$PASSES")
-l=$(( $(counter lookups) - l0 )) w=$(( $(counter hw_writes) - w0 ))
-r=$(( $(refused_lines) - r0 )) f=$(( $(counter full_waits) - f0 ))
-g=$(( $(wc -l < $FM_LOG) - g0 ))
-s=$(( $(fm_ctl status --json | jq "$FREED") - s0 ))
 c=$(( ($(cpu) - c0) * 1000000000 / $(getconf CLK_TCK) * 100 / ($(date +%s%N) - t0) ))
+r=$(( $(refused_lines) - r0 )) g=$(( $(wc -l < $FM_LOG) - g0 ))
+read -r l w f tw ew s ka sw rc rs ti mk ev rsc rsd bw evi md nc te el < <(jq -nr \
+	--argjson a "$a" --argjson b "$(snap)" '[$a, $b] | transpose | map(.[1] - .[0]) | @tsv')
 diag "$WIN-s window: $l lookups, $w rules written, $r refused-rule log lines, $f passed over (no slot), $g log lines; npuflowd's CPU $c % of one vCPU"
-diag "slots freed by made connections: $s; the policy's walks of its table: $(( $(counter table_walks) - tw0 )) for its timers, $(( $(counter evict_walks) - ew0 )) for the eviction pass"
-diag "crossed: $(jq -nc --argjson a "$x0" --argjson b "$(fm_ctl stats --json | jq -c "$CROSS")" '[$b, $a] | transpose | map(.[0] - .[1]) |
-	{new_candidates: .[0], threshold_events: .[1], events_lost: .[2]}') $(jq -nc --argjson a "$y0" --argjson b "$(fm_ctl status --json | jq -c "$FMC")" '[$b, $a] | transpose | map(.[0] - .[1]) |
-	{events: .[0], rescans: .[1], rescanned: .[2], busy_walks: .[3], evicted: .[4], made: .[5]}')"
-diag "of it, ms: $(jq -nc --argjson a "$j0" --argjson b "$j1" '[$b, $a] | transpose | map((.[0] - .[1]) / 1000 | floor) |
-	{keepalive: .[0], sweep: .[1], recheck: .[2], rescan: .[3], timers: .[4], makes: .[5]}')"
+diag "slots freed by made connections: $s; the policy's walks of its table: $tw for its timers, $ew for the eviction pass"
+diag "crossed: $nc new candidates, $te threshold events, $el lost; the flow maker's events $ev, rescans $rsc ($rsd found), candidates' walks $bw, evicted $evi, made $md"
+diag "of it, ms: keepalive $((ka / 1000)), sweep $((sw / 1000)), recheck $((rc / 1000)), rescan $((rs / 1000)), timers $((ti / 1000)), makes $((mk / 1000))"
 tail -n +$((g0 + 1)) $FM_LOG | grep 'loop:' | tail -2 | sed 's/^/# /'
 [ -n "${PERF:-}" ] && perf report -i /tmp/6p.perf --stdio --no-children --sort sym 2>/dev/null |
 	grep '%' | grep -v '^#' | head -30 | sed 's/^/# perf: /'
