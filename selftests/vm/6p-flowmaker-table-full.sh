@@ -90,6 +90,8 @@ done
 diag "crossings settled after ~$((2 * i)) s: $((e1 - e0)) threshold events in the last 2 s, $(counter full_waiting) entries waiting"
 # the steady window
 cpu() { awk '{ print $14 + $15 }' /proc/$FM_PID/stat; }
+# share C0 T0: npuflowd's CPU since cpu() was C0 at date +%s%N T0, % of one vCPU
+share() { echo $(( ($(cpu) - $1) * 1000000000 / $(getconf CLK_TCK) * 100 / ($(date +%s%N) - $2) )); }
 # one snapshot of what the window counts, in one jq (a jq costs a third
 # of a second of the guest, the window's edges must stay close to it):
 # npuctl status's counters - lookups, rules written, waiting entries
@@ -111,12 +113,12 @@ else	# a window over 30 s: each 30 s of it on a line of its own
 	while [ "$left" -gt 0 ]; do
 		p=$((left < 30 ? left : 30)) pc=$(cpu) pt=$(date +%s%N)
 		sleep $p
-		parts="$parts $(( ($(cpu) - pc) * 1000000000 / $(getconf CLK_TCK) * 100 / ($(date +%s%N) - pt) ))"
+		parts="$parts $(share $pc $pt)"
 		left=$((left - p))
 	done
 	[ "$WIN" -gt 30 ] && diag "npuflowd's CPU in each 30 s of the window, % of one vCPU:$parts"
 fi
-c=$(( ($(cpu) - c0) * 1000000000 / $(getconf CLK_TCK) * 100 / ($(date +%s%N) - t0) ))
+c=$(share $c0 $t0)
 r=$(( $(refused_lines) - r0 )) g=$(( $(wc -l < $FM_LOG) - g0 ))
 read -r l w f tw ew s ka sw rc rs ti mk ev rsc rsd bw evi md nc te el < <(jq -nr \
 	--argjson a "$a" --argjson b "$(snap)" '[$a, $b] | transpose | map(.[1] - .[0]) | @tsv')
