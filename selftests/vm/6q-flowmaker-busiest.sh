@@ -109,7 +109,7 @@ for i in $(seq 100); do
 done
 took=$(( ($(date +%s%N) - t0) / 1000000 ))
 ev=$(( $(counter evicted) - e0 ))
-diag "the $P streams made after $took ms; $ev connections taken out for them"
+diag "the $P streams made after $took ms; $ev connections taken out for them; the host forwarded $(stream_bytes) bytes of them"
 ktap_result $([ "$(made_streams)" -ge $P ]; echo $?) "the $P bulk streams are in hardware ($(made_streams))"
 ktap_result $([ "$ev" -ge $P ] && [ "$ev" -le $((P + 2)) ]; echo $?) \
 	"$P slow connections were taken out for them, no more ($ev)"
