@@ -538,11 +538,23 @@ static void keepalive_paced(struct fmd *d, uint64_t start, uint64_t took)
 	d->ka_stretched = stretched;
 }
 
-/* The next keepalive no later than @bound after @now. */
+/*
+ * Keepalive's bound fell to @bound at @now (a class with a shorter timeout
+ * made, an operator's cut): the next run no later than @bound after @now,
+ * and a run in steps goes on at once, its gaps from then on set by the new
+ * bound (step_gap()): the gap it waits in was set under the old one (a
+ * class of days: up to a hundred steps' time, seconds under load), and a
+ * connection of the new class expires if the run's refreshes come after
+ * its timeout.
+ */
 static void pull_in(struct fmd *d, uint64_t now, uint64_t bound)
 {
-	if (bound != UINT64_MAX && now + bound < d->next_keepalive_ns)
+	if (bound == UINT64_MAX)
+		return;
+	if (now + bound < d->next_keepalive_ns)
 		d->next_keepalive_ns = now + bound;
+	if (d->ka.port >= 0 && d->ka.next_ns > now)
+		d->ka.next_ns = now;
 }
 
 void fmd_keepalive_restored(struct fmd *d, struct fm_entry *e, uint32_t left_s, uint64_t now)

@@ -118,7 +118,9 @@ sleep 2
 iperf_server far 5202
 conntrack -E -e DESTROY -p udp --orig-port-dst 5202 > /tmp/6n-destroy 2>/dev/null &
 EV=$!
-ip netns exec pc iperf3 -u -c $FAR4 -p 5202 -b 164k -l 512 -t 50 >/dev/null 2>&1 &
+# (longer than the wait and the window below take under a loaded emulator;
+# killed after them)
+ip netns exec pc iperf3 -u -c $FAR4 -p 5202 -b 164k -l 512 -t 150 >/dev/null 2>&1 &
 UP=$!
 # (npuctl's array has a connection a line, a comma after each but the
 # last: grep picks the stream's out of N before jq parses one)
@@ -133,7 +135,20 @@ for i in $(seq 40); do
 done
 m0=$(echo "$u" | jq -r .made_ns)
 diag "the UDP stream: $(echo "$u" | jq -c '{id, state, reason}') after ~$i s"
-sleep 30
+# its conntrack entry's timeout left, read about each second for 30 s (a
+# lookup of its tuple, not a dump of N)
+sp=$(echo "$u" | jq -r '.dirs[0].sport')
+left=()
+w0=$SECONDS
+while [ $((SECONDS - w0)) -lt 30 ]; do
+	sleep 1
+	v=$(conntrack -G -p udp -s $PC4 -d $FAR4 --sport "$sp" --dport 5202 2>/dev/null |
+		awk '{ f = /UNREPLIED/ ? "u" : /ASSURED/ ? "a" : ""; print $3 f }')
+	left+=("${v:--}")
+done
+diag "its conntrack timeout left (s; u unreplied, a assured) over 30 s: ${left[*]}"
+id=$(echo "$u" | jq -r .id)
+grep -E "connection $id( |:|$)" "$FM_LOG" | tail -8 | sed 's/^/# /'
 u=$(udp)
 kill $UP $EV 2>/dev/null; wait $UP $EV 2>/dev/null; UP=
 ev=$(grep -c . /tmp/6n-destroy)
