@@ -26,7 +26,7 @@ void fm_cfg_init(struct fm_cfg *c)
 	memset(c, 0, sizeof(*c));
 	c->thr_frames = NPUFLOW_THRESHOLD_DEFAULT;
 	c->thr_bytes = 0;
-	c->thr_all = 1;
+	c->thr_any = 0;
 	c->hold_min_ns = FM_HOLD_MIN_NS_DEFAULT;
 	c->hold_max_ns = FM_HOLD_MAX_NS_DEFAULT;
 	c->hold_quiet_ns = FM_HOLD_QUIET_NS_DEFAULT;
@@ -442,7 +442,7 @@ static int over_threshold(const struct fm_cfg *c, uint64_t frames, uint64_t byte
 		return b;
 	if (!c->thr_bytes)
 		return f;
-	return c->thr_all ? f && b : f || b;
+	return c->thr_any ? f || b : f && b;
 }
 
 static int is_giveback_reason(unsigned int reason)

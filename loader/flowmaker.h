@@ -81,7 +81,7 @@
 struct fm_cfg {
 	uint64_t thr_frames;	/* frames a direction must show (0 = not used) */
 	uint64_t thr_bytes;	/* bytes a direction must show (0 = not used) */
-	int thr_all;		/* 1: every threshold set must be reached; 0: any */
+	int thr_any;		/* 1: any threshold set suffices; 0: every one must be reached */
 	uint64_t hold_min_ns;	/* first wait after a give-back */
 	uint64_t hold_max_ns;	/* cap of the doubling */
 	uint64_t hold_quiet_ns;	/* no give-back for this long: back to the first wait */

@@ -533,7 +533,7 @@ int fmd_init(struct fmd *d, const struct npuflowd_opts *o, const int *ifindex,
 	fm_cfg_init(&cfg);
 	cfg.thr_frames = o->threshold;
 	cfg.thr_bytes = o->threshold_bytes;
-	cfg.thr_all = !o->threshold_any;
+	cfg.thr_any = o->threshold_any;
 	cfg.hold_min_ns = o->hold_min_ns;
 	cfg.hold_max_ns = o->hold_max_ns;
 	cfg.hold_quiet_ns = o->hold_quiet_ns;

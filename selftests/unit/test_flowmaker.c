@@ -120,14 +120,14 @@ static void test_threshold_bytes(void **st)
 	c.max_conns = 16;
 	c.thr_frames = 16;
 	c.thr_bytes = 10000;
-	c.thr_all = 1;
+	c.thr_any = 0;	/* both */
 	assert_int_equal(fm_init(&fm, &c), 0);
 	assert_int_equal(fm_candidate(&fm, &k, 16, 9999, 1, 0, 1, &id), FM_A_WATCH);
 	assert_int_equal(fm_candidate(&fm, &k, 100, 9999, 1, 0, 2, &id), FM_A_WATCH);
 	assert_int_equal(fm_candidate(&fm, &k, 100, 10000, 1, 0, 3, &id), FM_A_LOOKUP);
 	fm_free(&fm);
 
-	c.thr_all = 0;	/* either */
+	c.thr_any = 1;	/* either */
 	assert_int_equal(fm_init(&fm, &c), 0);
 	assert_int_equal(fm_candidate(&fm, &k, 2, 10000, 1, 0, 1, &id), FM_A_LOOKUP);
 	assert_int_equal(fm_candidate(&fm, &k2, 16, 0, 1, 0, 1, &id), FM_A_LOOKUP);
