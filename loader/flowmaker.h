@@ -96,6 +96,11 @@ struct fm_cfg {
 	uint32_t max_conns;	/* entries (connections and watched candidates) */
 };
 
+/**
+ * fm_cfg_init - set @c to the flow maker's defaults, npuflowd's too
+ * (npuflowd_opts_init(); --help prints them)
+ * @c: the settings
+ */
 void fm_cfg_init(struct fm_cfg *c);
 
 /* What the daemon must do. */

@@ -513,7 +513,6 @@ static void fmd_xfrm_open(struct fmd *d)
 int fmd_init(struct fmd *d, const struct npuflowd_opts *o, const int *ifindex,
 	     int conn_fd, int stats_fd, int cand_fd, fmd_log_fn log)
 {
-	struct fm_cfg cfg;
 	int i, rc;
 
 	memset(d, 0, sizeof(*d));
@@ -530,22 +529,11 @@ int fmd_init(struct fmd *d, const struct npuflowd_opts *o, const int *ifindex,
 	d->ct.ev_fd = d->ct.upd_fd = -1;
 	d->tc_flags = o->tc_skip_sw ? TCA_CLS_FLAGS_SKIP_SW : 0;
 	d->start_ns = fmd_now();
-	fm_cfg_init(&cfg);
-	cfg.thr_frames = o->threshold;
-	cfg.thr_bytes = o->threshold_bytes;
-	cfg.thr_any = o->threshold_any;
-	cfg.hold_min_ns = o->hold_min_ns;
-	cfg.hold_max_ns = o->hold_max_ns;
-	cfg.hold_quiet_ns = o->hold_quiet_ns;
-	cfg.retry_ns = o->retry_ns;
-	cfg.evict_pps = o->evict_pps;
-	cfg.evict_hold_ns = o->evict_hold_ns;
-	cfg.max_conns = o->connections;
-	if (fm_init(&d->fm, &cfg))
+	if (fm_init(&d->fm, &o->fm))
 		return -ENOMEM;
-	d->mark = calloc(cfg.max_conns, 1);
-	d->pending = calloc(cfg.max_conns, sizeof(*d->pending));
-	d->pending_a = calloc(cfg.max_conns, sizeof(*d->pending_a));
+	d->mark = calloc(d->fm.cfg.max_conns, 1);
+	d->pending = calloc(d->fm.cfg.max_conns, sizeof(*d->pending));
+	d->pending_a = calloc(d->fm.cfg.max_conns, sizeof(*d->pending_a));
 	if (!d->mark || !d->pending || !d->pending_a)
 		return -ENOMEM;
 	if (nls_open(&d->rt) || nls_open(&d->tc)) {

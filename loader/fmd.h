@@ -172,6 +172,18 @@ struct fmd {
 	struct nlsock swct;	/* the sweep's conntrack dumps, read a step at a time */
 };
 
+/**
+ * fmd_init - set up the flow maker: its policy core with @o->fm as it is
+ * (fm_init()), the netlink and conntrack sockets it works through, and
+ * its ports, @o->ports
+ * @d: the daemon's state
+ * @o: npuflowd's options; @d keeps the pointer
+ * @ifindex: the ports' ifindexes, in @o->ports' order
+ * @conn_fd, @stats_fd, @cand_fd: the connections, fmstats and candidates maps
+ * @log: where it says what fails
+ *
+ * Return: 0, or -errno (-ENOMEM also when fm_init() refuses the settings).
+ */
 int fmd_init(struct fmd *d, const struct npuflowd_opts *o, const int *ifindex,
 	     int conn_fd, int stats_fd, int cand_fd, fmd_log_fn log);
 void fmd_fini(struct fmd *d);

@@ -275,12 +275,12 @@ static int open_classifier(struct run *r)
 		return -1;
 	}
 	r->skel = cls = skel;
-	skel->rodata->npuflow_threshold = opts.threshold;
+	skel->rodata->npuflow_threshold = opts.fm.thr_frames;
 	skel->rodata->npuflow_revive_gap_ns = opts.revive_gap_ns;
 	skel->rodata->npuflow_coarse_clock = !opts.precise_clock;
 	if (bpf_map__set_max_entries(skel->maps.candidates, opts.candidates) ||
 	    bpf_map__set_max_entries(skel->maps.forwarded, opts.candidates) ||
-	    bpf_map__set_max_entries(skel->maps.connections, opts.connections) ||
+	    bpf_map__set_max_entries(skel->maps.connections, opts.fm.max_conns) ||
 	    bpf_map__set_max_entries(skel->maps.events, opts.ringbuf)) {
 		err("cannot size the maps");
 		return -1;
@@ -306,7 +306,7 @@ static int attach_ports(struct run *r)
 		return -1;
 	pins_chmod();
 	info("classifier on %d port(s): candidates %u, threshold %llu, clock %s, maps in %s",
-	     opts.nports, opts.candidates, (unsigned long long)opts.threshold,
+	     opts.nports, opts.candidates, (unsigned long long)opts.fm.thr_frames,
 	     opts.precise_clock ? "precise" : "coarse", opts.pin_dir);
 	return 0;
 }
@@ -348,8 +348,8 @@ static int start_flowmaker(struct run *r)
 	r->ctl_fd = ctl_open(opts.ctl_socket);
 	info("flow maker: rules %s, hold %llu..%llu ms, connections %u, control %s",
 	     opts.tc_skip_sw ? "skip_sw" : "in software too",
-	     (unsigned long long)(opts.hold_min_ns / 1000000),
-	     (unsigned long long)(opts.hold_max_ns / 1000000), opts.connections,
+	     (unsigned long long)(opts.fm.hold_min_ns / 1000000),
+	     (unsigned long long)(opts.fm.hold_max_ns / 1000000), opts.fm.max_conns,
 	     r->ctl_fd >= 0 ? opts.ctl_socket : "none");
 	return 0;
 }

@@ -17,7 +17,6 @@
 #include "npuflowd_opts.h"
 #include "../bpf/npuflow.h"
 #include "../lib/npuflow_stdout.h"
-#include "flowmaker.h"
 
 /*
  * Each option is one entry of optdefs[]: its names, its argument, how it
@@ -98,7 +97,8 @@ static const struct optdef optdefs[] = {
 	  .flags = OPTF_SUFFIX, .what = "a number",
 	  .help = "Size of the candidate map.  A pinned map of another size is refused: "
 		  "--flush first." },
-	{ "threshold", 't', "FRAMES", NUM(threshold, 0, UINT32_MAX), .what = "a number of frames",
+	{ "threshold", 't', "FRAMES", NUM(fm.thr_frames, 0, UINT32_MAX),
+	  .what = "a number of frames",
 	  .help = "Raise a threshold event when a candidate reaches FRAMES frames, once per "
 		  "crossing; 0: no events." },
 	{ "mode", 'm', NULL, CHOICE(mode, mode_choices),
@@ -137,37 +137,38 @@ static const struct optdef optdefs[] = {
 		  "pin directory, and exit.  Refused while an instance runs." },
 	{ "no-flowmaker", 0, NULL, FLAG(flowmaker, 0),
 	  .help = "Classifier and events only: no conntrack, no rules." },
-	{ "threshold-bytes", 0, "BYTES", NUM(threshold_bytes, 0, 1ull << 40),
+	{ "threshold-bytes", 0, "BYTES", NUM(fm.thr_bytes, 0, 1ull << 40),
 	  .flags = OPTF_SUFFIX | OPTF_BYTES, .what = "a number of bytes",
 	  .help = "A candidate must also have shown BYTES bytes; 0: not used.  Checked when the "
 		  "frame threshold is crossed, then watched." },
-	{ "threshold-any", 0, NULL, FLAG(threshold_any, 1),
+	{ "threshold-any", 0, NULL, FLAG(fm.thr_any, 1),
 	  .help = "Either threshold suffices (without it: every threshold that is set)." },
-	{ "hold-min-ms", 0, "MS", MS(hold_min_ns, 1),
+	{ "hold-min-ms", 0, "MS", MS(fm.hold_min_ns, 1),
 	  .help = "First wait of a connection given back under a new identity.  The default is "
 		  "the seeds' tuned value (seed 002); a shorter first wait is the open "
 		  "measurement (make bench, in the VM)." },
-	{ "hold-max-ms", 0, "MS", MS(hold_max_ns, 1),
+	{ "hold-max-ms", 0, "MS", MS(fm.hold_max_ns, 1),
 	  .help = "Cap of the wait, which doubles at each give-back." },
-	{ "hold-quiet-ms", 0, "MS", MS(hold_quiet_ns, 0),
+	{ "hold-quiet-ms", 0, "MS", MS(fm.hold_quiet_ns, 0),
 	  .help = "No give-back for this long: the next wait is the first again." },
-	{ "retry-ms", 0, "MS", MS(retry_ns, 1),
+	{ "retry-ms", 0, "MS", MS(fm.retry_ns, 1),
 	  .help = "A connection refused for a transient reason (not established yet, no "
 		  "neighbour) is tried again after MS, twice as long after each refusal in a row "
 		  "(up to 32 s)." },
-	{ "evict-pps", 0, "N", NUM(evict_pps, 0, UINT32_MAX), .what = "a number of frames a second",
+	{ "evict-pps", 0, "N", NUM(fm.evict_pps, 0, UINT32_MAX),
+	  .what = "a number of frames a second",
 	  .help = "While the hardware table is full, a waiting connection of at least N frames a "
 		  "second takes the slot of a made connection of at most half its rate, made at "
 		  "least 10 s before (the busiest win); 0: first come, first served.  The default "
 		  "is MediaTek's PPE bind rate." },
-	{ "evict-hold-ms", 0, "MS", MS(evict_hold_ns, 1),
+	{ "evict-hold-ms", 0, "MS", MS(fm.evict_hold_ns, 1),
 	  .help = "A connection taken out for a busier one is held back this long before it "
 		  "waits for a slot again." },
 	{ "keepalive-ms", 0, "MS", MS(keepalive_ns, 1),
 	  .help = "Interval of the hardware stats read and the conntrack refresh; longer while a "
 		  "run takes over a fiftieth of it (at most 2 % of the loop), within a quarter of "
 		  "the shortest conntrack timeout of a class made." },
-	{ "connections", 0, "N", NUM(connections, 1024, 4u << 20),
+	{ "connections", 0, "N", NUM(fm.max_conns, 1024, 4u << 20),
 	  .flags = OPTF_SUFFIX, .what = "a number",
 	  .help = "Size of the connections map and the policy table.  A pinned map of another "
 		  "size is refused: --flush first." },
@@ -202,7 +203,6 @@ void npuflowd_opts_init(struct npuflowd_opts *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->candidates = NPUFLOW_CANDIDATES_DEFAULT;
-	o->threshold = NPUFLOW_THRESHOLD_DEFAULT;
 	o->revive_gap_ns = NPUFLOW_REVIVE_GAP_DEFAULT;
 	o->ringbuf = NPUFLOW_RINGBUF_DEFAULT;
 	o->mode = NPUFLOWD_MODE_NATIVE;
@@ -210,14 +210,8 @@ void npuflowd_opts_init(struct npuflowd_opts *o)
 	snprintf(o->pin_dir, sizeof(o->pin_dir), "%s", NPUFLOW_PIN_DIR);
 	snprintf(o->lock_file, sizeof(o->lock_file), "%s", NPUFLOWD_LOCK_DEFAULT);
 	o->flowmaker = 1;
-	o->hold_min_ns = FM_HOLD_MIN_NS_DEFAULT;
-	o->hold_max_ns = FM_HOLD_MAX_NS_DEFAULT;
-	o->hold_quiet_ns = FM_HOLD_QUIET_NS_DEFAULT;
-	o->retry_ns = FM_RETRY_NS_DEFAULT;
-	o->evict_pps = FM_EVICT_PPS_DEFAULT;
-	o->evict_hold_ns = FM_EVICT_HOLD_NS_DEFAULT;
+	fm_cfg_init(&o->fm);
 	o->keepalive_ns = NPUFLOWD_KEEPALIVE_NS_DEFAULT;
-	o->connections = NPUFLOW_CONNECTIONS_DEFAULT;
 	o->ct_rcvbuf = NPUFLOWD_CT_RCVBUF_DEFAULT;
 	o->tc_skip_sw = 1;
 	snprintf(o->ctl_socket, sizeof(o->ctl_socket), "%s", NPUFLOWD_CTL_DEFAULT);
@@ -533,7 +527,7 @@ int npuflowd_parse_args(int argc, char **argv, struct npuflowd_opts *o,
 		BAD("--flush takes no interfaces");
 	if (!o->flush && !o->nports)
 		BAD("no interface given (npuflowd --help)");
-	if (o->hold_max_ns < o->hold_min_ns)
+	if (o->fm.hold_max_ns < o->fm.hold_min_ns)
 		BAD("--hold-max-ms is below --hold-min-ms");
 	return 0;
 }

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "../lib/npuflow_defaults.h"
+#include "flowmaker.h"
 
 #define NPUFLOWD_MAX_PORTS	64
 #define NPUFLOWD_IFNAMSIZ	16
@@ -31,7 +32,6 @@ struct npuflowd_opts {
 	char ports[NPUFLOWD_MAX_PORTS][NPUFLOWD_IFNAMSIZ];
 	int nports;
 	uint32_t candidates;		/* candidate map entries */
-	uint64_t threshold;		/* frames; 0 = no threshold events */
 	uint64_t revive_gap_ns;
 	uint32_t ringbuf;		/* bytes, power of two */
 	enum npuflowd_mode mode;
@@ -45,14 +45,14 @@ struct npuflowd_opts {
 	char lock_file[256];
 	/* the flow maker */
 	int flowmaker;			/* 0: classifier only (--no-flowmaker) */
-	uint64_t threshold_bytes;	/* 0 = not used */
-	int threshold_any;		/* frames OR bytes (default: every threshold set) */
-	uint64_t hold_min_ns, hold_max_ns, hold_quiet_ns;
-	uint64_t retry_ns;
-	uint32_t evict_pps;		/* the busiest win's rate floor, 0 = off (fm_evict.c) */
-	uint64_t evict_hold_ns;
+	/*
+	 * The flow maker's settings, as fm_init() takes them, its defaults
+	 * fm_cfg_init()'s.  fm.thr_frames is also the classifier's threshold
+	 * (frames, 0 = no threshold events) and fm.max_conns the size of the
+	 * connections map and the policy table.
+	 */
+	struct fm_cfg fm;
 	uint64_t keepalive_ns;
-	uint32_t connections;		/* connections map / policy table entries */
 	uint32_t ct_rcvbuf;		/* conntrack event socket receive buffer, bytes */
 	int tc_skip_sw;			/* 1: skip_sw (hardware only), 0: no flag (software too) */
 	char ctl_socket[108];
@@ -60,7 +60,7 @@ struct npuflowd_opts {
 
 /**
  * npuflowd_opts_init - set every option to its default (npuflowd --help
- * prints them)
+ * prints them); the flow maker's are fm_cfg_init()'s
  * @o: the options
  */
 void npuflowd_opts_init(struct npuflowd_opts *o);

@@ -15,6 +15,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "../../loader/npuflowd_opts.c"
+#include "../../loader/flowmaker.c"
+#include "../../loader/fm_evict.c"
 #include "../../lib/npuflow_stdout.c"
 
 static int parse(struct npuflowd_opts *o, char *err, ...)
@@ -48,7 +50,7 @@ static void defaults(void **state)
 	assert_int_equal(o.nports, 1);
 	assert_string_equal(o.ports[0], "eth0");
 	assert_int_equal(o.candidates, 65536);
-	assert_int_equal(o.threshold, NPUFLOW_THRESHOLD_DEFAULT);
+	assert_int_equal(o.fm.thr_frames, NPUFLOW_THRESHOLD_DEFAULT);
 	assert_int_equal(o.mode, NPUFLOWD_MODE_NATIVE);
 	assert_int_equal(o.log_level, NPUFLOWD_LOG_INFO);
 	assert_int_equal(o.foreground, 0);
@@ -71,7 +73,7 @@ static void all_options(void **state)
 			       "--lock-file", "/tmp/l", "--no-dispatcher", "npu0p3", "npu0p8",
 			       NULL), 0);
 	assert_int_equal(o.candidates, 131072);
-	assert_int_equal(o.threshold, 32);
+	assert_int_equal(o.fm.thr_frames, 32);
 	assert_int_equal(o.mode, NPUFLOWD_MODE_SKB);
 	assert_int_equal(o.foreground, 1);
 	assert_int_equal(o.log_level, NPUFLOWD_LOG_DEBUG);
@@ -89,7 +91,7 @@ static void all_options(void **state)
 	/* options after interfaces (GNU permutation) and --candidates=N */
 	assert_int_equal(parse(&o, err, "eth0", "--candidates=2048", "-t0", NULL), 0);
 	assert_int_equal(o.candidates, 2048);
-	assert_int_equal(o.threshold, 0);
+	assert_int_equal(o.fm.thr_frames, 0);
 }
 
 static void errors(void **state)
@@ -388,31 +390,31 @@ static void flowmaker_options(void **state)
 	assert_int_equal(parse(&o, err, "eth0", NULL), 0);
 	assert_int_equal(o.flowmaker, 1);
 	assert_int_equal(o.tc_skip_sw, 1);
-	assert_int_equal(o.hold_min_ns, 1000ull * 1000000);
-	assert_int_equal(o.hold_max_ns, 16000ull * 1000000);
-	assert_int_equal(o.hold_quiet_ns, 30000ull * 1000000);
-	assert_int_equal(o.retry_ns, 1000ull * 1000000);
+	assert_int_equal(o.fm.hold_min_ns, 1000ull * 1000000);
+	assert_int_equal(o.fm.hold_max_ns, 16000ull * 1000000);
+	assert_int_equal(o.fm.hold_quiet_ns, 30000ull * 1000000);
+	assert_int_equal(o.fm.retry_ns, 1000ull * 1000000);
 	assert_int_equal(o.keepalive_ns, 1000ull * 1000000);
-	assert_int_equal(o.connections, 65536);
+	assert_int_equal(o.fm.max_conns, 65536);
 	assert_int_equal(o.ct_rcvbuf, 8u << 20);
-	assert_int_equal(o.threshold_bytes, 0);
-	assert_int_equal(o.threshold_any, 0);
+	assert_int_equal(o.fm.thr_bytes, 0);
+	assert_int_equal(o.fm.thr_any, 0);
 	assert_string_equal(o.ctl_socket, "/run/npuflowd.sock");
 	assert_int_equal(parse(&o, err, "--hold-min-ms", "250", "--hold-max-ms", "8000",
 			       "--hold-quiet-ms", "0", "--retry-ms", "200", "--keepalive-ms", "500",
 			       "--connections", "1m", "--ct-rcvbuf", "64m", "--tc-skip-sw", "0",
 			       "--threshold-bytes", "64k", "--threshold-any", "--ctl-socket",
 			       "/tmp/x.sock", "--no-flowmaker", "eth0", NULL), 0);
-	assert_int_equal(o.hold_min_ns, 250ull * 1000000);
-	assert_int_equal(o.hold_max_ns, 8000ull * 1000000);
-	assert_int_equal(o.hold_quiet_ns, 0);
-	assert_int_equal(o.retry_ns, 200ull * 1000000);
+	assert_int_equal(o.fm.hold_min_ns, 250ull * 1000000);
+	assert_int_equal(o.fm.hold_max_ns, 8000ull * 1000000);
+	assert_int_equal(o.fm.hold_quiet_ns, 0);
+	assert_int_equal(o.fm.retry_ns, 200ull * 1000000);
 	assert_int_equal(o.keepalive_ns, 500ull * 1000000);
-	assert_int_equal(o.connections, 1u << 20);
+	assert_int_equal(o.fm.max_conns, 1u << 20);
 	assert_int_equal(o.ct_rcvbuf, 64u << 20);
 	assert_int_equal(o.tc_skip_sw, 0);
-	assert_int_equal(o.threshold_bytes, 65536);
-	assert_int_equal(o.threshold_any, 1);
+	assert_int_equal(o.fm.thr_bytes, 65536);
+	assert_int_equal(o.fm.thr_any, 1);
 	assert_int_equal(o.flowmaker, 0);
 	assert_string_equal(o.ctl_socket, "/tmp/x.sock");
 	assert_int_equal(parse(&o, err, "--hold-min-ms", "5000", "--hold-max-ms", "1000", "eth0",
@@ -421,6 +423,26 @@ static void flowmaker_options(void **state)
 	assert_int_equal(parse(&o, err, "--tc-skip-sw", "2", "eth0", NULL), -1);
 	assert_int_equal(parse(&o, err, "--hold-min-ms", "0", "eth0", NULL), -1);
 	assert_int_equal(parse(&o, err, "--connections", "100", "eth0", NULL), -1);
+}
+
+/*
+ * npuflowd starts with the flow maker's defaults, fm_cfg_init()'s, and
+ * they are settings the flow maker takes (fmd_init() hands them over as
+ * they are).  --help prints them: every_option_parses.
+ */
+static void flowmaker_defaults(void **state)
+{
+	struct npuflowd_opts o;
+	struct fm_cfg c;
+	struct fm fm;
+	char err[256];
+
+	(void)state;
+	fm_cfg_init(&c);
+	assert_int_equal(parse(&o, err, "eth0", NULL), 0);
+	assert_memory_equal(&o.fm, &c, sizeof(c));
+	assert_int_equal(fm_init(&fm, &o.fm), 0);
+	fm_free(&fm);
 }
 
 static void numbers(void **state)
@@ -554,6 +576,7 @@ int main(void)
 		cmocka_unit_test(every_option_parses),
 		cmocka_unit_test(getopt_from_table),
 		cmocka_unit_test(flowmaker_options),
+		cmocka_unit_test(flowmaker_defaults),
 		cmocka_unit_test(numbers),
 		cmocka_unit_test(pin_split),
 		cmocka_unit_test(watchdog_interval),
