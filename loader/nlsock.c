@@ -431,6 +431,99 @@ static struct nlmsghdr *request(void *buf, struct nlsock *s, uint16_t type, uint
 	return nlh;
 }
 
+/* --- answers -------------------------------------------------------- */
+
+/* The kinds of answer the lookups read: answers[]. */
+enum answer { A_ROUTE, A_RULE, A_NEIGH, A_LINK, A_QDISC };
+
+/*
+ * How a lookup reads one kind of answer: the message type it takes (a
+ * message of another type is skipped), the fixed header that follows the
+ * netlink header, and what reads them into the lookup's context.
+ */
+struct answer_kind {
+	uint16_t type;		/* RTM_NEWROUTE, ... */
+	uint16_t hdrlen;	/* the fixed header's size */
+	/* the fixed header, before the attributes: 0 skips the message (NULL: read on) */
+	int (*head)(const void *hdr, void *ctx);
+	/* one attribute: 0, or -1 when it is malformed */
+	int (*attr)(const struct nlattr *a, void *ctx);
+	/* the fixed header again, once every attribute is read (or NULL) */
+	void (*end)(const void *hdr, void *ctx);
+};
+
+static int route_attr(const struct nlattr *a, void *ctx);
+static void route_end(const void *hdr, void *ctx);
+static int rule_attr(const struct nlattr *a, void *ctx);
+static int neigh_head(const void *hdr, void *ctx);
+static int neigh_attr(const struct nlattr *a, void *ctx);
+static int link_attr(const struct nlattr *a, void *ctx);
+static int qdisc_head(const void *hdr, void *ctx);
+static int qdisc_attr(const struct nlattr *a, void *ctx);
+
+/* Each kind, and the context it fills. */
+static const struct answer_kind answers[] = {
+	/* struct route_ctx: the route's oif, gateway and type; got */
+	[A_ROUTE] = { RTM_NEWROUTE, sizeof(struct rtmsg), NULL, route_attr, route_end },
+	/* int: the rules' selectors, NLS_RULES_* or'ed */
+	[A_RULE] = { RTM_NEWRULE, sizeof(struct fib_rule_hdr), NULL, rule_attr, NULL },
+	/* struct neigh_ctx: the entry's state and MAC; got */
+	[A_NEIGH] = { RTM_NEWNEIGH, sizeof(struct ndmsg), neigh_head, neigh_attr, NULL },
+	/* struct nls_link */
+	[A_LINK] = { RTM_NEWLINK, sizeof(struct ifinfomsg), NULL, link_attr, NULL },
+	/* struct qd_ctx: whether a qdisc of its device shapes */
+	[A_QDISC] = { RTM_NEWQDISC, sizeof(struct tcmsg), qdisc_head, qdisc_attr, NULL },
+};
+
+/*
+ * @nlh read into @ctx as answers[@kind] says: MNL_CB_OK, also for a message
+ * of another type (skipped); MNL_CB_ERROR with errno EBADMSG for one too
+ * short for its fixed header or with a malformed attribute.
+ */
+static int read_answer(enum answer kind, const struct nlmsghdr *nlh, void *ctx)
+{
+	const struct answer_kind *k = &answers[kind];
+	const void *hdr = fixed_hdr(nlh, k->hdrlen), *attrs;
+	const struct nlattr *a;
+	size_t len;
+
+	if (nlh->nlmsg_type != k->type)
+		return MNL_CB_OK;
+	if (!hdr)
+		return MNL_CB_ERROR;
+	if (k->head && !k->head(hdr, ctx))
+		return MNL_CB_OK;
+	attrs = msg_attrs(nlh, k->hdrlen, &len);
+	for_each_attr(a, attrs, len)
+		if (k->attr(a, ctx))
+			return bad_msg();
+	if (k->end)
+		k->end(hdr, ctx);
+	return MNL_CB_OK;
+}
+
+/* What a lookup's answers are read with: their kind, its context. */
+struct reader {
+	enum answer kind;
+	void *ctx;
+};
+
+/* read_answer() as nls_talk() calls it: @data is a struct reader. */
+static int reader_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct reader *r = data;
+
+	return read_answer(r->kind, nlh, r->ctx);
+}
+
+/* nls_talk() of the request @nlh, its answers read as answers[@kind] says into @ctx. */
+static int talk(struct nlsock *s, struct nlmsghdr *nlh, enum answer kind, void *ctx)
+{
+	struct reader r = { kind, ctx };
+
+	return nls_talk(s, nlh, nlh->nlmsg_len, reader_cb, &r);
+}
+
 /* --- route ---------------------------------------------------------- */
 
 struct route_ctx {
@@ -439,8 +532,10 @@ struct route_ctx {
 	int got;
 };
 
-static int route_attr(const struct nlattr *a, struct route_ctx *c)
+static int route_attr(const struct nlattr *a, void *ctx)
 {
+	struct route_ctx *c = ctx;
+
 	switch (mnl_attr_get_type(a)) {
 	case RTA_OIF:
 		if (valid(a, MNL_TYPE_U32))
@@ -457,25 +552,14 @@ static int route_attr(const struct nlattr *a, struct route_ctx *c)
 	return 0;
 }
 
-static int route_cb(const struct nlmsghdr *nlh, void *data)
+/* A route whose every attribute was read: its type, and that there is one. */
+static void route_end(const void *hdr, void *ctx)
 {
-	const struct rtmsg *rm = fixed_hdr(nlh, sizeof(*rm));
-	struct route_ctx *c = data;
-	const struct nlattr *a;
-	const void *attrs;
-	size_t len;
+	const struct rtmsg *rm = hdr;
+	struct route_ctx *c = ctx;
 
-	if (nlh->nlmsg_type != RTM_NEWROUTE)
-		return MNL_CB_OK;
-	if (!rm)
-		return MNL_CB_ERROR;
-	attrs = msg_attrs(nlh, sizeof(*rm), &len);
-	for_each_attr(a, attrs, len)
-		if (route_attr(a, c))
-			return bad_msg();
 	c->r->type = rm->rtm_type;
 	c->got = 1;
-	return MNL_CB_OK;
 }
 
 int nls_route_get(struct nlsock *s, int family, const uint8_t *src, const uint8_t *dst,
@@ -505,7 +589,7 @@ int nls_route_get(struct nlsock *s, int family, const uint8_t *src, const uint8_
 		mnl_attr_put_u16(nlh, RTA_SPORT, f->sport);
 	if (f && f->dport)
 		mnl_attr_put_u16(nlh, RTA_DPORT, f->dport);
-	rc = nls_talk(s, nlh, nlh->nlmsg_len, route_cb, &c);
+	rc = talk(s, nlh, A_ROUTE, &c);
 	if (rc)
 		return rc;
 	if (!c.got)
@@ -516,37 +600,26 @@ int nls_route_get(struct nlsock *s, int family, const uint8_t *src, const uint8_
 
 /* --- policy rules --------------------------------------------------- */
 
-/* One rule's selectors beyond addresses and devices into *@sel. */
-static int rule_cb(const struct nlmsghdr *nlh, void *data)
+/* A rule's attribute: a selector beyond addresses and devices into *@ctx (an int). */
+static int rule_attr(const struct nlattr *a, void *ctx)
 {
-	const struct fib_rule_hdr *fr = fixed_hdr(nlh, sizeof(*fr));
-	int *sel = data;
-	const struct nlattr *a;
-	const void *attrs;
-	size_t len;
+	int *sel = ctx;
 
-	if (nlh->nlmsg_type != RTM_NEWRULE)
-		return MNL_CB_OK;
-	if (!fr)
-		return MNL_CB_ERROR;
-	attrs = msg_attrs(nlh, sizeof(*fr), &len);
-	for_each_attr(a, attrs, len) {
-		switch (mnl_attr_get_type(a)) {
-		case FRA_FWMARK:
-		case FRA_FWMASK:
-			if (valid(a, MNL_TYPE_U32))
-				return bad_msg();
-			if (mnl_attr_get_u32(a))
-				*sel |= NLS_RULES_MARK;
-			break;
-		case FRA_IP_PROTO:
-		case FRA_SPORT_RANGE:
-		case FRA_DPORT_RANGE:
-			*sel |= NLS_RULES_FLOW;
-			break;
-		}
+	switch (mnl_attr_get_type(a)) {
+	case FRA_FWMARK:
+	case FRA_FWMASK:
+		if (valid(a, MNL_TYPE_U32))
+			return -1;
+		if (mnl_attr_get_u32(a))
+			*sel |= NLS_RULES_MARK;
+		break;
+	case FRA_IP_PROTO:
+	case FRA_SPORT_RANGE:
+	case FRA_DPORT_RANGE:
+		*sel |= NLS_RULES_FLOW;
+		break;
 	}
-	return MNL_CB_OK;
+	return 0;
 }
 
 int nls_rules_select(struct nlsock *s)
@@ -558,7 +631,7 @@ int nls_rules_select(struct nlsock *s)
 
 	fr = mnl_nlmsg_put_extra_header(nlh, sizeof(*fr));
 	fr->family = AF_UNSPEC;
-	rc = nls_talk(s, nlh, nlh->nlmsg_len, rule_cb, &sel);
+	rc = talk(s, nlh, A_RULE, &sel);
 	return rc ? rc : sel;
 }
 
@@ -642,27 +715,26 @@ struct neigh_ctx {
 	int got;
 };
 
-static int neigh_cb(const struct nlmsghdr *nlh, void *data)
+/* The entry's state, whatever its attributes. */
+static int neigh_head(const void *hdr, void *ctx)
 {
-	const struct ndmsg *nd = fixed_hdr(nlh, sizeof(*nd));
-	struct neigh_ctx *c = data;
-	const struct nlattr *a;
-	const void *attrs;
-	size_t len;
+	const struct ndmsg *nd = hdr;
+	struct neigh_ctx *c = ctx;
 
-	if (nlh->nlmsg_type != RTM_NEWNEIGH)
-		return MNL_CB_OK;
-	if (!nd)
-		return MNL_CB_ERROR;
 	c->state = nd->ndm_state;
-	attrs = msg_attrs(nlh, sizeof(*nd), &len);
-	/* an address of another length (not Ethernet) is no MAC: not taken */
-	for_each_attr(a, attrs, len)
-		if (mnl_attr_get_type(a) == NDA_LLADDR && mnl_attr_get_payload_len(a) == 6) {
-			memcpy(c->mac, mnl_attr_get_payload(a), 6);
-			c->got = 1;
-		}
-	return MNL_CB_OK;
+	return 1;
+}
+
+/* An address of another length (not Ethernet) is no MAC: not taken. */
+static int neigh_attr(const struct nlattr *a, void *ctx)
+{
+	struct neigh_ctx *c = ctx;
+
+	if (mnl_attr_get_type(a) == NDA_LLADDR && mnl_attr_get_payload_len(a) == 6) {
+		memcpy(c->mac, mnl_attr_get_payload(a), 6);
+		c->got = 1;
+	}
+	return 0;
 }
 
 int nls_neigh_get(struct nlsock *s, int family, uint32_t ifindex, const uint8_t *addr,
@@ -678,7 +750,7 @@ int nls_neigh_get(struct nlsock *s, int family, uint32_t ifindex, const uint8_t 
 	nd->ndm_family = family;
 	nd->ndm_ifindex = ifindex;
 	mnl_attr_put(nlh, NDA_DST, family == AF_INET6 ? 16 : 4, addr);
-	rc = nls_talk(s, nlh, nlh->nlmsg_len, neigh_cb, &c);
+	rc = talk(s, nlh, A_NEIGH, &c);
 	if (rc)
 		return rc;
 	if (!c.got)
@@ -766,8 +838,10 @@ static int link_info(const struct nlattr *a, struct nls_link *l)
 	return 0;
 }
 
-static int link_attr(const struct nlattr *a, struct nls_link *l)
+static int link_attr(const struct nlattr *a, void *ctx)
 {
+	struct nls_link *l = ctx;
+
 	switch (mnl_attr_get_type(a)) {
 	case IFLA_ADDRESS:
 		/* another length is another link layer's: no MAC */
@@ -796,25 +870,6 @@ static int link_attr(const struct nlattr *a, struct nls_link *l)
 	return 0;
 }
 
-static int link_cb(const struct nlmsghdr *nlh, void *data)
-{
-	const struct ifinfomsg *ifi = fixed_hdr(nlh, sizeof(*ifi));
-	struct nls_link *l = data;
-	const struct nlattr *a;
-	const void *attrs;
-	size_t len;
-
-	if (nlh->nlmsg_type != RTM_NEWLINK)
-		return MNL_CB_OK;
-	if (!ifi)
-		return MNL_CB_ERROR;
-	attrs = msg_attrs(nlh, sizeof(*ifi), &len);
-	for_each_attr(a, attrs, len)
-		if (link_attr(a, l))
-			return bad_msg();
-	return MNL_CB_OK;
-}
-
 int nls_link_get(struct nlsock *s, uint32_t ifindex, struct nls_link *out)
 {
 	char buf[256] __attribute__((aligned(8)));
@@ -826,7 +881,7 @@ int nls_link_get(struct nlsock *s, uint32_t ifindex, struct nls_link *out)
 	ifi->ifi_family = AF_UNSPEC;
 	ifi->ifi_index = ifindex;
 	mnl_attr_put_u32(nlh, IFLA_EXT_MASK, RTEXT_FILTER_SKIP_STATS);
-	return nls_talk(s, nlh, nlh->nlmsg_len, link_cb, out);
+	return talk(s, nlh, A_LINK, out);
 }
 
 /* The dump's 802.1Q devices, into the caller's array. */
@@ -843,7 +898,7 @@ static int vlans_cb(const struct nlmsghdr *nlh, void *data)
 	int rc;
 
 	memset(&l, 0, sizeof(l));
-	rc = link_cb(nlh, &l);	/* another message leaves @l empty: no "vlan" */
+	rc = read_answer(A_LINK, nlh, &l);	/* another message leaves @l empty: no "vlan" */
 	if (rc != MNL_CB_OK)
 		return rc;
 	if (strcmp(l.kind, "vlan") || l.vlan_proto != ETH_P_8021Q || !l.link)
@@ -900,31 +955,27 @@ static int is_shaper(const char *kind)
 	return 0;
 }
 
-static int qdisc_cb(const struct nlmsghdr *nlh, void *data)
+/* The qdiscs of the device asked about but ingress and clsact: those that may shape its egress. */
+static int qdisc_head(const void *hdr, void *ctx)
 {
-	const struct tcmsg *t = fixed_hdr(nlh, sizeof(*t));
-	struct qd_ctx *c = data;
-	const struct nlattr *a;
-	const void *attrs;
-	size_t len;
+	const struct tcmsg *t = hdr;
+	struct qd_ctx *c = ctx;
 
-	if (nlh->nlmsg_type != RTM_NEWQDISC)
-		return MNL_CB_OK;
-	if (!t)
-		return MNL_CB_ERROR;
-	if ((uint32_t)t->tcm_ifindex != c->ifindex || t->tcm_parent == TC_H_INGRESS ||
-	    t->tcm_parent == TC_H_CLSACT)
-		return MNL_CB_OK;
-	attrs = msg_attrs(nlh, sizeof(*t), &len);
-	for_each_attr(a, attrs, len) {
-		if (mnl_attr_get_type(a) != TCA_KIND)
-			continue;
-		if (valid(a, MNL_TYPE_NUL_STRING))
-			return bad_msg();
-		if (is_shaper(mnl_attr_get_str(a)))
-			c->shaped = 1;
-	}
-	return MNL_CB_OK;
+	return (uint32_t)t->tcm_ifindex == c->ifindex && t->tcm_parent != TC_H_INGRESS &&
+	       t->tcm_parent != TC_H_CLSACT;
+}
+
+static int qdisc_attr(const struct nlattr *a, void *ctx)
+{
+	struct qd_ctx *c = ctx;
+
+	if (mnl_attr_get_type(a) != TCA_KIND)
+		return 0;
+	if (valid(a, MNL_TYPE_NUL_STRING))
+		return -1;
+	if (is_shaper(mnl_attr_get_str(a)))
+		c->shaped = 1;
+	return 0;
 }
 
 int nls_shaped(struct nlsock *s, uint32_t ifindex)
@@ -937,8 +988,8 @@ int nls_shaped(struct nlsock *s, uint32_t ifindex)
 
 	t = mnl_nlmsg_put_extra_header(nlh, sizeof(*t));
 	t->tcm_family = AF_UNSPEC;
-	t->tcm_ifindex = ifindex;	/* strict dumps filter by it; the cb checks anyway */
-	rc = nls_talk(s, nlh, nlh->nlmsg_len, qdisc_cb, &c);
+	t->tcm_ifindex = ifindex;	/* strict dumps filter by it; qdisc_head() checks anyway */
+	rc = talk(s, nlh, A_QDISC, &c);
 	return rc ? rc : c.shaped;
 }
 

@@ -3,8 +3,8 @@
  * fuzz_nlsock - libFuzzer target for npuflowd's rtnetlink readers
  * (loader/nlsock.c): the input is a received batch.  It goes through
  * nls_dispatch() as request 0 of portid 0 (acks, errors and dump ends
- * included), with every lookup's callback on each data message; and every
- * whole message goes to each callback and the ack reader directly, whatever
+ * included), with every lookup's reader on each data message; and every
+ * whole message goes to each reader and the ack reader directly, whatever
  * its sequence number, and to the xfrm policy reader; the batch to the
  * nftables announcement counter and the batch ack reader.  Seeds: a route
  * with a gateway, a neighbour, a link with its kind, a shaping qdisc, an
@@ -41,18 +41,18 @@ static void sink_init(struct sink *k)
 	k->vc.max = 2;
 }
 
-/* Every lookup's callback on @nlh; MNL_CB_OK so the batch goes on. */
+/* Every lookup's reader on @nlh; MNL_CB_OK so the batch goes on. */
 static int all_cbs(const struct nlmsghdr *nlh, void *data)
 {
 	struct sink *k = data;
 
-	route_cb(nlh, &k->rc4);
-	route_cb(nlh, &k->rc6);
-	neigh_cb(nlh, &k->nc);
-	link_cb(nlh, &k->l);
-	qdisc_cb(nlh, &k->qc);
+	read_answer(A_ROUTE, nlh, &k->rc4);
+	read_answer(A_ROUTE, nlh, &k->rc6);
+	read_answer(A_NEIGH, nlh, &k->nc);
+	read_answer(A_LINK, nlh, &k->l);
+	read_answer(A_QDISC, nlh, &k->qc);
 	vlans_cb(nlh, &k->vc);
-	rule_cb(nlh, &k->rules);
+	read_answer(A_RULE, nlh, &k->rules);
 	xfrmdb_parse(nlh, &k->pol);
 	return MNL_CB_OK;
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rtnetlink input (loader/nlsock.c): the lookups' callbacks and the ack
+ * rtnetlink input (loader/nlsock.c): the lookups' readers and the ack
  * reader take what the kernel sends, read nothing past a message or an
  * attribute, and refuse a malformed one with EBADMSG.  Every message is
  * handed over as a heap copy of exactly its length, so ASan sees a read
@@ -16,6 +16,8 @@
 #include <signal.h>
 #include <unistd.h>
 #include "../../loader/nlsock.c"
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 static char buf[4096] __attribute__((aligned(8)));
 
@@ -55,6 +57,19 @@ static int run(mnl_cb_t cb, const struct nlmsghdr *nlh, void *data)
 	return run_cut(cb, nlh, nlh->nlmsg_len, data);
 }
 
+/* The same with a lookup's reader of answers[@kind] (reader_cb(), as nls_talk() calls it). */
+static int run_as_cut(enum answer kind, const struct nlmsghdr *nlh, uint32_t len, void *ctx)
+{
+	struct reader r = { kind, ctx };
+
+	return run_cut(reader_cb, nlh, len, &r);
+}
+
+static int run_as(enum answer kind, const struct nlmsghdr *nlh, void *ctx)
+{
+	return run_as_cut(kind, nlh, nlh->nlmsg_len, ctx);
+}
+
 #define assert_badmsg(rc) do { \
 	assert_int_equal((rc), MNL_CB_ERROR); \
 	assert_int_equal(errno, EBADMSG); \
@@ -73,7 +88,7 @@ static void test_route(void **st)
 	((struct rtmsg *)mnl_nlmsg_get_payload(nlh))->rtm_type = RTN_UNICAST;
 	mnl_attr_put_u32(nlh, RTA_OIF, 8);
 	mnl_attr_put(nlh, RTA_GATEWAY, 4, gw);
-	assert_int_equal(run(route_cb, nlh, &c), MNL_CB_OK);
+	assert_int_equal(run_as(A_ROUTE, nlh, &c), MNL_CB_OK);
 	assert_int_equal(c.got, 1);
 	assert_int_equal(r.oif, 8);
 	assert_int_equal(r.type, RTN_UNICAST);
@@ -86,15 +101,15 @@ static void test_route(void **st)
 	c.alen = 4;
 	nlh = msg(RTM_NEWROUTE, sizeof(struct rtmsg));
 	put_raw(nlh, RTA_OIF, 2, "\x08\x00");
-	assert_badmsg(run(route_cb, nlh, &c));
+	assert_badmsg(run_as(A_ROUTE, nlh, &c));
 	assert_int_equal(c.got, 0);
 	/* a gateway of an IPv6 length on an IPv4 route */
 	nlh = msg(RTM_NEWROUTE, sizeof(struct rtmsg));
 	put_raw(nlh, RTA_GATEWAY, 16, "\x0a\0\x02\x01\0\0\0\0\0\0\0\0\0\0\0\0");
-	assert_badmsg(run(route_cb, nlh, &c));
+	assert_badmsg(run_as(A_ROUTE, nlh, &c));
 	/* no room for the rtmsg */
 	nlh = msg(RTM_NEWROUTE, sizeof(struct rtmsg));
-	assert_badmsg(run_cut(route_cb, nlh, MNL_NLMSG_HDRLEN + 4, &c));
+	assert_badmsg(run_as_cut(A_ROUTE, nlh, MNL_NLMSG_HDRLEN + 4, &c));
 }
 
 static void test_neigh(void **st)
@@ -107,7 +122,7 @@ static void test_neigh(void **st)
 	nlh = msg(RTM_NEWNEIGH, sizeof(struct ndmsg));
 	((struct ndmsg *)mnl_nlmsg_get_payload(nlh))->ndm_state = NUD_REACHABLE;
 	mnl_attr_put(nlh, NDA_LLADDR, 6, "\x02\0\0\0\0\x07");
-	assert_int_equal(run(neigh_cb, nlh, &c), MNL_CB_OK);
+	assert_int_equal(run_as(A_NEIGH, nlh, &c), MNL_CB_OK);
 	assert_int_equal(c.got, 1);
 	assert_int_equal(c.state, NUD_REACHABLE);
 	assert_memory_equal(mac, "\x02\0\0\0\0\x07", 6);
@@ -116,11 +131,11 @@ static void test_neigh(void **st)
 	c.mac = mac;
 	nlh = msg(RTM_NEWNEIGH, sizeof(struct ndmsg));
 	put_raw(nlh, NDA_LLADDR, 16, "0123456789abcdef");
-	assert_int_equal(run(neigh_cb, nlh, &c), MNL_CB_OK);
+	assert_int_equal(run_as(A_NEIGH, nlh, &c), MNL_CB_OK);
 	assert_int_equal(c.got, 0);
 	/* cut inside the ndmsg: ndm_state lies past the end */
 	nlh = msg(RTM_NEWNEIGH, sizeof(struct ndmsg));
-	assert_badmsg(run_cut(neigh_cb, nlh, MNL_NLMSG_HDRLEN + 4, &c));
+	assert_badmsg(run_as_cut(A_NEIGH, nlh, MNL_NLMSG_HDRLEN + 4, &c));
 }
 
 /* One neighbour announcement among the monitor's messages. */
@@ -318,7 +333,7 @@ static void test_link(void **st)
 	li = mnl_attr_nest_start(nlh, IFLA_LINKINFO);
 	mnl_attr_put_strz(nlh, IFLA_INFO_KIND, "veth");
 	mnl_attr_nest_end(nlh, li);
-	assert_int_equal(run(link_cb, nlh, &l), MNL_CB_OK);
+	assert_int_equal(run_as(A_LINK, nlh, &l), MNL_CB_OK);
 	assert_memory_equal(l.mac, "\x02\0\0\0\x08\x01", 6);
 	assert_int_equal(l.mtu, 1500);
 	assert_int_equal(l.switch_id_len, 8);
@@ -327,20 +342,20 @@ static void test_link(void **st)
 	/* IFLA_MTU of 2 bytes */
 	nlh = msg(RTM_NEWLINK, sizeof(struct ifinfomsg));
 	put_raw(nlh, IFLA_MTU, 2, "\xdc\x05");
-	assert_badmsg(run(link_cb, nlh, &l));
+	assert_badmsg(run_as(A_LINK, nlh, &l));
 	/* a switch id longer than MAX_PHYS_ITEM_ID_LEN: cut to 32 before */
 	nlh = msg(RTM_NEWLINK, sizeof(struct ifinfomsg));
 	mnl_attr_put(nlh, IFLA_PHYS_SWITCH_ID, sizeof(id), id);
-	assert_badmsg(run(link_cb, nlh, &l));
+	assert_badmsg(run_as(A_LINK, nlh, &l));
 	/* IFLA_INFO_KIND without its NUL, the last bytes of the message */
 	nlh = msg(RTM_NEWLINK, sizeof(struct ifinfomsg));
 	li = mnl_attr_nest_start(nlh, IFLA_LINKINFO);
 	put_raw(nlh, IFLA_INFO_KIND, 8, "vethveth");
 	mnl_attr_nest_end(nlh, li);
-	assert_badmsg(run(link_cb, nlh, &l));
+	assert_badmsg(run_as(A_LINK, nlh, &l));
 	/* no room for the ifinfomsg */
 	nlh = msg(RTM_NEWLINK, sizeof(struct ifinfomsg));
-	assert_badmsg(run_cut(link_cb, nlh, MNL_NLMSG_HDRLEN + 8, &l));
+	assert_badmsg(run_as_cut(A_LINK, nlh, MNL_NLMSG_HDRLEN + 8, &l));
 }
 
 /* A VLAN device's RTM_NEWLINK in buf: @ifindex on @lower, @vid, @proto. */
@@ -393,7 +408,7 @@ static void test_vlans(void **st)
 
 	/* nls_link_get's reading of the same message */
 	memset(&l, 0, sizeof(l));
-	assert_int_equal(run(link_cb, vlan_link(21, 3, 10, ETH_P_8021Q, "vlan"), &l), MNL_CB_OK);
+	assert_int_equal(run_as(A_LINK, vlan_link(21, 3, 10, ETH_P_8021Q, "vlan"), &l), MNL_CB_OK);
 	assert_int_equal(l.link, 3);
 	assert_int_equal(l.vlan_id, 10);
 	assert_int_equal(l.vlan_proto, ETH_P_8021Q);
@@ -472,25 +487,25 @@ static void test_rules(void **st)
 	nlh = msg(RTM_NEWRULE, sizeof(struct fib_rule_hdr));
 	mnl_attr_put_u32(nlh, FRA_PRIORITY, 32766);
 	mnl_attr_put_u32(nlh, FRA_FWMARK, 0);
-	assert_int_equal(run(rule_cb, nlh, &sel), MNL_CB_OK);
+	assert_int_equal(run_as(A_RULE, nlh, &sel), MNL_CB_OK);
 	assert_int_equal(sel, 0);
 	nlh = msg(RTM_NEWRULE, sizeof(struct fib_rule_hdr));
 	mnl_attr_put_u32(nlh, FRA_FWMARK, 1);
-	assert_int_equal(run(rule_cb, nlh, &sel), MNL_CB_OK);
+	assert_int_equal(run_as(A_RULE, nlh, &sel), MNL_CB_OK);
 	assert_int_equal(sel, NLS_RULES_MARK);
 	nlh = msg(RTM_NEWRULE, sizeof(struct fib_rule_hdr));
 	mnl_attr_put(nlh, FRA_DPORT_RANGE, sizeof(pr), &pr);
-	assert_int_equal(run(rule_cb, nlh, &sel), MNL_CB_OK);
+	assert_int_equal(run_as(A_RULE, nlh, &sel), MNL_CB_OK);
 	assert_int_equal(sel, NLS_RULES_MARK | NLS_RULES_FLOW);
 	sel = 0;
 	nlh = msg(RTM_NEWRULE, sizeof(struct fib_rule_hdr));
 	mnl_attr_put_u8(nlh, FRA_IP_PROTO, 6);
-	assert_int_equal(run(rule_cb, nlh, &sel), MNL_CB_OK);
+	assert_int_equal(run_as(A_RULE, nlh, &sel), MNL_CB_OK);
 	assert_int_equal(sel, NLS_RULES_FLOW);
 	/* a fwmark of 2 bytes */
 	nlh = msg(RTM_NEWRULE, sizeof(struct fib_rule_hdr));
 	put_raw(nlh, FRA_FWMARK, 2, "\x01\x00");
-	assert_badmsg(run(rule_cb, nlh, &sel));
+	assert_badmsg(run_as(A_RULE, nlh, &sel));
 }
 
 static struct nlmsghdr *qdisc(uint32_t ifindex)
@@ -511,26 +526,68 @@ static void test_qdisc(void **st)
 	(void)st;
 	nlh = qdisc(8);
 	mnl_attr_put_strz(nlh, TCA_KIND, "tbf");
-	assert_int_equal(run(qdisc_cb, nlh, &c), MNL_CB_OK);
+	assert_int_equal(run_as(A_QDISC, nlh, &c), MNL_CB_OK);
 	assert_int_equal(c.shaped, 1);
 	/* "tbf" without its NUL: the padding is no terminator */
 	c.shaped = 0;
 	nlh = qdisc(8);
 	put_raw(nlh, TCA_KIND, 3, "tbf");
-	assert_badmsg(run(qdisc_cb, nlh, &c));
+	assert_badmsg(run_as(A_QDISC, nlh, &c));
 	assert_int_equal(c.shaped, 0);
 	/* 8 bytes, no NUL, at the end */
 	nlh = qdisc(8);
 	put_raw(nlh, TCA_KIND, 8, "fq_codel");
-	assert_badmsg(run(qdisc_cb, nlh, &c));
+	assert_badmsg(run_as(A_QDISC, nlh, &c));
 	/* another device's: not read */
 	nlh = qdisc(9);
 	mnl_attr_put_strz(nlh, TCA_KIND, "htb");
-	assert_int_equal(run(qdisc_cb, nlh, &c), MNL_CB_OK);
+	assert_int_equal(run_as(A_QDISC, nlh, &c), MNL_CB_OK);
+	assert_int_equal(c.shaped, 0);
+	/* the device's ingress and clsact qdiscs: not its egress, not read */
+	nlh = qdisc(8);
+	((struct tcmsg *)mnl_nlmsg_get_payload(nlh))->tcm_parent = TC_H_INGRESS;
+	mnl_attr_put_strz(nlh, TCA_KIND, "htb");
+	assert_int_equal(run_as(A_QDISC, nlh, &c), MNL_CB_OK);
+	nlh = qdisc(8);
+	((struct tcmsg *)mnl_nlmsg_get_payload(nlh))->tcm_parent = TC_H_CLSACT;
+	mnl_attr_put_strz(nlh, TCA_KIND, "htb");
+	assert_int_equal(run_as(A_QDISC, nlh, &c), MNL_CB_OK);
 	assert_int_equal(c.shaped, 0);
 	/* cut inside the tcmsg */
 	nlh = qdisc(8);
-	assert_badmsg(run_cut(qdisc_cb, nlh, MNL_NLMSG_HDRLEN + 2, &c));
+	assert_badmsg(run_as_cut(A_QDISC, nlh, MNL_NLMSG_HDRLEN + 2, &c));
+}
+
+/*
+ * Every kind of answer: a message of another type is skipped, however
+ * short, its context untouched; one of its own type cut inside the fixed
+ * header is refused.
+ */
+static void test_answer_kinds(void **st)
+{
+	union {
+		struct route_ctx route;
+		int rules;
+		struct neigh_ctx neigh;
+		struct nls_link link;
+		struct qd_ctx qdisc;
+	} ctx, zero;
+	struct nlmsghdr *nlh;
+	enum answer i;
+	uint32_t cut;
+
+	(void)st;
+	memset(&zero, 0, sizeof(zero));
+	for (i = 0; i < ARRAY_SIZE(answers); i++) {
+		memset(&ctx, 0, sizeof(ctx));
+		nlh = msg(answers[i].type == RTM_NEWLINK ? RTM_NEWROUTE : RTM_NEWLINK, 0);
+		assert_int_equal(run_as(i, nlh, &ctx), MNL_CB_OK);
+		assert_memory_equal(&ctx, &zero, sizeof(ctx));
+		nlh = msg(answers[i].type, answers[i].hdrlen);
+		cut = MNL_NLMSG_HDRLEN + answers[i].hdrlen - 1;
+		assert_badmsg(run_as_cut(i, nlh, cut, &ctx));
+		assert_memory_equal(&ctx, &zero, sizeof(ctx));
+	}
 }
 
 /* An NLMSG_ERROR with @error, the request echoed as @echo_len bytes, and an
@@ -802,6 +859,7 @@ int main(void)
 		cmocka_unit_test(test_nft_genid),
 		cmocka_unit_test(test_rules),
 		cmocka_unit_test(test_qdisc),
+		cmocka_unit_test(test_answer_kinds),
 		cmocka_unit_test(test_err),
 		cmocka_unit_test(test_dispatch),
 		cmocka_unit_test(test_acks),
