@@ -3,12 +3,12 @@
  * npu_compat.h - the little the pure files need, so that the same .c builds
  * in a kernel module and natively in the cmocka unit tests (selftests/unit/).
  *
- * The pure files are the model's parser, fast-path table, moderation,
- * ntuple rules and trap policers' token buckets (kernel/npusim/npusim_*.c:
- * parse, ft, coal, ntuple, tb) and the driver's rule parser and
- * ntuple translation (kernel/npuep/flow_parse_pure.c, ntuple_pure.c).  They
- * use the kernel's names for integer types, byte order and bit helpers,
- * and the kernel's header layouts (<linux/ip.h>, <linux/ipv6.h>,
+ * The pure files, each named NAME_pure.c, are the model's parser,
+ * fast-path table, moderation, ntuple rules and trap policers' token
+ * buckets (kernel/npusim/: parse, ft, coal, ntuple, tb) and the driver's
+ * rule parser and ntuple translation (kernel/npuep/: flow_parse, ntuple).
+ * They use the kernel's names for integer types, byte order and bit
+ * helpers, and the kernel's header layouts (<linux/ip.h>, <linux/ipv6.h>,
  * <linux/udp.h>, <linux/if_ether.h>): in a module the kernel headers, in a
  * native build their UAPI copies, which lay the structures out the same.
  */

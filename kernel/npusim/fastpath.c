@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The model's fast path in the device: the tables of npusim_ft.c behind a
+ * The model's fast path in the device: the tables of ft_pure.c behind a
  * lock, the fast-path commands of the command channel, the per-port
  * counters, the ingress hook that forwards a frame port to port without
  * the host, and the debugfs knobs of the give-back rules (seed 004).
@@ -20,7 +20,7 @@
 #include <linux/slab.h>
 
 #include "npusim.h"
-#include "npusim_ft.h"
+#include "ft_pure.h"
 
 struct npusim_fp_port {
 	atomic64_t punt[NPU_PUNT_MAX];

@@ -17,8 +17,8 @@
 #include <linux/workqueue.h>
 
 #include "npu_aux.h"
-#include "npusim_coal.h"
-#include "npusim_parse.h"
+#include "coal_pure.h"
+#include "parse_pure.h"
 
 #define DRV_NAME		"npusim"
 

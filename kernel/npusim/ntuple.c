@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The model's ingress classifier in the device: each port's table of
- * ntuple rules (npusim_ntuple.c) behind a lock, the NPU_CMD_NTUPLE_*
+ * ntuple rules (ntuple_pure.c) behind a lock, the NPU_CMD_NTUPLE_*
  * commands, the drop counter, the ingress hook and the debugfs view
  * p<N>/ntuple.
  */
@@ -10,7 +10,7 @@
 #include <linux/slab.h>
 
 #include "npusim.h"
-#include "npusim_ntuple.h"
+#include "ntuple_pure.h"
 
 /**
  * struct npusim_nt_port - one port's classifier

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The model's trap policers (npu_hw.h, "Trap policers"): per punt reason
- * a map to one of NPU_POLICERS token buckets (npusim_tb.c), executed on
+ * a map to one of NPU_POLICERS token buckets (tb_pure.c), executed on
  * the ingress path after the punt is counted and before the frame takes a
  * receive descriptor; the registers behind them; their drop counters.
  */
@@ -10,7 +10,7 @@
 #include <linux/timekeeping.h>
 
 #include "npusim.h"
-#include "npusim_tb.h"
+#include "tb_pure.h"
 
 /**
  * struct npusim_policer - one policer

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Unit tests of the model's interrupt moderation decisions
- * (kernel/npusim/npusim_coal.c, included directly).
+ * (kernel/npusim/coal_pure.c, included directly).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "npusim_coal.c"
+#include "../../kernel/npusim/coal_pure.c"
 
 static void test_defaults_are_seed_003(void **state)
 {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of the model's fast path (kernel/npusim/npusim_ft.c, included
+ * Unit tests of the model's fast path (kernel/npusim/ft_pure.c, included
  * directly, with the parser it builds on): table operations, the per-frame
  * decision with its punt reasons, give-back / revive / expiry (seed 004),
  * and the rewrite's checksums against a full recomputation.
@@ -14,8 +14,8 @@
 #include <arpa/inet.h>
 #include <cmocka.h>
 
-#include "npusim_parse.c"
-#include "npusim_ft.c"
+#include "../../kernel/npusim/parse_pure.c"
+#include "../../kernel/npusim/ft_pure.c"
 
 #define NCONNS	16
 #define NMFLOWS	8

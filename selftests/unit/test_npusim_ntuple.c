@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of the model's ingress classifier (kernel/npusim/npusim_ntuple.c,
+ * Unit tests of the model's ingress classifier (kernel/npusim/ntuple_pure.c,
  * included directly, with the parser it reads frames through): the checks
  * of every field of NPU_CMD_NTUPLE_ADD/DEL, first match by location, masks,
  * IPv4/IPv6, ports only for TCP/UDP, fragments and malformed frames.
@@ -14,8 +14,8 @@
 #include <arpa/inet.h>
 #include <cmocka.h>
 
-#include "npusim_parse.c"
-#include "npusim_ntuple.c"
+#include "../../kernel/npusim/parse_pure.c"
+#include "../../kernel/npusim/ntuple_pure.c"
 
 #define NQ	2
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Unit tests of the model's frame parser and Toeplitz hash
- * (kernel/npusim/npusim_parse.c, included directly; the fast path's table,
- * npusim_ft.c, for what the parse means to a microflow lookup).
+ * (kernel/npusim/parse_pure.c, included directly; the fast path's table,
+ * ft_pure.c, for what the parse means to a microflow lookup).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <cmocka.h>
 
-#include "npusim_parse.c"
-#include "npusim_ft.c"
+#include "../../kernel/npusim/parse_pure.c"
+#include "../../kernel/npusim/ft_pure.c"
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Unit tests of the model's trap-policer token bucket
- * (kernel/npusim/npusim_tb.c, included directly).
+ * (kernel/npusim/tb_pure.c, included directly).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "npusim_tb.c"
+#include "../../kernel/npusim/tb_pure.c"
 
 #define S	NPUSIM_TB_NS_PER_S
 #define RMAX	16000000

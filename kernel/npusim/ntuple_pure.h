@@ -1,18 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * npusim_ntuple.h - the coprocessor model's ingress classifier: one port's
+ * ntuple_pure.h - the coprocessor model's ingress classifier: one port's
  * table of ntuple rules (ethtool -N), the checks of the host's commands and
  * the per-frame match (see the rules in npu_hw.h).
  *
  * Pure C (npu_compat.h): compiled into npusim.ko and, unchanged, into
  * the cmocka unit tests.  The caller owns the memory and the locking.
  */
-#ifndef _NPUSIM_NTUPLE_H
-#define _NPUSIM_NTUPLE_H
+#ifndef _NPUSIM_NTUPLE_PURE_H
+#define _NPUSIM_NTUPLE_PURE_H
 
 #include "npu_compat.h"
 #include "npu_hw.h"
-#include "npusim_parse.h"
+#include "parse_pure.h"
 
 #define NPUSIM_NT_NONE		(-1)
 
@@ -38,4 +38,4 @@ u16 npusim_nt_del(struct npusim_nt_tbl *t, const struct npu_cmd_ntuple *c);
 int npusim_nt_match(const struct npusim_nt_tbl *t,
 		    const struct npusim_pkt *pkt);
 
-#endif /* _NPUSIM_NTUPLE_H */
+#endif /* _NPUSIM_NTUPLE_PURE_H */

@@ -4,8 +4,8 @@
  * Pure C (see npu_compat.h); the caller holds the vector's lock and
  * carries out the returned actions (raise the vector, start/stop a timer).
  */
-#ifndef _NPUSIM_COAL_H
-#define _NPUSIM_COAL_H
+#ifndef _NPUSIM_COAL_PURE_H
+#define _NPUSIM_COAL_PURE_H
 
 #include "npu_compat.h"
 
@@ -52,4 +52,4 @@ unsigned int npusim_coal_kick(struct npusim_coal *c, u32 n);
 unsigned int npusim_coal_enable(struct npusim_coal *c, bool enable);
 unsigned int npusim_coal_set(struct npusim_coal *c, u32 frames, u32 usecs);
 
-#endif /* _NPUSIM_COAL_H */
+#endif /* _NPUSIM_COAL_PURE_H */

@@ -4,8 +4,8 @@
  * npu_compat.h); the caller serialises calls on one bucket and gives the
  * time.
  */
-#ifndef _NPUSIM_TB_H
-#define _NPUSIM_TB_H
+#ifndef _NPUSIM_TB_PURE_H
+#define _NPUSIM_TB_PURE_H
 
 #include "npu_compat.h"
 
@@ -35,4 +35,4 @@ void npusim_tb_set(struct npusim_tb *tb, u32 rate, u32 burst, u32 rate_max,
 		   u32 burst_max, u64 now_ns);
 bool npusim_tb_take(struct npusim_tb *tb, u64 now_ns);
 
-#endif /* _NPUSIM_TB_H */
+#endif /* _NPUSIM_TB_PURE_H */

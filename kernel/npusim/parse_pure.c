@@ -13,14 +13,14 @@
  * options or IPv6 extension headers, TTL/hop limit <= 1, neither TCP nor UDP,
  * headers deeper than the captured part, more than two VLAN tags, a tagging
  * no microflow key stands for), TCP_FLAGS (SYN, FIN or RST), and FLOW_MISS
- * for everything else (the fast path looks those up: npusim_ft.c).
+ * for everything else (the fast path looks those up: ft_pure.c).
  *
  * A microflow key (npu_hw.h) holds one 802.1Q VLAN id, or 0 for an
  * untagged frame.  A frame with an 802.1ad outer tag, a priority tag (VID
  * 0) or two tags is none of those: were it looked up, it would match the
  * connection of the same VID, or an untagged one.  It is punted EXCEPTION.
  */
-#include "npusim_parse.h"
+#include "parse_pure.h"
 
 #define NPUSIM_ETH_HLEN		14
 #define NPUSIM_ETH_P_IP		0x0800

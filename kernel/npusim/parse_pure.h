@@ -4,8 +4,8 @@
  * model.  Pure C: no kernel dependency beyond npu_compat.h, so the same
  * file is compiled into npusim.ko and into the cmocka unit tests.
  */
-#ifndef _NPUSIM_PARSE_H
-#define _NPUSIM_PARSE_H
+#ifndef _NPUSIM_PARSE_PURE_H
+#define _NPUSIM_PARSE_PURE_H
 
 #include "npu_compat.h"
 #include "npu_hw.h"
@@ -76,4 +76,4 @@ u32 npusim_toeplitz(const u8 *key, u32 keylen, const u8 *in, u32 n);
 
 u32 npusim_rss_hash(const u8 *key, const struct npusim_pkt *pkt, u16 *rxd_flags);
 
-#endif /* _NPUSIM_PARSE_H */
+#endif /* _NPUSIM_PARSE_PURE_H */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * npusim_ft.c - the coprocessor model's fast path (see npusim_ft.h).
+ * ft_pure.c - the coprocessor model's fast path (see ft_pure.h).
  *
  * The decision for a frame the parser classified as a flow miss or a TCP
  * control frame, in this order:
@@ -18,7 +18,7 @@
  * retransmits is let go; its microflows' identities expire a few seconds
  * later; the same create command, sent again with no microflow, revives it).
  */
-#include "npusim_ft.h"
+#include "ft_pure.h"
 
 #define NPUSIM_IPPROTO_TCP	6
 #define NPUSIM_IPPROTO_UDP	17

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * npusim_ft.h - the coprocessor model's fast path: the connection table, the
+ * ft_pure.h - the coprocessor model's fast path: the connection table, the
  * microflow hash table, the per-frame decision (forward or punt, and why)
  * and the L3/L4 rewrite with incremental checksums.
  *
@@ -8,12 +8,12 @@
  * cmocka unit tests.  The caller owns the memory and the locking; nothing
  * here sleeps or allocates.
  */
-#ifndef _NPUSIM_FT_H
-#define _NPUSIM_FT_H
+#ifndef _NPUSIM_FT_PURE_H
+#define _NPUSIM_FT_PURE_H
 
 #include "npu_compat.h"
 #include "npu_hw.h"
-#include "npusim_parse.h"
+#include "parse_pure.h"
 
 #define NPUSIM_FT_NONE		0xffffffffu
 /* Seed 004's give-back rule: a TCP direction that retransmits this often. */
@@ -131,4 +131,4 @@ u8 npusim_ft_process(struct npusim_ft *ft, const struct npusim_pkt *pkt,
 void npusim_ft_rewrite(u8 *data, u32 len, const struct npusim_pkt *pkt,
 		       const struct npu_rewrite *rw);
 
-#endif /* _NPUSIM_FT_H */
+#endif /* _NPUSIM_FT_PURE_H */

@@ -9,7 +9,7 @@
  * limit is checked at every event as well as by the caller's timer, so a
  * late timer (a loaded host, a VM) does not hold a busy vector back.
  */
-#include "npusim_coal.h"
+#include "coal_pure.h"
 
 /**
  * npusim_coal_init - reset moderation state

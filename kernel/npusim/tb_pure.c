@@ -9,7 +9,7 @@
  * cost rounded up so that rounding never lets a frame more through (and
  * costs less than a frame in 60,000 at NPU_POLICER_RATE_MAX).
  */
-#include "npusim_tb.h"
+#include "tb_pure.h"
 
 /**
  * npusim_tb_set - (re)configure a bucket and fill it

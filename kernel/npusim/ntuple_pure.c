@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * npusim_ntuple.c - the model's ingress classifier (see npusim_ntuple.h).
+ * ntuple_pure.c - the model's ingress classifier (see ntuple_pure.h).
  *
  * Every field of a command comes from the host and is checked before the
  * table changes: a rule the device cannot execute exactly as written is
  * refused with NPU_ST_BAD_PARAM, never trimmed.
  */
-#include "npusim_ntuple.h"
+#include "ntuple_pure.h"
 
 #define NPUSIM_NT_TCP	6
 #define NPUSIM_NT_UDP	17
