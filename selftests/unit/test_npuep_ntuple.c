@@ -5,7 +5,8 @@
  * (kernel/npuep/ntuple_pure.c, included directly).  Every refusal is
  * checked for its errno and its message, every accepted flow type and
  * action for the exact rule.  The rules are written as ethtool(8) writes
- * them: a mask bit set is a bit compared.
+ * them: a mask bit set is a bit compared.  Most rules are a table of cases
+ * (struct ncase), each a cmocka test of its own.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,6 +16,7 @@
 #include <cmocka.h>
 
 #include "../../kernel/npuep/ntuple_pure.c"
+#include "case_table.h"
 
 #define NQ	4
 
@@ -192,78 +194,203 @@ static void refused(int err, const char *why)
 #define PROTO		"the protocol matches exactly or not at all"
 #define ACTION		"the action is a queue or drop (-1)"
 
-/* ---- accepted: flow types and fields -------------------------------- */
+/* ---- the table of cases ---------------------------------------------- */
 
-static void test_tcp4(void **state)
-{
-	(void)state;
-	l4_v4(TCP_V4_FLOW);
-	want_v4(IPPROTO_TCP, 1);
-	accepted();
-}
+/* Fields of the rule as ethtool writes it, and of the rule it must give. */
+#define FS(f, v)	CASE_FIELD(struct ethtool_rx_flow_spec, f, CF_HOST, v)
+#define FS_BE(f, v)	CASE_FIELD(struct ethtool_rx_flow_spec, f, CF_BE, v)
+#define W(f, v)		CASE_FIELD(struct npu_ntuple_rule, f, CF_HOST, v)
+#define W_LE(f, v)	CASE_FIELD(struct npu_ntuple_rule, f, CF_LE, v)
 
-static void test_udp4(void **state)
-{
-	(void)state;
-	l4_v4(UDP_V4_FLOW);
-	want_v4(IPPROTO_UDP, 1);
-	accepted();
-}
+/**
+ * struct ncase - a rule and what the translation must say of it
+ * @name: the case, as cmocka names its test
+ * @flow: the rule's flow type and flags: tcp4 and udp4 as l4_v4() writes
+ *	them, tcp6 and udp6 as l4_v6(), ip4 and ip6 as user_v4() and
+ *	user_v6(), any other as spec()
+ * @proto: ip4 and ip6: the protocol
+ * @set: fields of the rule set after those
+ * @err: the errno of a refusal, or 0
+ * @refusal: its message
+ * @want: else the rule is accepted: fields of the rule it gives that are
+ *	not want_v4()'s or want_v6()'s
+ */
+struct ncase {
+	const char *name;
+	u32 flow;
+	u8 proto;
+	struct case_field set[1];
+	int err;
+	const char *refusal;
+	struct case_field want[2];
+};
 
-static void test_tcp6(void **state)
-{
-	(void)state;
-	l4_v6(TCP_V6_FLOW);
-	want_v6(IPPROTO_TCP, 1);
-	accepted();
-}
+#define TCP4		.flow = TCP_V4_FLOW
+#define UDP4		.flow = UDP_V4_FLOW
+#define TCP6		.flow = TCP_V6_FLOW
+#define UDP6		.flow = UDP_V6_FLOW
+#define IP4(p)		.flow = IP_USER_FLOW, .proto = (p)
+#define IP6(p)		.flow = IPV6_USER_FLOW, .proto = (p)
+#define NOTSUPP(m)	.err = -EOPNOTSUPP, .refusal = (m)
+#define INVAL(m)	.err = -EINVAL, .refusal = (m)
+#define FLOW_TYPE(t)	"flow type " t " not supported (tcp4 udp4 ip4 tcp6 udp6 ip6)"
+#define DROP		.want = { W(action, NPU_NTUPLE_ACT_DROP), W_LE(queue, 0) }
+#define ANY_PROTO	.want = { W(proto, 0), W(proto_mask, 0) }
 
-static void test_udp6(void **state)
-{
-	(void)state;
-	l4_v6(UDP_V6_FLOW);
-	want_v6(IPPROTO_UDP, 1);
-	accepted();
-}
-
-static void test_ip4(void **state)
-{
-	(void)state;
-	user_v4(IPPROTO_ICMP);
-	want_v4(IPPROTO_ICMP, 0);
-	accepted();
-
+static const struct ncase cases[] = {
+	/* ---- accepted: flow types and fields ---- */
+	{ "tcp4", TCP4 },
+	{ "udp4", UDP4 },
+	{ "tcp6", TCP6 },
+	{ "udp6", UDP6 },
+	{ "ip4", IP4(IPPROTO_ICMP) },
 	/* ip_ver left 0 is taken as IPv4 too */
-	fs.h_u.usr_ip4_spec.ip_ver = 0;
-	accepted();
-}
+	{ "ip4, ip_ver 0", IP4(IPPROTO_ICMP), .set = { FS(h_u.usr_ip4_spec.ip_ver, 0) } },
+	{ "ip6", IP6(IPPROTO_ICMPV6) },
+	/* the protocol of ip4 and ip6 under mask 0: any, the value dropped */
+	{ "ip4, any protocol", IP4(IPPROTO_UDP),
+	  .set = { FS(m_u.usr_ip4_spec.proto, 0) }, ANY_PROTO },
+	{ "ip6, any protocol", IP6(IPPROTO_UDP),
+	  .set = { FS(m_u.usr_ip6_spec.l4_proto, 0) }, ANY_PROTO },
+	/* a TOS value under no mask is no match */
+	{ "tcp4, a TOS value unmasked", TCP4, .set = { FS(h_u.tcp_ip4_spec.tos, 0x10) } },
 
-static void test_ip6(void **state)
+	/* ---- accepted: actions ---- */
+	{ "udp4, drop", UDP4, .set = { FS(ring_cookie, RX_CLS_FLOW_DISC) }, DROP },
+	{ "ip6, drop", IP6(IPPROTO_TCP), .set = { FS(ring_cookie, RX_CLS_FLOW_DISC) }, DROP },
+	{ "queue 0", TCP6, .set = { FS(ring_cookie, 0) }, .want = { W_LE(queue, 0) } },
+	{ "the last queue", TCP6, .set = { FS(ring_cookie, NQ - 1) },
+	  .want = { W_LE(queue, NQ - 1) } },
+	/* the rule does not depend on where it goes */
+	{ "location 7", TCP4, .set = { FS(location, 7) } },
+	{ "location 0xdeadbeef", TCP4, .set = { FS(location, 0xdeadbeef) } },
+
+	/* ---- refused ---- */
+	{ "RSS context", .flow = TCP_V4_FLOW | FLOW_RSS,
+	  NOTSUPP("RSS contexts are not supported") },
+	{ "VLAN ethertype", .flow = TCP_V4_FLOW | FLOW_EXT,
+	  .set = { FS_BE(m_ext.vlan_etype, 0x0001) }, NOTSUPP(NO_EXT) },
+	{ "VLAN TCI", .flow = TCP_V4_FLOW | FLOW_EXT, .set = { FS_BE(m_ext.vlan_tci, 0x0fff) },
+	  NOTSUPP(NO_EXT) },
+	{ "user-def word 0", .flow = TCP_V4_FLOW | FLOW_EXT, .set = { FS_BE(m_ext.data[0], 1) },
+	  NOTSUPP(NO_EXT) },
+	{ "user-def word 1", .flow = TCP_V4_FLOW | FLOW_EXT,
+	  .set = { FS_BE(m_ext.data[1], 0x80000000) }, NOTSUPP(NO_EXT) },
+	{ "destination MAC, first byte", .flow = TCP_V4_FLOW | FLOW_MAC_EXT,
+	  .set = { FS(m_ext.h_dest[0], 0x01) }, NOTSUPP(NO_EXT) },
+	{ "destination MAC, last byte", .flow = TCP_V4_FLOW | FLOW_MAC_EXT,
+	  .set = { FS(m_ext.h_dest[ETH_ALEN - 1], 0x80) }, NOTSUPP(NO_EXT) },
+	{ "sctp4", .flow = SCTP_V4_FLOW, NOTSUPP(FLOW_TYPE("0x3")) },
+	{ "ah4 / esp4", .flow = AH_ESP_V4_FLOW, NOTSUPP(FLOW_TYPE("0x4")) },
+	{ "esp6", .flow = ESP_V6_FLOW, NOTSUPP(FLOW_TYPE("0xc")) },
+	{ "IPV4_FLOW", .flow = IPV4_FLOW, NOTSUPP(FLOW_TYPE("0x10")) },
+	{ "ether", .flow = ETHER_FLOW, NOTSUPP(FLOW_TYPE("0x12")) },
+	{ "flow type 0", .flow = 0, NOTSUPP(FLOW_TYPE("0")) },
+	/* the type is named without its flags */
+	{ "sctp6 with both ext flags", .flow = SCTP_V6_FLOW | FLOW_EXT | FLOW_MAC_EXT,
+	  NOTSUPP(FLOW_TYPE("0x7")) },
+	{ "tcp4 TOS", TCP4, .set = { FS(m_u.tcp_ip4_spec.tos, 0xfc) }, NOTSUPP(NO_TOS) },
+	{ "udp4 TOS", UDP4, .set = { FS(m_u.udp_ip4_spec.tos, 0x01) }, NOTSUPP(NO_TOS) },
+	{ "ip4 TOS", IP4(IPPROTO_TCP), .set = { FS(m_u.usr_ip4_spec.tos, 0xff) },
+	  NOTSUPP(NO_TOS) },
+	{ "tcp6 traffic class", TCP6, .set = { FS(m_u.tcp_ip6_spec.tclass, 0x80) },
+	  NOTSUPP(NO_TOS) },
+	{ "udp6 traffic class", UDP6, .set = { FS(m_u.udp_ip6_spec.tclass, 0xff) },
+	  NOTSUPP(NO_TOS) },
+	{ "ip6 traffic class", IP6(IPPROTO_TCP),
+	  .set = { FS(m_u.usr_ip6_spec.tclass, 0x04) }, NOTSUPP(NO_TOS) },
+	{ "ip4 l4 data", IP4(IPPROTO_UDP),
+	  .set = { FS_BE(m_u.usr_ip4_spec.l4_4_bytes, 0xffff0000) }, NOTSUPP(NO_L4) },
+	{ "ip6 l4 data", IP6(IPPROTO_UDP),
+	  .set = { FS_BE(m_u.usr_ip6_spec.l4_4_bytes, 1) }, NOTSUPP(NO_L4) },
+	{ "ip4 ip_ver masked", IP4(IPPROTO_TCP),
+	  .set = { FS(m_u.usr_ip4_spec.ip_ver, 0xff) }, INVAL(IP4_ONLY) },
+	{ "ip4 ip_ver 6", IP4(IPPROTO_TCP), .set = { FS(h_u.usr_ip4_spec.ip_ver, 6) },
+	  INVAL(IP4_ONLY) },
+	{ "ip4 protocol masked in part", IP4(IPPROTO_TCP),
+	  .set = { FS(m_u.usr_ip4_spec.proto, 0x0f) }, INVAL(PROTO) },
+	{ "ip6 protocol masked in part", IP6(IPPROTO_TCP),
+	  .set = { FS(m_u.usr_ip6_spec.l4_proto, 0x80) }, INVAL(PROTO) },
+	{ "wake-on-LAN action", TCP4, .set = { FS(ring_cookie, RX_CLS_FLOW_WAKE) },
+	  NOTSUPP(ACTION) },
+	/* ethtool's "vf 0": VF field 1, queue 0 */
+	{ "VF 0", TCP4, .set = { FS(ring_cookie, 1ULL << ETHTOOL_RX_FLOW_SPEC_RING_VF_OFF) },
+	  NOTSUPP(ACTION) },
+	{ "VF field, queue 1", TCP4,
+	  .set = { FS(ring_cookie, ETHTOOL_RX_FLOW_SPEC_RING_VF | 1) }, NOTSUPP(ACTION) },
+	{ "queue 4 of 4", TCP4, .set = { FS(ring_cookie, NQ) },
+	  INVAL("queue 4 is beyond the 4 active queues (ethtool -L)") },
+	{ "the largest queue", TCP4, .set = { FS(ring_cookie, ETHTOOL_RX_FLOW_SPEC_RING) },
+	  INVAL("queue 4294967295 is beyond the 4 active queues (ethtool -L)") },
+};
+
+/* The rule of case @c, as ethtool writes its flow type. */
+static void build(const struct ncase *c)
 {
-	(void)state;
-	user_v6(IPPROTO_ICMPV6);
-	want_v6(IPPROTO_ICMPV6, 0);
-	accepted();
+	switch (c->flow & ~(FLOW_EXT | FLOW_MAC_EXT | FLOW_RSS)) {
+	case TCP_V4_FLOW:
+	case UDP_V4_FLOW:
+		l4_v4(c->flow);
+		break;
+	case TCP_V6_FLOW:
+	case UDP_V6_FLOW:
+		l4_v6(c->flow);
+		break;
+	case IP_USER_FLOW:
+		user_v4(c->proto);
+		break;
+	case IPV6_USER_FLOW:
+		user_v6(c->proto);
+		break;
+	default:
+		spec(c->flow);
+	}
+	case_fields_set(&fs, c->set, ARRAY_SIZE(c->set));
 }
 
-/* The protocol of ip4 and ip6 under mask 0: any, the value dropped. */
-static void test_ip_proto_any(void **state)
+/* What case @c, accepted, must give. */
+static void want_case(const struct ncase *c)
 {
-	(void)state;
-	user_v4(IPPROTO_UDP);
-	fs.m_u.usr_ip4_spec.proto = 0;
-	want_v4(0, 0);
-	want.proto_mask = 0;
-	accepted();
-
-	user_v6(IPPROTO_UDP);
-	fs.m_u.usr_ip6_spec.l4_proto = 0;
-	want_v6(0, 0);
-	want.proto_mask = 0;
-	accepted();
+	switch (c->flow) {
+	case TCP_V4_FLOW:
+		want_v4(IPPROTO_TCP, 1);
+		break;
+	case UDP_V4_FLOW:
+		want_v4(IPPROTO_UDP, 1);
+		break;
+	case TCP_V6_FLOW:
+		want_v6(IPPROTO_TCP, 1);
+		break;
+	case UDP_V6_FLOW:
+		want_v6(IPPROTO_UDP, 1);
+		break;
+	case IP_USER_FLOW:
+		want_v4(c->proto, 0);
+		break;
+	case IPV6_USER_FLOW:
+		want_v6(c->proto, 0);
+		break;
+	default:
+		fail_msg("flow type 0x%x accepted", c->flow);
+	}
+	case_fields_set(&want, c->want, ARRAY_SIZE(c->want));
 }
 
-/* Partial masks are kept; a value keeps only its bits under the mask. */
+static void test_case(void **state)
+{
+	const struct ncase *c = *state;
+
+	build(c);
+	if (c->err) {
+		refused(c->err, c->refusal);
+	} else {
+		want_case(c);
+		accepted();
+	}
+}
+
+/* ---- rules the table does not describe -------------------------------- */
+
 static void test_masks_v4(void **state)
 {
 	(void)state;
@@ -405,228 +532,31 @@ static void test_ext_unmatched(void **state)
 	accepted();
 }
 
-/* ---- accepted: actions ------------------------------------------------ */
-
-static void test_drop(void **state)
+/* Drop needs no queue at all; a queue is below the count, up to the largest. */
+static void test_queue_count(void **state)
 {
 	(void)state;
-	l4_v4(UDP_V4_FLOW);
-	fs.ring_cookie = RX_CLS_FLOW_DISC;
-	want_v4(IPPROTO_UDP, 1);
-	want.action = NPU_NTUPLE_ACT_DROP;
-	want.queue = 0;
-	accepted();
-
 	user_v6(IPPROTO_TCP);
 	fs.ring_cookie = RX_CLS_FLOW_DISC;
 	want_v6(IPPROTO_TCP, 0);
 	want.action = NPU_NTUPLE_ACT_DROP;
 	want.queue = 0;
-	accepted();
-
-	/* drop needs no queue at all */
 	assert_int_equal(to_rule_nq(0), 0);
 	assert_memory_equal(&r, &want, sizeof(r));
-}
 
-static void test_queue(void **state)
-{
-	(void)state;
 	l4_v6(TCP_V6_FLOW);
-	fs.ring_cookie = 0;
-	want_v6(IPPROTO_TCP, 1);
-	want.queue = 0;
-	accepted();
-
-	fs.ring_cookie = NQ - 1;
-	want.queue = htole16(NQ - 1);
-	accepted();
-
-	/* the largest count there is */
 	fs.ring_cookie = NPU_MAX_QUEUES - 1;
+	want_v6(IPPROTO_TCP, 1);
 	want.queue = htole16(NPU_MAX_QUEUES - 1);
 	assert_int_equal(to_rule_nq(NPU_MAX_QUEUES), 0);
 	assert_memory_equal(&r, &want, sizeof(r));
-}
 
-/* The rule does not depend on where it goes. */
-static void test_location_not_read(void **state)
-{
-	(void)state;
 	l4_v4(TCP_V4_FLOW);
-	want_v4(IPPROTO_TCP, 1);
-	fs.location = 7;
-	accepted();
-	fs.location = 0xdeadbeef;
-	accepted();
-}
-
-/* ---- refused --------------------------------------------------------- */
-
-static void test_refuse_rss(void **state)
-{
-	(void)state;
-	l4_v4(TCP_V4_FLOW | FLOW_RSS);
-	refused(-EOPNOTSUPP, "RSS contexts are not supported");
-}
-
-static void test_refuse_ext(void **state)
-{
-	(void)state;
-	l4_v4(TCP_V4_FLOW | FLOW_EXT);
-	fs.m_ext.vlan_etype = htons(0x0001);
-	refused(-EOPNOTSUPP, NO_EXT);
-
-	l4_v4(TCP_V4_FLOW | FLOW_EXT);
-	fs.m_ext.vlan_tci = htons(0x0fff);
-	refused(-EOPNOTSUPP, NO_EXT);
-
-	l4_v4(TCP_V4_FLOW | FLOW_EXT);
-	fs.m_ext.data[0] = htonl(1);
-	refused(-EOPNOTSUPP, NO_EXT);
-
-	l4_v4(TCP_V4_FLOW | FLOW_EXT);
-	fs.m_ext.data[1] = htonl(0x80000000);
-	refused(-EOPNOTSUPP, NO_EXT);
-
-	l4_v4(TCP_V4_FLOW | FLOW_MAC_EXT);
-	fs.m_ext.h_dest[0] = 0x01;
-	refused(-EOPNOTSUPP, NO_EXT);
-
-	l4_v4(TCP_V4_FLOW | FLOW_MAC_EXT);
-	fs.m_ext.h_dest[ETH_ALEN - 1] = 0x80;
-	refused(-EOPNOTSUPP, NO_EXT);
-}
-
-static void test_refuse_flow_type(void **state)
-{
-	(void)state;
-	spec(SCTP_V4_FLOW);
-	refused(-EOPNOTSUPP,
-		"flow type 0x3 not supported (tcp4 udp4 ip4 tcp6 udp6 ip6)");
-	spec(AH_ESP_V4_FLOW);
-	refused(-EOPNOTSUPP,
-		"flow type 0x4 not supported (tcp4 udp4 ip4 tcp6 udp6 ip6)");
-	spec(ESP_V6_FLOW);
-	refused(-EOPNOTSUPP,
-		"flow type 0xc not supported (tcp4 udp4 ip4 tcp6 udp6 ip6)");
-	spec(IPV4_FLOW);
-	refused(-EOPNOTSUPP,
-		"flow type 0x10 not supported (tcp4 udp4 ip4 tcp6 udp6 ip6)");
-	spec(ETHER_FLOW);
-	refused(-EOPNOTSUPP,
-		"flow type 0x12 not supported (tcp4 udp4 ip4 tcp6 udp6 ip6)");
-	spec(0);
-	refused(-EOPNOTSUPP,
-		"flow type 0 not supported (tcp4 udp4 ip4 tcp6 udp6 ip6)");
-	/* the type is named without its flags */
-	spec(SCTP_V6_FLOW | FLOW_EXT | FLOW_MAC_EXT);
-	refused(-EOPNOTSUPP,
-		"flow type 0x7 not supported (tcp4 udp4 ip4 tcp6 udp6 ip6)");
-}
-
-static void test_refuse_tos(void **state)
-{
-	(void)state;
-	l4_v4(TCP_V4_FLOW);
-	fs.m_u.tcp_ip4_spec.tos = 0xfc;
-	refused(-EOPNOTSUPP, NO_TOS);
-
-	l4_v4(UDP_V4_FLOW);
-	fs.m_u.udp_ip4_spec.tos = 0x01;
-	refused(-EOPNOTSUPP, NO_TOS);
-
-	user_v4(IPPROTO_TCP);
-	fs.m_u.usr_ip4_spec.tos = 0xff;
-	refused(-EOPNOTSUPP, NO_TOS);
-
-	l4_v6(TCP_V6_FLOW);
-	fs.m_u.tcp_ip6_spec.tclass = 0x80;
-	refused(-EOPNOTSUPP, NO_TOS);
-
-	l4_v6(UDP_V6_FLOW);
-	fs.m_u.udp_ip6_spec.tclass = 0xff;
-	refused(-EOPNOTSUPP, NO_TOS);
-
-	user_v6(IPPROTO_TCP);
-	fs.m_u.usr_ip6_spec.tclass = 0x04;
-	refused(-EOPNOTSUPP, NO_TOS);
-
-	/* a TOS value under no mask is no match */
-	l4_v4(TCP_V4_FLOW);
-	fs.h_u.tcp_ip4_spec.tos = 0x10;
-	want_v4(IPPROTO_TCP, 1);
-	accepted();
-}
-
-static void test_refuse_l4_bytes(void **state)
-{
-	(void)state;
-	user_v4(IPPROTO_UDP);
-	fs.m_u.usr_ip4_spec.l4_4_bytes = htonl(0xffff0000);
-	refused(-EOPNOTSUPP, NO_L4);
-
-	user_v6(IPPROTO_UDP);
-	fs.m_u.usr_ip6_spec.l4_4_bytes = htonl(1);
-	refused(-EOPNOTSUPP, NO_L4);
-}
-
-static void test_refuse_ip_ver(void **state)
-{
-	(void)state;
-	user_v4(IPPROTO_TCP);
-	fs.m_u.usr_ip4_spec.ip_ver = 0xff;
-	refused(-EINVAL, IP4_ONLY);
-
-	user_v4(IPPROTO_TCP);
-	fs.h_u.usr_ip4_spec.ip_ver = 6;
-	refused(-EINVAL, IP4_ONLY);
-}
-
-static void test_refuse_proto_mask(void **state)
-{
-	(void)state;
-	user_v4(IPPROTO_TCP);
-	fs.m_u.usr_ip4_spec.proto = 0x0f;
-	refused(-EINVAL, PROTO);
-
-	user_v6(IPPROTO_TCP);
-	fs.m_u.usr_ip6_spec.l4_proto = 0x80;
-	refused(-EINVAL, PROTO);
-}
-
-static void test_refuse_action(void **state)
-{
-	(void)state;
-	l4_v4(TCP_V4_FLOW);
-	fs.ring_cookie = RX_CLS_FLOW_WAKE;
-	refused(-EOPNOTSUPP, ACTION);
-
-	/* ethtool's "vf 0": VF field 1, queue 0 */
-	fs.ring_cookie = 1ULL << ETHTOOL_RX_FLOW_SPEC_RING_VF_OFF;
-	refused(-EOPNOTSUPP, ACTION);
-
-	fs.ring_cookie = ETHTOOL_RX_FLOW_SPEC_RING_VF | 1;
-	refused(-EOPNOTSUPP, ACTION);
-}
-
-static void test_refuse_queue(void **state)
-{
-	(void)state;
-	l4_v4(TCP_V4_FLOW);
-	fs.ring_cookie = NQ;
-	refused(-EINVAL, "queue 4 is beyond the 4 active queues (ethtool -L)");
-
-	fs.ring_cookie = ETHTOOL_RX_FLOW_SPEC_RING;
-	refused(-EINVAL,
-		"queue 4294967295 is beyond the 4 active queues (ethtool -L)");
-
 	fs.ring_cookie = 0;
 	refused_nq(0, -EINVAL,
 		   "queue 0 is beyond the 0 active queues (ethtool -L)");
 }
 
-/* Of several reasons, the first in the order of the checks is given. */
 static void test_refuse_order(void **state)
 {
 	(void)state;
@@ -787,30 +717,12 @@ static void test_loc_special_other(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_tcp4),
-		cmocka_unit_test(test_udp4),
-		cmocka_unit_test(test_tcp6),
-		cmocka_unit_test(test_udp6),
-		cmocka_unit_test(test_ip4),
-		cmocka_unit_test(test_ip6),
-		cmocka_unit_test(test_ip_proto_any),
 		cmocka_unit_test(test_masks_v4),
 		cmocka_unit_test(test_masks_v6),
 		cmocka_unit_test(test_match_all),
 		cmocka_unit_test(test_v4_reads_its_spec),
 		cmocka_unit_test(test_ext_unmatched),
-		cmocka_unit_test(test_drop),
-		cmocka_unit_test(test_queue),
-		cmocka_unit_test(test_location_not_read),
-		cmocka_unit_test(test_refuse_rss),
-		cmocka_unit_test(test_refuse_ext),
-		cmocka_unit_test(test_refuse_flow_type),
-		cmocka_unit_test(test_refuse_tos),
-		cmocka_unit_test(test_refuse_l4_bytes),
-		cmocka_unit_test(test_refuse_ip_ver),
-		cmocka_unit_test(test_refuse_proto_mask),
-		cmocka_unit_test(test_refuse_action),
-		cmocka_unit_test(test_refuse_queue),
+		cmocka_unit_test(test_queue_count),
 		cmocka_unit_test(test_refuse_order),
 		cmocka_unit_test(test_loc_given),
 		cmocka_unit_test(test_loc_beyond),
@@ -819,6 +731,9 @@ int main(void)
 		cmocka_unit_test(test_loc_full),
 		cmocka_unit_test(test_loc_special_other),
 	};
+	struct CMUnitTest table[ARRAY_SIZE(cases)];
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	CASE_TESTS(table, cases, test_case);
+	return cmocka_run_group_tests_name("npuep_ntuple cases", table, NULL, NULL) |
+	       cmocka_run_group_tests(tests, NULL, NULL);
 }
