@@ -6,7 +6,9 @@
  *
  *  - the register map (global, command channel, per port, per queue pair);
  *  - descriptor layouts for the receive (punt) and transmit rings;
- *  - the command and completion format of the command channel;
+ *  - the command and completion format of the command channel, and what
+ *    each opcode does to the device (npu_cmd_changes_tables(),
+ *    npu_cmd_reads_only());
  *  - punt reasons.
  *
  * The binding, how a backend hands the host its registers (an auxiliary
@@ -359,6 +361,49 @@ enum npu_cmd_opcode {
 	NPU_CMD_NTUPLE_ADD	= 24,	/* struct npu_cmd_ntuple */
 	NPU_CMD_NTUPLE_DEL	= 25,	/* struct npu_cmd_ntuple (port, loc) */
 };
+
+/**
+ * npu_cmd_changes_tables() - whether a command changes the device's tables
+ * @opcode: enum npu_cmd_opcode
+ *
+ * Return: true for the opcodes whose loss leaves the device's tables (fast
+ * path, ntuple) out of step with the host's.
+ */
+static inline bool npu_cmd_changes_tables(u16 opcode)
+{
+	switch (opcode) {
+	case NPU_CMD_CONN_CREATE:
+	case NPU_CMD_MFLOW_ATTACH:
+	case NPU_CMD_CONN_RECLAIM:
+	case NPU_CMD_MFLOW_INVALIDATE:
+	case NPU_CMD_FT_CONFIG:
+	case NPU_CMD_NTUPLE_ADD:
+	case NPU_CMD_NTUPLE_DEL:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/**
+ * npu_cmd_reads_only() - whether a command changes nothing in the device
+ * @opcode: enum npu_cmd_opcode
+ *
+ * Return: true for the opcodes that only read (firmware information,
+ * connection statistics) or do nothing: their loss costs nothing but the
+ * answer.
+ */
+static inline bool npu_cmd_reads_only(u16 opcode)
+{
+	switch (opcode) {
+	case NPU_CMD_NOP:
+	case NPU_CMD_FW_INFO:
+	case NPU_CMD_CONN_STATS:
+		return true;
+	default:
+		return false;
+	}
+}
 
 enum npu_cmd_status {
 	NPU_ST_OK		= 0,

@@ -86,49 +86,6 @@ static int npuep_cmd_status_to_errno(u16 status)
 	}
 }
 
-/**
- * npuep_cmd_changes_tables() - whether a command changes the device's tables
- * @opcode: enum npu_cmd_opcode
- *
- * Return: true for the opcodes whose loss leaves the device's tables (fast
- * path, ntuple) out of step with the host's.
- */
-bool npuep_cmd_changes_tables(u16 opcode)
-{
-	switch (opcode) {
-	case NPU_CMD_CONN_CREATE:
-	case NPU_CMD_MFLOW_ATTACH:
-	case NPU_CMD_CONN_RECLAIM:
-	case NPU_CMD_MFLOW_INVALIDATE:
-	case NPU_CMD_FT_CONFIG:
-	case NPU_CMD_NTUPLE_ADD:
-	case NPU_CMD_NTUPLE_DEL:
-		return true;
-	default:
-		return false;
-	}
-}
-
-/**
- * npuep_cmd_reads_only() - whether a command changes nothing in the device
- * @opcode: enum npu_cmd_opcode
- *
- * Return: true for the opcodes that only read (firmware information,
- * connection statistics) or do nothing: their loss costs nothing but the
- * answer, so their timeout is counted, not escalated.
- */
-bool npuep_cmd_reads_only(u16 opcode)
-{
-	switch (opcode) {
-	case NPU_CMD_NOP:
-	case NPU_CMD_FW_INFO:
-	case NPU_CMD_CONN_STATS:
-		return true;
-	default:
-		return false;
-	}
-}
-
 static void npuep_cmd_fill(struct npuep_cmdq *q, struct npu_cmd *slot,
 			   u16 opcode, u16 flags, const void *req, u16 req_len)
 {
@@ -286,7 +243,7 @@ static bool npuep_cmd_slot_done(struct npu_cmd *slot)
  */
 static void npuep_cmd_timed_out(struct npuep_dev *ndev, struct npuep_cmdq *q, u16 opcode)
 {
-	if (npuep_cmd_reads_only(opcode)) {
+	if (npu_cmd_reads_only(opcode)) {
 		q->read_timeouts++;
 		if (++q->read_misses < NPUEP_CMD_READ_MISSES)
 			return;
@@ -306,7 +263,7 @@ static void npuep_cmd_timed_out(struct npuep_dev *ndev, struct npuep_cmdq *q, u1
  * @resp_len: size of @resp; a shorter response is zero padded
  *
  * Sleeps; must not be called in atomic context.  A timeout of a command
- * that changes the device (npuep_cmd_reads_only() false) is a fault for the
+ * that changes the device (npu_cmd_reads_only() false) is a fault for the
  * observer (npuep_cmd_observe()), whose recovery resets the rings; a read's
  * is only counted (read_timeouts): the caller asks again later, and a
  * device that is slow, not stopped, costs no reset - unless it is the
@@ -386,7 +343,7 @@ bool npuep_cmdq_backlog_drop(struct npuep_cmdq *q)
 
 	lockdep_assert_held(&q->slot_lock);
 	list_for_each_entry_safe(p, tmp, &q->backlog, node) {
-		if (npuep_cmd_changes_tables(p->opcode))
+		if (npu_cmd_changes_tables(p->opcode))
 			tables = true;
 		list_del(&p->node);
 		kfree(p);

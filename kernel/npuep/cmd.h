@@ -210,8 +210,6 @@ void npuep_cmd_observe(struct npuep_dev *ndev,
 		       const struct npuep_cmd_observer *observer);
 void npuep_link_events_stop(struct npuep_dev *ndev);
 
-bool npuep_cmd_changes_tables(u16 opcode);
-bool npuep_cmd_reads_only(u16 opcode);
 int npuep_cmd_exec_ring(struct npuep_dev *ndev, u32 ring, u16 opcode,
 			const void *req, u16 req_len, void *resp, u16 resp_len);
 int npuep_cmd_backlog_wait(struct npuep_dev *ndev, u32 ring);
@@ -243,7 +241,7 @@ static inline int npuep_cmd_exec(struct npuep_dev *ndev, u16 opcode,
 				 const void *req, u16 req_len, void *resp,
 				 u16 resp_len)
 {
-	u32 ring = npuep_cmd_changes_tables(opcode) ? NPUEP_CMD_RING_NORMAL :
+	u32 ring = npu_cmd_changes_tables(opcode) ? NPUEP_CMD_RING_NORMAL :
 						      NPUEP_CMD_RING_HIGH;
 
 	return npuep_cmd_exec_ring(ndev, ring, opcode, req, req_len, resp,

@@ -97,7 +97,7 @@ bool npuep_cmd_completion_bad(struct npuep_dev *ndev, u32 ring,
 	dev_err_ratelimited(ndev->dev,
 			    "command %u seq %u on ring %u completed as opcode %u seq %u\n",
 			    opcode, seq, ring, got_op, got_seq);
-	if (npuep_cmd_changes_tables(opcode))
+	if (npu_cmd_changes_tables(opcode))
 		WRITE_ONCE(ndev->cmd_chk.resync, true);
 	npuep_cmd_fault(ndev, ring, opcode);
 	return true;

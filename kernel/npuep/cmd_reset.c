@@ -83,7 +83,7 @@ static int npuep_cmdq_reset(struct npuep_dev *ndev, u32 ring, bool *lost)
 			const struct npu_cmd *slot = &q->ring[i];
 
 			if (!(le16_to_cpu(READ_ONCE(slot->flags)) & NPU_CMD_F_DONE) &&
-			    npuep_cmd_changes_tables(le16_to_cpu(slot->opcode)))
+			    npu_cmd_changes_tables(le16_to_cpu(slot->opcode)))
 				*lost = true;
 		}
 		npuep_cmdq_program(ndev, ring);

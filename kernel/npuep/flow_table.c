@@ -116,7 +116,7 @@ void npuep_ft_unlock(struct npuep_ft *ft)
  */
 static void npuep_ft_cmd_lost(struct npuep_ft *ft, u32 ring, u16 op)
 {
-	if (!npuep_cmd_changes_tables(op))
+	if (!npu_cmd_changes_tables(op))
 		return;
 	ft->st.cmd_lost++;
 	WRITE_ONCE(ft->ndev->cmd_chk.resync, true);
