@@ -585,50 +585,6 @@ void npuep_cmdq_program(struct npuep_dev *ndev, u32 ring)
 	WRITE_ONCE(q->stopped_head, U32_MAX);
 }
 
-/**
- * npuep_cmd_port_cfg() - push a port's MTU and host-side state
- * @port: the port
- * @up: host side administratively up
- *
- * On the high ring (npuep_cmd_exec()).
- *
- * Return: 0 or a negative errno from npuep_cmd_exec().
- */
-int npuep_cmd_port_cfg(struct npuep_port *port, bool up)
-{
-	struct npu_cmd_port_cfg cfg = {
-		.port = cpu_to_le16(port->idx),
-		.mtu = cpu_to_le16(READ_ONCE(port->netdev->mtu)),
-		.up = up,
-	};
-
-	return npuep_cmd_exec(port->ndev, NPU_CMD_PORT_CFG, &cfg, sizeof(cfg),
-			      NULL, 0);
-}
-
-/**
- * npuep_cmd_coalesce() - set receive doorbell moderation
- * @port: the port
- * @queue: queue pair or NPU_COALESCE_ALL_QUEUES
- * @usecs: time limit, 0 = none
- * @frames: frame limit, 0 or 1 = a doorbell per frame
- *
- * Return: 0 or a negative errno from npuep_cmd_exec().
- */
-int npuep_cmd_coalesce(struct npuep_port *port, u16 queue, u32 usecs,
-		       u32 frames)
-{
-	struct npu_cmd_coalesce c = {
-		.port = cpu_to_le16(port->idx),
-		.queue = cpu_to_le16(queue),
-		.usecs = cpu_to_le32(usecs),
-		.frames = cpu_to_le32(frames),
-	};
-
-	return npuep_cmd_exec(port->ndev, NPU_CMD_COALESCE, &c, sizeof(c),
-			      NULL, 0);
-}
-
 static void npuep_cmdq_free(struct npuep_dev *ndev)
 {
 	size_t size = NPU_CMD_RING_SIZE * sizeof(struct npu_cmd);

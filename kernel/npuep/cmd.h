@@ -29,7 +29,6 @@
 #include "npu_hw.h"
 
 struct npuep_dev;
-struct npuep_port;
 
 /* A waited command waits this long for its completion before -ETIMEDOUT. */
 #define NPUEP_CMD_TIMEOUT_MS	2000
@@ -269,11 +268,6 @@ static inline int npuep_cmd_post_atomic(struct npuep_dev *ndev, u32 ring,
 	return npuep_cmd_post(ndev, ring, opcode, req, req_len,
 			      NPUEP_CMD_POST_ATOMIC);
 }
-
-/* Commands of their own. */
-int npuep_cmd_port_cfg(struct npuep_port *port, bool up);
-int npuep_cmd_coalesce(struct npuep_port *port, u16 queue, u32 usecs,
-		       u32 frames);
 
 /* Inside the channel only: cmd.c, cmd_check.c and cmd_reset.c. */
 void npuep_cmdq_program(struct npuep_dev *ndev, u32 ring);

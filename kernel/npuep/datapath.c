@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * npuep datapath: the queue pairs' rings, page_pool, NAPI, doorbell vectors
- * and the safety-net poll; receive is in rx.c, transmit in tx.c.
+ * npuep datapath: the queue pairs' rings, page_pool, NAPI, doorbell vectors,
+ * their moderation (NPU_CMD_COALESCE: ethtool -C, DIM) and the safety-net
+ * poll; receive is in rx.c, transmit in tx.c.
  *
  * Each queue pair has its own NAPI instance, its own vector and its own
  * budget: a pass over one queue never shares a budget with another, and a
@@ -22,6 +23,31 @@
 /* ------------------------------------------------------------------ */
 /* NAPI, vectors, poll                                                 */
 
+/**
+ * npuep_coalesce_push() - set a port's receive doorbell moderation
+ * @port: the port
+ * @queue: queue pair or NPU_COALESCE_ALL_QUEUES
+ * @usecs: time limit, 0 = none
+ * @frames: frame limit, 0 or 1 = a doorbell per frame
+ *
+ * Sends NPU_CMD_COALESCE on the high ring and waits for it (sleeps).
+ *
+ * Return: 0 or a negative errno from npuep_cmd_exec().
+ */
+int npuep_coalesce_push(struct npuep_port *port, u16 queue, u32 usecs,
+			u32 frames)
+{
+	struct npu_cmd_coalesce c = {
+		.port = cpu_to_le16(port->idx),
+		.queue = cpu_to_le16(queue),
+		.usecs = cpu_to_le32(usecs),
+		.frames = cpu_to_le32(frames),
+	};
+
+	return npuep_cmd_exec(port->ndev, NPU_CMD_COALESCE, &c, sizeof(c),
+			      NULL, 0);
+}
+
 static void npuep_dim_work(struct work_struct *work)
 {
 	struct dim *dim = container_of(work, struct dim, work);
@@ -29,7 +55,7 @@ static void npuep_dim_work(struct work_struct *work)
 	struct dim_cq_moder m;
 
 	m = net_dim_get_rx_moderation(dim->mode, dim->profile_ix);
-	npuep_cmd_coalesce(qp->port, qp->idx, m.usec, m.pkts);
+	npuep_coalesce_push(qp->port, qp->idx, m.usec, m.pkts);
 	dim->state = DIM_START_MEASURE;
 }
 
@@ -509,8 +535,8 @@ int npuep_dp_open(struct npuep_port *port)
 	}
 
 	if (!port->adaptive_rx)
-		npuep_cmd_coalesce(port, NPU_COALESCE_ALL_QUEUES,
-				   port->coal_usecs, port->coal_frames);
+		npuep_coalesce_push(port, NPU_COALESCE_ALL_QUEUES,
+				    port->coal_usecs, port->coal_frames);
 
 	spin_lock_irqsave(&ndev->poll_lock, flags);
 	/* Pairs with the acquire in npuep_xdp_xmit(). */

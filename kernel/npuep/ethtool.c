@@ -293,9 +293,9 @@ static int npuep_set_coalesce(struct net_device *netdev,
 	if (!adaptive &&
 	    (port->adaptive_rx || ec->rx_coalesce_usecs != port->coal_usecs ||
 	     ec->rx_max_coalesced_frames != port->coal_frames)) {
-		err = npuep_cmd_coalesce(port, NPU_COALESCE_ALL_QUEUES,
-					 ec->rx_coalesce_usecs,
-					 ec->rx_max_coalesced_frames);
+		err = npuep_coalesce_push(port, NPU_COALESCE_ALL_QUEUES,
+					  ec->rx_coalesce_usecs,
+					  ec->rx_max_coalesced_frames);
 		if (err) {
 			NL_SET_ERR_MSG_MOD(extack,
 					   "the coprocessor refused the moderation");

@@ -39,6 +39,23 @@ static void npuep_link_work(struct work_struct *work)
 			npuep_port_update_link(ndev->ports[p]);
 }
 
+/*
+ * Tell the device a port's MTU (the netdev's) and whether its host side
+ * is up (wire carrier on), with NPU_CMD_PORT_CFG on the high ring.
+ * Return: 0 or a negative errno from npuep_cmd_exec().
+ */
+static int npuep_port_cfg_push(struct npuep_port *port, bool up)
+{
+	struct npu_cmd_port_cfg cfg = {
+		.port = cpu_to_le16(port->idx),
+		.mtu = cpu_to_le16(READ_ONCE(port->netdev->mtu)),
+		.up = up,
+	};
+
+	return npuep_cmd_exec(port->ndev, NPU_CMD_PORT_CFG, &cfg, sizeof(cfg),
+			      NULL, 0);
+}
+
 static int npuep_open(struct net_device *netdev)
 {
 	struct npuep_port *port = netdev_priv(netdev);
@@ -49,7 +66,7 @@ static int npuep_open(struct net_device *netdev)
 	err = npuep_dp_open(port);
 	if (err)
 		return err;
-	err = npuep_cmd_port_cfg(port, true);
+	err = npuep_port_cfg_push(port, true);
 	if (err) {
 		netdev_err(netdev, "PORT_CFG up failed: %d\n", err);
 		npuep_dp_close(port);
@@ -62,7 +79,7 @@ static int npuep_stop(struct net_device *netdev)
 	struct npuep_port *port = netdev_priv(netdev);
 
 	if (!port->ndev->reloading)
-		npuep_cmd_port_cfg(port, false);
+		npuep_port_cfg_push(port, false);
 	npuep_dp_close(port);
 	return 0;
 }
@@ -93,7 +110,7 @@ static int npuep_change_mtu(struct net_device *netdev, int new_mtu)
 	} else {
 		WRITE_ONCE(netdev->mtu, new_mtu);
 	}
-	err = npuep_cmd_port_cfg(port, netif_running(netdev));
+	err = npuep_port_cfg_push(port, netif_running(netdev));
 	if (err) {
 		netdev_err(netdev, "PORT_CFG mtu %d failed: %d\n", new_mtu, err);
 		if (rebuild)
@@ -209,12 +226,12 @@ int npuep_port_open_all(struct npuep_dev *ndev)
 		}
 		if (!netif_running(port->netdev)) {
 			/* It may have been stopped during the reload. */
-			npuep_cmd_port_cfg(port, false);
+			npuep_port_cfg_push(port, false);
 			continue;
 		}
 		err = npuep_dp_open(port);
 		if (!err)
-			err = npuep_cmd_port_cfg(port, true);
+			err = npuep_port_cfg_push(port, true);
 		if (err) {
 			netdev_err(port->netdev, "reopen failed: %d\n", err);
 			if (!ret)
@@ -357,7 +374,7 @@ static int npuep_port_create(struct npuep_dev *ndev, u32 idx)
 	ndev->ports[idx] = port;
 	npuep_port_update_link(port);
 	/* The device starts with the ETH_DATA_LEN MTU and the host side down. */
-	npuep_cmd_port_cfg(port, false);
+	npuep_port_cfg_push(port, false);
 	return 0;
 
 err_dl_port:

@@ -305,6 +305,8 @@ void npuep_poll_timer_start(struct npuep_dev *ndev);
 void npuep_poll_init(struct npuep_dev *ndev);
 void npuep_qp_stats_read(struct npuep_qp *qp, struct npuep_qp_stats *out);
 void npuep_rss_default(struct npuep_port *port);
+int npuep_coalesce_push(struct npuep_port *port, u16 queue, u32 usecs,
+			u32 frames);
 extern const struct netdev_stat_ops npuep_stat_ops;
 
 /* rx.c */
