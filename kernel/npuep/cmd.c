@@ -66,6 +66,52 @@ void npuep_cmd_fault(struct npuep_dev *ndev, u32 ring, u16 opcode)
 		obs->fault(ndev, ring, opcode);
 }
 
+/*
+ * Act on a check's verdict (cmd_check.h) about @ring and @opcode (the
+ * command, or NPU_CMD_NOP for the ring itself).  A refusal fails the
+ * command; a ring the host can no longer trust is a fault for the
+ * observer, and where the command could have changed the device's tables,
+ * the next reset reports them lost.  Any context.
+ *
+ * Return: 0 for NPUEP_CMD_PASS, else -EIO.
+ */
+static int npuep_cmd_verdict_act(struct npuep_dev *ndev, u32 ring, u16 opcode,
+				 enum npuep_cmd_verdict verdict)
+{
+	if (likely(verdict == NPUEP_CMD_PASS))
+		return 0;
+	if (verdict == NPUEP_CMD_RING_LOST) {
+		if (npu_cmd_changes_tables(opcode))
+			WRITE_ONCE(ndev->cmd_chk.resync, true);
+		npuep_cmd_fault(ndev, ring, opcode);
+	}
+	return -EIO;
+}
+
+/*
+ * Read @ring's HEAD and check it (npuep_cmdq_head_check()): a head that
+ * runs ahead of the tail is a fault, for the host no longer knows which
+ * slots the device has read.  slot_lock held; never sleeps.
+ *
+ * Return: 0, or -EIO.
+ */
+static int npuep_cmdq_head_read(struct npuep_dev *ndev, u32 ring, u32 *headp)
+{
+	struct npuep_cmdq *q = &ndev->cmd.q[ring];
+	enum npuep_cmd_verdict verdict;
+	u32 head;
+	int err;
+
+	lockdep_assert_held(&q->slot_lock);
+	head = npuep_rd32(ndev, NPU_REG_CMDQ(ring) + NPU_CMDQ_HEAD);
+	verdict = npuep_cmdq_head_check(&ndev->cmd_chk, ndev->dev, ring,
+					q->tail, head);
+	err = npuep_cmd_verdict_act(ndev, ring, NPU_CMD_NOP, verdict);
+	if (!err)
+		*headp = head;
+	return err;
+}
+
 static int npuep_cmd_status_to_errno(u16 status)
 {
 	switch (status) {
@@ -278,6 +324,7 @@ static void npuep_cmd_timed_out(struct npuep_dev *ndev, struct npuep_cmdq *q, u1
 int npuep_cmd_exec_ring(struct npuep_dev *ndev, u32 ring, u16 opcode,
 			const void *req, u16 req_len, void *resp, u16 resp_len)
 {
+	enum npuep_cmd_verdict verdict;
 	struct npuep_cmdq *q;
 	unsigned long deadline;
 	struct npu_cmd *slot;
@@ -320,14 +367,18 @@ int npuep_cmd_exec_ring(struct npuep_dev *ndev, u32 ring, u16 opcode,
 	/* DONE is written last: read the rest after it. */
 	dma_rmb();
 
-	if (npuep_cmd_completion_bad(ndev, ring, slot, opcode, seq)) {
-		err = -EIO;
+	verdict = npuep_cmd_completion_check(&ndev->cmd_chk, ndev->dev, ring,
+					     slot, opcode, seq);
+	err = npuep_cmd_verdict_act(ndev, ring, opcode, verdict);
+	if (err)
 		goto out;
-	}
 	err = npuep_cmd_status_to_errno(le16_to_cpu(slot->status));
-	if (!err && resp)
-		err = npuep_cmd_resp_copy(ndev, slot, opcode, req, req_len,
-					  resp, resp_len);
+	if (!err && resp) {
+		verdict = npuep_cmd_resp_copy(&ndev->cmd_chk, ndev->dev, slot,
+					      opcode, req, req_len, resp,
+					      resp_len);
+		err = npuep_cmd_verdict_act(ndev, ring, opcode, verdict);
+	}
 out:
 	WRITE_ONCE(q->held, NPU_CMD_RING_SIZE);
 out_unlocked:

@@ -11,10 +11,14 @@
  *   npuep_cmd_post()			one command, not waited for
  *   npuep_cmd_reset()			both rings reset (health recovery)
  *   npuep_cmd_state()			a ring's state and counters
+ *   npuep_cmd_observe()		the one observer of its faults
+ *   npuep_cmd_fault()			a fault seen by a caller (a table
+ *					command that never reached a ring)
  *
- * It calls no one: a fault it sees (a command that changes the device
- * timed out, the device wrote what the rings cannot be trusted after) goes
- * to the observer registered with npuep_cmd_observe().
+ * It builds no command and calls no one: a fault it sees (a command that
+ * changes the device timed out, the device wrote what the rings cannot be
+ * trusted after: cmd_check.c's verdicts) goes to the observer registered
+ * with npuep_cmd_observe().
  */
 #ifndef _NPUEP_CMD_H
 #define _NPUEP_CMD_H
@@ -27,6 +31,7 @@
 #include <linux/workqueue.h>
 
 #include "npu_hw.h"
+#include "cmd_check.h"
 
 struct npuep_dev;
 
@@ -129,31 +134,6 @@ struct npuep_cmd {
 };
 
 /**
- * struct npuep_cmd_checks - what the command channel refused from the device
- * @bad_seq: waited completions carrying another sequence number
- * @bad_opcode: waited completions carrying another opcode
- * @bad_head: HEAD reads outside the window from the last head read to the
- *	host's tail (a head that runs ahead of the tail)
- * @bad_stats_count: NPU_CMD_CONN_STATS answers with more entries than
- *	asked for, or than their length holds
- * @bad_stats_conn: NPU_CMD_CONN_STATS answers with an entry outside the
- *	indices asked for, or out of order
- * @head_seen: per ring, the last HEAD read that passed (under the ring's
- *	slot_lock)
- * @resync: a command that changes the device's tables completed
- *	inconsistently: the next ring reset reports the tables lost
- */
-struct npuep_cmd_checks {
-	atomic64_t bad_seq;
-	atomic64_t bad_opcode;
-	atomic64_t bad_head;
-	atomic64_t bad_stats_count;
-	atomic64_t bad_stats_conn;
-	u32 head_seen[NPU_CMD_RINGS];
-	bool resync;
-};
-
-/**
  * struct npuep_cmd_ring_state - a ring as npuep_cmd_state() reads it
  * @head: the device's head (as read: untrusted)
  * @tail: the host's tail
@@ -207,6 +187,7 @@ int npuep_cmd_init(struct npuep_dev *ndev);
 void npuep_cmd_fini(struct npuep_dev *ndev);
 void npuep_cmd_observe(struct npuep_dev *ndev,
 		       const struct npuep_cmd_observer *observer);
+void npuep_cmd_fault(struct npuep_dev *ndev, u32 ring, u16 opcode);
 void npuep_link_events_stop(struct npuep_dev *ndev);
 
 int npuep_cmd_exec_ring(struct npuep_dev *ndev, u32 ring, u16 opcode,
@@ -269,16 +250,8 @@ static inline int npuep_cmd_post_atomic(struct npuep_dev *ndev, u32 ring,
 			      NPUEP_CMD_POST_ATOMIC);
 }
 
-/* Inside the channel only: cmd.c, cmd_check.c and cmd_reset.c. */
+/* Inside the channel only: cmd.c and cmd_reset.c. */
 void npuep_cmdq_program(struct npuep_dev *ndev, u32 ring);
 bool npuep_cmdq_backlog_drop(struct npuep_cmdq *q);
-void npuep_cmd_fault(struct npuep_dev *ndev, u32 ring, u16 opcode);
-bool npuep_cmdq_head_ok(struct npuep_dev *ndev, u32 ring, u32 head);
-int npuep_cmdq_head_read(struct npuep_dev *ndev, u32 ring, u32 *headp);
-bool npuep_cmd_completion_bad(struct npuep_dev *ndev, u32 ring,
-			      const struct npu_cmd *slot, u16 opcode, u16 seq);
-int npuep_cmd_resp_copy(struct npuep_dev *ndev, const struct npu_cmd *slot,
-			u16 opcode, const void *req, u16 req_len, void *resp,
-			u16 resp_len);
 
 #endif /* _NPUEP_CMD_H */

@@ -71,7 +71,8 @@ static int npuep_cmdq_reset(struct npuep_dev *ndev, u32 ring, bool *lost)
 		err = -ENODEV;
 	} else {
 		head = npuep_rd32(ndev, NPU_REG_CMDQ(ring) + NPU_CMDQ_HEAD);
-		if (!npuep_cmdq_head_ok(ndev, ring, head)) {
+		if (!npuep_cmdq_head_ok(ndev->cmd_chk.head_seen[ring],
+					q->tail, head)) {
 			atomic64_inc(&ndev->cmd_chk.bad_head);
 			*lost = true;	/* untrusted: assume the worst */
 		}
