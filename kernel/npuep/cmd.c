@@ -112,26 +112,6 @@ static int npuep_cmdq_head_read(struct npuep_dev *ndev, u32 ring, u32 *headp)
 	return err;
 }
 
-static int npuep_cmd_status_to_errno(u16 status)
-{
-	switch (status) {
-	case NPU_ST_OK:
-		return 0;
-	case NPU_ST_BAD_OPCODE:
-		return -EOPNOTSUPP;
-	case NPU_ST_BAD_PARAM:
-		return -EINVAL;
-	case NPU_ST_NO_SPACE:
-		return -ENOSPC;
-	case NPU_ST_BUSY:
-		return -EBUSY;
-	case NPU_ST_NOT_FOUND:
-		return -ENOENT;
-	default:
-		return -EIO;
-	}
-}
-
 static void npuep_cmd_fill(struct npuep_cmdq *q, struct npu_cmd *slot,
 			   u16 opcode, u16 flags, const void *req, u16 req_len)
 {
@@ -372,7 +352,7 @@ int npuep_cmd_exec_ring(struct npuep_dev *ndev, u32 ring, u16 opcode,
 	err = npuep_cmd_verdict_act(ndev, ring, opcode, verdict);
 	if (err)
 		goto out;
-	err = npuep_cmd_status_to_errno(le16_to_cpu(slot->status));
+	err = npuep_cmd_status_errno(le16_to_cpu(slot->status));
 	if (!err && resp) {
 		verdict = npuep_cmd_resp_copy(&ndev->cmd_chk, ndev->dev, slot,
 					      opcode, req, req_len, resp,

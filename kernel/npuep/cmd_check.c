@@ -8,7 +8,8 @@
  * verdict (cmd_check.h) that the channel acts on: where the ring itself
  * can no longer be trusted, the channel tells its observer (the "cmd"
  * health reporter, whose recovery resets the rings).  The checks know the
- * rings only by the values they are given.
+ * rings only by the values they are given.  A completion's status becomes
+ * an errno here too (npuep_cmd_status_errno()).
  */
 #include <linux/device.h>
 #include <linux/log2.h>
@@ -100,6 +101,34 @@ enum npuep_cmd_verdict npuep_cmd_completion_check(struct npuep_cmd_checks *chk,
 			    "command %u seq %u on ring %u completed as opcode %u seq %u\n",
 			    opcode, seq, ring, got_op, got_seq);
 	return NPUEP_CMD_RING_LOST;
+}
+
+/**
+ * npuep_cmd_status_errno() - a completed command's status as an errno
+ * @status: enum npu_cmd_status, as the device wrote it
+ *
+ * Return: 0 for NPU_ST_OK, the errno of a refusal the driver knows, or
+ * -EIO for any other status (NPU_ST_FW_FAULT, or a value npu_hw.h does
+ * not define).
+ */
+int npuep_cmd_status_errno(u16 status)
+{
+	switch (status) {
+	case NPU_ST_OK:
+		return 0;
+	case NPU_ST_BAD_OPCODE:
+		return -EOPNOTSUPP;
+	case NPU_ST_BAD_PARAM:
+		return -EINVAL;
+	case NPU_ST_NO_SPACE:
+		return -ENOSPC;
+	case NPU_ST_BUSY:
+		return -EBUSY;
+	case NPU_ST_NOT_FOUND:
+		return -ENOENT;
+	default:
+		return -EIO;
+	}
 }
 
 /*

@@ -65,6 +65,7 @@ enum npuep_cmd_verdict npuep_cmd_completion_check(struct npuep_cmd_checks *chk,
 						  struct device *dev, u32 ring,
 						  const struct npu_cmd *slot,
 						  u16 opcode, u16 seq);
+int npuep_cmd_status_errno(u16 status);
 enum npuep_cmd_verdict npuep_cmd_resp_copy(struct npuep_cmd_checks *chk,
 					   struct device *dev,
 					   const struct npu_cmd *slot,
