@@ -5,7 +5,7 @@
  *
  * Per ring, one waited command is in flight at a time (the ring's mutex);
  * posted commands (NPU_CMD_F_POSTED) are not waited for and may be posted
- * from NAPI (npuep_cmd_post_atomic()).  The slot_lock spinlock guards the
+ * from NAPI (npuep_cmd_batch_add()).  The slot_lock spinlock guards the
  * tail, the sequence and the slots themselves.  The slot is written, the
  * doorbell rung, and a waiting caller sleeps until the device sets
  * NPU_CMD_F_DONE in the slot; the command vector (vector 0) wakes it.  The
@@ -230,14 +230,27 @@ static int npuep_cmdq_slot(struct npuep_dev *ndev, u32 ring,
 	return err;
 }
 
-static void npuep_cmdq_ring_doorbell(struct npuep_dev *ndev, u32 ring)
+/* Tell the device of the slots filled up to the tail; slot_lock held. */
+static void npuep_cmdq_doorbell(struct npuep_dev *ndev, u32 ring)
 {
-	struct npuep_cmdq *q = &ndev->cmd.q[ring];
-
 	/* Slot contents before the doorbell. */
 	dma_wmb();
+	npuep_wr32(ndev, NPU_REG_CMDQ(ring) + NPU_CMDQ_TAIL,
+		   ndev->cmd.q[ring].tail);
+}
+
+/*
+ * Fill @slot, the one at the tail, with a posted command and move the tail
+ * on; the doorbell is the caller's.  slot_lock held.
+ */
+static void npuep_cmdq_fill_posted(struct npuep_cmdq *q, struct npu_cmd *slot,
+				   u16 opcode, const void *req, u16 req_len)
+{
+	lockdep_assert_held(&q->slot_lock);
+	npuep_cmd_fill(q, slot, opcode, NPU_CMD_F_POSTED, req, req_len);
+	q->posted_slots |= BIT(q->tail);
+	q->posted++;
 	q->tail = (q->tail + 1) % NPU_CMD_RING_SIZE;
-	npuep_wr32(ndev, NPU_REG_CMDQ(ring) + NPU_CMDQ_TAIL, q->tail);
 }
 
 /* Fill @slot with a posted command and ring the doorbell; slot_lock held. */
@@ -245,13 +258,8 @@ static void npuep_cmdq_put_posted(struct npuep_dev *ndev, u32 ring,
 				  struct npu_cmd *slot, u16 opcode,
 				  const void *req, u16 req_len)
 {
-	struct npuep_cmdq *q = &ndev->cmd.q[ring];
-
-	lockdep_assert_held(&q->slot_lock);
-	npuep_cmd_fill(q, slot, opcode, NPU_CMD_F_POSTED, req, req_len);
-	q->posted_slots |= BIT(q->tail);
-	q->posted++;
-	npuep_cmdq_ring_doorbell(ndev, ring);
+	npuep_cmdq_fill_posted(&ndev->cmd.q[ring], slot, opcode, req, req_len);
+	npuep_cmdq_doorbell(ndev, ring);
 }
 
 static bool npuep_cmd_slot_done(struct npu_cmd *slot)
@@ -323,7 +331,8 @@ int npuep_cmd_exec_ring(struct npuep_dev *ndev, u32 ring, u16 opcode,
 	seq = q->seq;
 	/* Posters skip this slot until its response is read. */
 	q->held = q->tail;
-	npuep_cmdq_ring_doorbell(ndev, ring);
+	q->tail = (q->tail + 1) % NPU_CMD_RING_SIZE;
+	npuep_cmdq_doorbell(ndev, ring);
 	spin_unlock_bh(&q->slot_lock);
 
 	deadline = jiffies + msecs_to_jiffies(NPUEP_CMD_TIMEOUT_MS);
@@ -557,19 +566,19 @@ int npuep_cmd_backlog_wait(struct npuep_dev *ndev, u32 ring)
  * @req_len: request length (at most NPU_CMD_DATA_LEN)
  * @mode: what a full ring (or one with a backlog: commands keep ring
  *	order) does: NPUEP_CMD_POST_WAIT sleeps until the device frees a slot;
- *	NPUEP_CMD_POST_ATOMIC never sleeps and fails; NPUEP_CMD_POST_BACKLOG
- *	never sleeps and queues the command in the ring's backlog, which a
- *	work item moves into the ring in order as the device frees slots
- *	(for callers that hold a lock the device must not extend: the flow
- *	table's, seed 004)
+ *	NPUEP_CMD_POST_BACKLOG never sleeps and queues the command in the
+ *	ring's backlog, which a work item moves into the ring in order as the
+ *	device frees slots (for callers that hold a lock the device must not
+ *	extend: the flow table's, seed 004)
  *
  * The device executes the command in ring order and raises no completion
  * event; its status is checked when its slot is reused (posted_failed).
  *
  * Return: 0 once the command is in the ring, NPUEP_CMD_BACKLOGGED once it
- * is in the backlog; -EBUSY (NPUEP_CMD_POST_ATOMIC) while the ring is
- * full; -ENOBUFS with NPUEP_CMD_BACKLOG_MAX commands queued, -ENOMEM, or
- * another negative errno.
+ * is in the backlog; -EBUSY (NPUEP_CMD_POST_WAIT) when the device has not
+ * moved its head for NPUEP_CMD_TIMEOUT_MS; -ENOBUFS with
+ * NPUEP_CMD_BACKLOG_MAX commands queued, -ENOMEM, or another negative
+ * errno.
  */
 int npuep_cmd_post(struct npuep_dev *ndev, u32 ring, u16 opcode,
 		   const void *req, u16 req_len, enum npuep_cmd_post_mode mode)
@@ -591,12 +600,67 @@ int npuep_cmd_post(struct npuep_dev *ndev, u32 ring, u16 opcode,
 	}
 	if (!err)
 		npuep_cmdq_put_posted(ndev, ring, slot, opcode, req, req_len);
-	else if (err == -EAGAIN && mode == NPUEP_CMD_POST_BACKLOG)
+	else if (err == -EAGAIN)	/* NPUEP_CMD_POST_BACKLOG */
 		err = npuep_cmdq_backlog_add(q, opcode, req, req_len);
-	else if (err == -EAGAIN)
-		err = -EBUSY;
 	spin_unlock_bh(&q->slot_lock);
 	return err;
+}
+
+/**
+ * npuep_cmd_batch_add() - put one posted command into a batch's ring
+ * @b: the batch (npuep_cmd_batch_init())
+ * @opcode: enum npu_cmd_opcode
+ * @req: request payload
+ * @req_len: request length (at most NPU_CMD_DATA_LEN)
+ *
+ * Posts the command (as npuep_cmd_post()) without sleeping and without
+ * queueing it behind a full ring, callable from NAPI; the doorbell waits
+ * for npuep_cmd_batch_end(): the commands of a batch reach the device
+ * with one doorbell.  The first add takes the ring's slot_lock, which the
+ * batch holds until its end.
+ *
+ * Return: 0 once the command is in the ring, -EBUSY while the ring is full
+ * (or has a backlog), or another negative errno.
+ */
+int npuep_cmd_batch_add(struct npuep_cmd_batch *b, u16 opcode,
+			const void *req, u16 req_len)
+{
+	struct npuep_dev *ndev = b->ndev;
+	struct npu_cmd *slot;
+	struct npuep_cmdq *q;
+	int err;
+
+	if (req_len > NPU_CMD_DATA_LEN || b->ring >= NPU_CMD_RINGS)
+		return -EINVAL;
+	q = &ndev->cmd.q[b->ring];
+	if (!b->locked) {
+		spin_lock_bh(&q->slot_lock);
+		b->locked = true;
+	}
+	err = npuep_cmdq_try_slot_ordered(ndev, b->ring, &slot);
+	if (err)
+		return err == -EAGAIN ? -EBUSY : err;
+	npuep_cmdq_fill_posted(q, slot, opcode, req, req_len);
+	b->n++;
+	return 0;
+}
+
+/**
+ * npuep_cmd_batch_end() - ring a batch's doorbell once, and let its ring go
+ * @b: the batch; it may be used again, empty
+ */
+void npuep_cmd_batch_end(struct npuep_cmd_batch *b)
+{
+	struct npuep_cmdq *q;
+
+	if (!b->locked)
+		return;
+	q = &b->ndev->cmd.q[b->ring];
+	if (b->n)
+		npuep_cmdq_doorbell(b->ndev, b->ring);
+	spin_unlock_bh(&q->slot_lock);
+	b->locked = false;
+	b->n = 0;
 }
 
 /* Program @ring's slots into the device, emptied; its tail from the device's head. */

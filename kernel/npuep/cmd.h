@@ -9,6 +9,7 @@
  *   npuep_cmd_init(), npuep_cmd_fini()	the rings and the vector
  *   npuep_cmd_exec()			one command, waited for
  *   npuep_cmd_post()			one command, not waited for
+ *   npuep_cmd_batch_*()		posted commands under one doorbell
  *   npuep_cmd_reset()			both rings reset (health recovery)
  *   npuep_cmd_state()			a ring's state and counters
  *   npuep_cmd_observe()		the one observer of its faults
@@ -53,7 +54,7 @@ enum npuep_cmd_ring {
  * struct npuep_cmdq - one command ring
  * @lock: one waited command at a time
  * @slot_lock: the tail, sequence, posted_slots and slot writes (taken in
- *	NAPI by npuep_cmd_post_atomic())
+ *	NAPI by npuep_cmd_batch_add())
  * @held: slot whose response a waited command has yet to read, or
  *	NPU_CMD_RING_SIZE
  * @ring: the slots (coherent DMA)
@@ -173,15 +174,32 @@ struct npuep_cmd_slot_state {
 	u16 status;
 };
 
-/* How npuep_cmd_post() treats a full ring. */
+/*
+ * How npuep_cmd_post() treats a full ring.  A post that neither sleeps nor
+ * queues (NAPI) goes in a batch: npuep_cmd_batch_add().
+ */
 enum npuep_cmd_post_mode {
 	NPUEP_CMD_POST_WAIT,	/* sleep until the device frees a slot */
-	NPUEP_CMD_POST_ATOMIC,	/* never sleep: -EBUSY */
 	NPUEP_CMD_POST_BACKLOG,	/* never sleep: queue it behind the ring */
 };
 
 /* npuep_cmd_post() with NPUEP_CMD_POST_BACKLOG: queued behind a full ring */
 #define NPUEP_CMD_BACKLOGGED	1
+
+/**
+ * struct npuep_cmd_batch - posted commands that reach the device with one
+ *	doorbell (npuep_cmd_batch_add(), npuep_cmd_batch_end())
+ * @ndev: the coprocessor
+ * @ring: enum npuep_cmd_ring
+ * @n: commands put into the ring since the last doorbell
+ * @locked: the batch holds the ring's slot_lock
+ */
+struct npuep_cmd_batch {
+	struct npuep_dev *ndev;
+	u32 ring;
+	u32 n;
+	bool locked;
+};
 
 int npuep_cmd_init(struct npuep_dev *ndev);
 void npuep_cmd_fini(struct npuep_dev *ndev);
@@ -195,6 +213,9 @@ int npuep_cmd_exec_ring(struct npuep_dev *ndev, u32 ring, u16 opcode,
 int npuep_cmd_backlog_wait(struct npuep_dev *ndev, u32 ring);
 int npuep_cmd_post(struct npuep_dev *ndev, u32 ring, u16 opcode,
 		   const void *req, u16 req_len, enum npuep_cmd_post_mode mode);
+int npuep_cmd_batch_add(struct npuep_cmd_batch *b, u16 opcode,
+			const void *req, u16 req_len);
+void npuep_cmd_batch_end(struct npuep_cmd_batch *b);
 int npuep_cmd_reset(struct npuep_dev *ndev, bool *lost);
 void npuep_cmd_state(struct npuep_dev *ndev, u32 ring,
 		     struct npuep_cmd_ring_state *st);
@@ -229,25 +250,20 @@ static inline int npuep_cmd_exec(struct npuep_dev *ndev, u16 opcode,
 }
 
 /**
- * npuep_cmd_post_atomic() - post one command from atomic context
+ * npuep_cmd_batch_init() - start an empty batch of posted commands
+ * @b: the batch
  * @ndev: the coprocessor
  * @ring: enum npuep_cmd_ring
- * @opcode: enum npu_cmd_opcode
- * @req: request payload
- * @req_len: request length
  *
- * npuep_cmd_post() that never sleeps: callable from NAPI.  A full ring is
- * reported, not waited for; the caller falls back to process context.
- *
- * Return: 0 once the command is in the ring, -EBUSY when the ring is full,
- * or another negative errno.
+ * Takes nothing yet: a batch that adds no command costs no lock.
  */
-static inline int npuep_cmd_post_atomic(struct npuep_dev *ndev, u32 ring,
-					u16 opcode, const void *req,
-					u16 req_len)
+static inline void npuep_cmd_batch_init(struct npuep_cmd_batch *b,
+					struct npuep_dev *ndev, u32 ring)
 {
-	return npuep_cmd_post(ndev, ring, opcode, req, req_len,
-			      NPUEP_CMD_POST_ATOMIC);
+	b->ndev = ndev;
+	b->ring = ring;
+	b->n = 0;
+	b->locked = false;
 }
 
 /* Inside the channel only: cmd.c and cmd_reset.c. */

@@ -124,7 +124,8 @@ struct npuep_ft_stats {
  * @area_dma: its DMA address
  * @area_n: its entries, @conn_max
  * @revive_work: sends the revives the receive path could not post
- * @revived_rx: revives posted straight from the receive path
+ * @revived_rx: revives the receive path posted itself (at the end of a
+ *	NAPI pass)
  * @revive_deferred: revives left to @revive_work (high ring full)
  * @dq_lock: guards @dq, @dq_head, @dq_len
  * @dq: posted DESTROYs' keys waiting for @destroy_work (a ring of
@@ -181,7 +182,7 @@ int npuep_flow_resize_begin(struct npuep_dev *ndev, u32 conns, u32 mflows,
 			    struct netlink_ext_ack *extack);
 int npuep_flow_resize(struct npuep_dev *ndev, u32 conns, u32 mflows,
 		      bool *replaced);
-void npuep_flow_revive(struct npuep_dev *ndev, u32 conn);
+void npuep_flow_revive(struct npuep_dev *ndev, const u32 *conns, u32 n);
 int npuep_flow_sset_count(void);
 void npuep_flow_get_strings(u8 **data);
 void npuep_flow_get_stats(struct npuep_port *port, u64 **data);

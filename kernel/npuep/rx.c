@@ -7,7 +7,8 @@
  * Each buffer is one page_pool page of 2^order pages with
  * NPUEP_RX_HEADROOM in front of the frame, so it becomes an skb head
  * (napi_build_skb) or an xdp_buff without a copy.  The ring is refilled and
- * its doorbell rung once per NAPI pass.
+ * its doorbell rung once per NAPI pass; the given-back connections a pass
+ * saw are revived once, at its end.
  */
 #include <linux/etherdevice.h>
 #include <linux/skbuff.h>
@@ -113,6 +114,27 @@ struct npuep_rx_pass {
 	u64 bad_conn;
 	u64 punt[NPU_PUNT_MAX];
 };
+
+/* The connections of one pass's frames punted not active, in order. */
+struct npuep_rx_revives {
+	u32 n;
+	u32 conn[NPUEP_RX_BUDGET_MAX];
+};
+
+/*
+ * Note a frame punted not active: its connection is revived at the end of
+ * the pass (npuep_flow_revive()), or now if a pass ever took more frames
+ * than @rv holds.
+ */
+static void npuep_rx_revive_note(struct npuep_qp *qp,
+				 struct npuep_rx_revives *rv, u32 conn)
+{
+	if (unlikely(rv->n == ARRAY_SIZE(rv->conn))) {
+		npuep_flow_revive(qp->port->ndev, rv->conn, rv->n);
+		rv->n = 0;
+	}
+	rv->conn[rv->n++] = conn;
+}
 
 /*
  * Read a completed descriptor once, into @d, and check what the device
@@ -242,8 +264,10 @@ int npuep_rx_clean(struct npuep_qp *qp, int limit)
 	u32 mask = qp->rx_size - 1;
 	struct npuep_rx_pass pass = {};
 	struct npuep_xdp_ctx xc = {};
+	struct npuep_rx_revives rv;
 	int done = 0;
 
+	rv.n = 0;
 	xc.prog = READ_ONCE(port->xdp_prog);
 
 	while (done < limit) {
@@ -279,9 +303,9 @@ int npuep_rx_clean(struct npuep_qp *qp, int limit)
 		pass.packets++;
 		pass.bytes += len;
 		pass.punt[d.reason]++;
-		/* A given-back connection: revive it in place, now. */
+		/* A given-back connection: revived in place after the loop. */
 		if (unlikely(d.reason == NPU_PUNT_NOT_ACTIVE))
-			npuep_flow_revive(port->ndev, le32_to_cpu(d.conn));
+			npuep_rx_revive_note(qp, &rv, le32_to_cpu(d.conn));
 
 		offset = NPUEP_RX_HEADROOM;
 		metasize = 0;
@@ -296,6 +320,10 @@ int npuep_rx_clean(struct npuep_qp *qp, int limit)
 
 	if (xc.prog)
 		npuep_xdp_rx_done(qp, &xc);
+
+	/* One revive post per pass, under one doorbell of the command ring. */
+	if (unlikely(rv.n))
+		npuep_flow_revive(port->ndev, rv.conn, rv.n);
 
 	/* One doorbell per pass. */
 	npuep_rx_refill(qp, GFP_ATOMIC);
