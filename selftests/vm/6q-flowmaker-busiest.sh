@@ -53,37 +53,52 @@ stop_load() {
 	ip netns pids far | xargs -r kill 2>/dev/null
 	sleep 1
 }
-# stream_bytes: the streams' bytes (port 5201, both ways) the host's
-# forward hook counted (the counter "streams" in fm_firewall's table; 0
-# without it)
+# stream_bytes [far]: the streams' data bytes (to port 5201) the host's
+# forward hook counted (the counter "streams" in fm_firewall's table), or
+# with "far" those far's input hook took (its own table's); 0 without it
 stream_bytes() {
 	local b
-	b=$(nft -j list counter inet fw streams 2>/dev/null |
-		jq '[.nftables[].counter? | select(.) | .bytes] | add // 0')
+	if [ "${1:-}" = far ]; then
+		b=$(ip netns exec far nft -j list counter inet count streams 2>/dev/null)
+	else
+		b=$(nft -j list counter inet fw streams 2>/dev/null)
+	fi
+	b=$(echo "$b" | jq '[.nftables[]?.counter? | select(.) | .bytes] | add // 0' 2>/dev/null)
 	echo "${b:-0}"
 }
 # share LABEL SECONDS: over SECONDS, SH, the host's share of all the bytes
-# far received, and SS, the host's share of the streams' (what it forwarded
-# of them against what far received), both in parts per 10,000.  The host
-# carries the waiting slow connections' 2 kB/s each whatever is made, and
-# under TCG the streams run at 5-15 MB/s from run to run, so SH moves with
-# the emulator's speed; SS is the streams' own.
+# far received, and SS, the host's share of the streams' data bytes (what
+# it forwarded of them against what far took of them), both in parts per
+# 10,000.  The host carries the waiting slow connections' 2 kB/s each
+# whatever is made, and under TCG the streams run at 5-15 MB/s from run to
+# run, so SH moves with the emulator's speed; SS is the streams' own.
 share() {
-	local h0 f0 s0 h f s of=""
-	h0=$(host_bytes) f0=$(far_bytes) s0=$(stream_bytes)
+	local h0 f0 s0 t0 h f s t of=""
+	h0=$(host_bytes) f0=$(far_bytes) s0=$(stream_bytes) t0=$(stream_bytes far)
 	sleep "$2"
-	h=$(( $(host_bytes) - h0 )) f=$(( $(far_bytes) - f0 )) s=$(( $(stream_bytes) - s0 ))
-	SH=$(( f ? h * 10000 / f : 10000 )) SS=$(( f ? s * 10000 / f : 10000 ))
-	nft list counter inet fw streams >/dev/null 2>&1 && of=", of the streams' $s ($SS / 10,000)"
+	h=$(( $(host_bytes) - h0 )) f=$(( $(far_bytes) - f0 ))
+	s=$(( $(stream_bytes) - s0 )) t=$(( $(stream_bytes far) - t0 ))
+	SH=$(( f ? h * 10000 / f : 10000 )) SS=$(( t ? s * 10000 / t : 10000 ))
+	nft list counter inet fw streams >/dev/null 2>&1 &&
+		of="; of the streams' $t bytes far took, the host forwarded $s ($SS / 10,000)"
 	diag "$1: far received $f bytes in $2 s, the host took $h ($SH / 10,000)$of"
 }
 
 fm_setup_table $T
-# the streams' counter, before any connection is made (npuflowd takes
-# every connection back on a ruleset change)
+# the streams' counters, before any connection is made (npuflowd takes
+# every connection back on a ruleset change): the host's forward hook and
+# far's input, their data direction (to port 5201) alike
 nft add counter inet fw streams
-nft insert rule inet fw forward tcp sport 5201 counter name streams
 nft insert rule inet fw forward tcp dport 5201 counter name streams
+ip netns exec far nft -f - <<'NFT'
+table inet count {
+	counter streams { }
+	chain input {
+		type filter hook input priority 0; policy accept;
+		tcp dport 5201 counter name "streams"
+	}
+}
+NFT
 
 slow_load
 for i in $(seq 90); do
@@ -109,7 +124,7 @@ for i in $(seq 100); do
 done
 took=$(( ($(date +%s%N) - t0) / 1000000 ))
 ev=$(( $(counter evicted) - e0 ))
-diag "the $P streams made after $took ms; $ev connections taken out for them; the host forwarded $(stream_bytes) bytes of them"
+diag "the $P streams made after $took ms; $ev connections taken out for them; the host forwarded $(stream_bytes) of their data bytes"
 ktap_result $([ "$(made_streams)" -ge $P ]; echo $?) "the $P bulk streams are in hardware ($(made_streams))"
 ktap_result $([ "$ev" -ge $P ] && [ "$ev" -le $((P + 2)) ]; echo $?) \
 	"$P slow connections were taken out for them, no more ($ev)"
