@@ -22,7 +22,6 @@
 #include "fmd_walk.h"
 #include "tcflower.h"
 
-#define TICK_NS		(50ull * 1000000)
 #define FMD_YIELD_NS	(20ull * 1000000)
 /*
  * Egress facts (a port's MAC, MTU and shaping, the 802.1Q devices) serve at
@@ -203,7 +202,7 @@ void fmd_tick(struct fmd *d, uint64_t now)
 	fmd_wq_flush(d);		/* and makes */
 	if (now < d->next_tick_ns)
 		return;
-	d->next_tick_ns = now + TICK_NS;
+	d->next_tick_ns = now + FMD_TICK_NS;
 	d->npending = 0;
 	d->cache_read = 0;
 	t0 = fmd_now();

@@ -23,6 +23,8 @@
 #include "tcflower.h"
 
 /* fmd.c */
+/* the timers' tick: the policy's walk, keepalive, sweeps run at most this often */
+#define FMD_TICK_NS		(50ull * 1000000)
 /* @id's record into the pinned connections map (deleted when free). */
 void fmd_sync_id(struct fmd *d, uint32_t id);
 /* @ifindex's name into @buf (IF_NAMESIZE bytes), "ifN" if it has none. */

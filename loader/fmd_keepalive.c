@@ -465,19 +465,29 @@ static uint64_t step_gap(const struct fmd *d, uint64_t took)
 	return fm_pace_gap(took, pace_share(d), d->ka.last_ns, bound_now(d));
 }
 
-/* The stepped run's next step; its end when it is the last. */
+/*
+ * The stepped run's next step, then its gap; steps in a row while the gap
+ * is shorter than a tick (the loop cannot wait less: a run its bound leaves
+ * no room to spread is read on, as keepalive_begin() would read it in one
+ * go); the run's end when it is the last.
+ */
 static void step_run(struct fmd *d, uint64_t now)
 {
 	struct fmd_ka_run *r = &d->ka;
-	uint64_t t0 = fmd_now(), took;
-	int done = step(d, r, now);
+	uint64_t t0, took, gap;
+	int done;
 
-	took = fmd_now() - t0;
-	d->ka_dump_ns += took;
-	ka_account(d, took);
-	r->spent_ns += took;
+	do {
+		t0 = fmd_now();
+		done = step(d, r, now);
+		took = fmd_now() - t0;
+		d->ka_dump_ns += took;
+		ka_account(d, took);
+		r->spent_ns += took;
+		gap = done ? 0 : step_gap(d, took);
+	} while (!done && gap < FMD_TICK_NS);
 	if (!done) {
-		r->next_ns = fm_sat_add(fmd_now(), step_gap(d, took));
+		r->next_ns = fm_sat_add(fmd_now(), gap);
 		return;
 	}
 	t0 = fmd_now();
