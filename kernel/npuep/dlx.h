@@ -115,7 +115,6 @@ int npuep_trap_action_set(struct devlink *devlink,
 			  struct netlink_ext_ack *extack);
 void npuep_trap_report(struct npuep_port *port, struct sk_buff *skb, u8 reason);
 void npuep_trap_cfg_init(struct npuep_dev *ndev);
-void npuep_trap_groups_apply(struct npuep_dev *ndev);
 int npuep_trap_group_init(struct devlink *devlink,
 			  const struct devlink_trap_group *group);
 int npuep_trap_group_set(struct devlink *devlink,
@@ -130,9 +129,6 @@ int npuep_trap_policer_set(struct devlink *devlink,
 int npuep_trap_policer_counter_get(struct devlink *devlink,
 				   const struct devlink_trap_policer *policer,
 				   u64 *p_drops);
-
-/* policer.c */
-void npuep_policer_cfg_init(struct npuep_dev *ndev);
 void npuep_policers_apply(struct npuep_dev *ndev);
 int npuep_policer_sset_count(void);
 void npuep_policer_get_strings(u8 **data);
