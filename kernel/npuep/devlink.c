@@ -95,7 +95,7 @@ static int npuep_dl_resize(struct npuep_dev *ndev,
 	if (replaced) {
 		if (ndev->ft)
 			npuep_devlink_fastpath_apply(ndev);
-		npuep_region_create(ndev);
+		npuep_flow_region_create(ndev);
 	}
 	return err;
 }
@@ -443,7 +443,7 @@ int npuep_dlx_register(struct npuep_dev *ndev)
 	err = npuep_health_create(ndev);
 	if (err)
 		goto err_traps;
-	err = npuep_region_create(ndev);
+	err = npuep_flow_region_create(ndev);
 	if (err)
 		goto err_health;
 	return 0;
@@ -466,7 +466,7 @@ err_res:
  */
 void npuep_dlx_unregister(struct npuep_dev *ndev)
 {
-	npuep_region_destroy(ndev);
+	npuep_flow_region_destroy(ndev);
 	npuep_health_destroy(ndev);
 	npuep_traps_unregister(ndev);
 	devl_resources_unregister(ndev->devlink);

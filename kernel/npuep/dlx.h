@@ -98,8 +98,6 @@ struct npuep_dlx {
 int npuep_health_create(struct npuep_dev *ndev);
 void npuep_health_stop(struct npuep_dev *ndev);
 void npuep_health_destroy(struct npuep_dev *ndev);
-int npuep_region_create(struct npuep_dev *ndev);
-void npuep_region_destroy(struct npuep_dev *ndev);
 
 /* trap.c */
 int npuep_traps_register(struct npuep_dev *ndev);
@@ -141,7 +139,7 @@ void npuep_devlink_fastpath_apply(struct npuep_dev *ndev);
 
 /* flow.c */
 int npuep_flow_replay(struct npuep_dev *ndev);
-u32 npuep_flow_snapshot(struct npuep_dev *ndev, struct npu_conn_stat *out,
-			u32 n);
+int npuep_flow_region_create(struct npuep_dev *ndev);
+void npuep_flow_region_destroy(struct npuep_dev *ndev);
 
 #endif /* _NPUEP_DLX_H */

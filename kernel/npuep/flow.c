@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * npuep flow offload: the shadow table's life cycle (made with the device,
- * resized by devlink reload, replayed by firmware recovery).
+ * resized by devlink reload, replayed by firmware recovery), and its devlink
+ * region.
  *
  * The pieces: flow_parse.c reads a flow_rule into one direction,
  * flow_table.c keeps the shadow table and sends the flow commands,
@@ -9,6 +10,10 @@
  * flow_destroy.c queues posted DESTROYs, flow_stats.c reads statistics
  * back, flow_revive.c revives given-back connections from the receive
  * path, flow_ethtool.c shows them; trace.h traces them.
+ *
+ * Region "flow-table": a snapshot of the shadow table, one struct
+ * npu_conn_stat per connection index (index, revision, state, packets and
+ * bytes per direction as last read from the coprocessor, idle ms).
  */
 #include <linux/rtnetlink.h>
 #include <linux/rhashtable.h>
@@ -16,6 +21,8 @@
 
 #include "npuep.h"
 #include "flow_priv.h"
+
+#define NPUEP_REGION_SNAPSHOTS	8
 
 /**
  * npuep_flow_flush() - take every connection out of the coprocessor
@@ -296,18 +303,13 @@ static u32 npuep_flow_snapshot_locked(struct npuep_dev *ndev,
 	return used;
 }
 
-/**
- * npuep_flow_snapshot() - the shadow table as an array of npu_conn_stat
- * @ndev: the coprocessor
- * @out: @n entries, zeroed; entry i describes connection index i
- * @n: entries in @out
- *
- * Counters are those of the last pass over the statistics area.
- *
- * Return: connections in use.
+/*
+ * The shadow table as @n entries of npu_conn_stat (@out zeroed): entry i
+ * describes connection index i, with the counters of the last pass over
+ * the statistics area.  Return: connections in use.
  */
-u32 npuep_flow_snapshot(struct npuep_dev *ndev, struct npu_conn_stat *out,
-			u32 n)
+static u32 npuep_flow_snapshot(struct npuep_dev *ndev,
+			       struct npu_conn_stat *out, u32 n)
 {
 	u32 used;
 
@@ -315,4 +317,67 @@ u32 npuep_flow_snapshot(struct npuep_dev *ndev, struct npu_conn_stat *out,
 	used = npuep_flow_snapshot_locked(ndev, out, n);
 	up_read(&ndev->ft_sem);
 	return used;
+}
+
+static void npuep_flow_region_free(const void *data)
+{
+	kvfree(data);
+}
+
+static int npuep_flow_region_snapshot(struct devlink *devlink,
+				      const struct devlink_region_ops *ops,
+				      struct netlink_ext_ack *extack, u8 **data)
+{
+	struct npuep_dev *ndev = devlink_priv(devlink);
+	u32 n = ndev->dlx.region_entries;
+	struct npu_conn_stat *buf;
+
+	buf = kvcalloc(n, sizeof(*buf), GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	npuep_flow_snapshot(ndev, buf, n);
+	*data = (u8 *)buf;
+	return 0;
+}
+
+static const struct devlink_region_ops npuep_flow_region_ops = {
+	.name = "flow-table",
+	.destructor = npuep_flow_region_free,
+	.snapshot = npuep_flow_region_snapshot,
+};
+
+/**
+ * npuep_flow_region_create() - (re)create the "flow-table" region
+ * @ndev: the coprocessor; instance lock held; sized by ndev->ft->conn_max
+ *
+ * Return: 0 or a negative errno.
+ */
+int npuep_flow_region_create(struct npuep_dev *ndev)
+{
+	struct devlink_region *region;
+	u32 n = ndev->ft ? ndev->ft->conn_max : 0;
+
+	npuep_flow_region_destroy(ndev);
+	if (!n)
+		return 0;
+	region = devl_region_create(ndev->devlink, &npuep_flow_region_ops,
+				    NPUEP_REGION_SNAPSHOTS,
+				    (u64)n * sizeof(struct npu_conn_stat));
+	if (IS_ERR(region))
+		return PTR_ERR(region);
+	ndev->dlx.region = region;
+	ndev->dlx.region_entries = n;
+	return 0;
+}
+
+/**
+ * npuep_flow_region_destroy() - destroy the region and its snapshots
+ * @ndev: the coprocessor; instance lock held
+ */
+void npuep_flow_region_destroy(struct npuep_dev *ndev)
+{
+	if (ndev->dlx.region)
+		devl_region_destroy(ndev->dlx.region);
+	ndev->dlx.region = NULL;
+	ndev->dlx.region_entries = 0;
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * npuep devlink health reporters and the flow-table region.
+ * npuep devlink health reporters.
  *
  * "cmd": the command channel, observed through npuep_cmd_observe().  A
  * fault the channel tells of (a command that changes the device timed out,
@@ -23,13 +23,7 @@
  * has.  A try that succeeds sets the reporter healthy
  * (devlink_health_reporter_state_update()).  A recovery asked for by hand
  * is the operator's and is not tried again.
- *
- * Region "flow-table": a snapshot of the shadow table, one struct
- * npu_conn_stat per connection index (index, revision, state, packets and
- * bytes per direction as last read from the coprocessor, idle ms).
  */
-#include <linux/vmalloc.h>
-
 #include "npuep.h"
 
 #define NPUEP_HEALTH_POLL_MS	200
@@ -38,7 +32,6 @@
 
 /* The priv_ctx of health_work's reports: their recovery is automatic. */
 static const char npuep_health_auto[] = "auto";
-#define NPUEP_REGION_SNAPSHOTS	8
 
 static void npuep_health_cmd_fmsg(struct npuep_dev *ndev,
 				  struct devlink_fmsg *fmsg)
@@ -437,67 +430,4 @@ void npuep_health_destroy(struct npuep_dev *ndev)
 		devl_health_reporter_destroy(dlx->cmd_reporter);
 	dlx->fw_reporter = NULL;
 	dlx->cmd_reporter = NULL;
-}
-
-static void npuep_region_free(const void *data)
-{
-	kvfree(data);
-}
-
-static int npuep_region_snapshot(struct devlink *devlink,
-				 const struct devlink_region_ops *ops,
-				 struct netlink_ext_ack *extack, u8 **data)
-{
-	struct npuep_dev *ndev = devlink_priv(devlink);
-	u32 n = ndev->dlx.region_entries;
-	struct npu_conn_stat *buf;
-
-	buf = kvcalloc(n, sizeof(*buf), GFP_KERNEL);
-	if (!buf)
-		return -ENOMEM;
-	npuep_flow_snapshot(ndev, buf, n);
-	*data = (u8 *)buf;
-	return 0;
-}
-
-static const struct devlink_region_ops npuep_region_ops = {
-	.name = "flow-table",
-	.destructor = npuep_region_free,
-	.snapshot = npuep_region_snapshot,
-};
-
-/**
- * npuep_region_create() - (re)create the "flow-table" region
- * @ndev: the coprocessor; instance lock held; sized by ndev->ft->conn_max
- *
- * Return: 0 or a negative errno.
- */
-int npuep_region_create(struct npuep_dev *ndev)
-{
-	struct devlink_region *region;
-	u32 n = ndev->ft ? ndev->ft->conn_max : 0;
-
-	npuep_region_destroy(ndev);
-	if (!n)
-		return 0;
-	region = devl_region_create(ndev->devlink, &npuep_region_ops,
-				    NPUEP_REGION_SNAPSHOTS,
-				    (u64)n * sizeof(struct npu_conn_stat));
-	if (IS_ERR(region))
-		return PTR_ERR(region);
-	ndev->dlx.region = region;
-	ndev->dlx.region_entries = n;
-	return 0;
-}
-
-/**
- * npuep_region_destroy() - destroy the region and its snapshots
- * @ndev: the coprocessor; instance lock held
- */
-void npuep_region_destroy(struct npuep_dev *ndev)
-{
-	if (ndev->dlx.region)
-		devl_region_destroy(ndev->dlx.region);
-	ndev->dlx.region = NULL;
-	ndev->dlx.region_entries = 0;
 }
