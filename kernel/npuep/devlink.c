@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * npuep devlink: instance, ports, info, parameters, resources and reload,
- * and the registration of the objects of trap.c and health.c.
+ * npuep devlink: instance, info, parameters, resources and reload, and the
+ * registration of the objects of trap.c and health.c.  The devlink ports
+ * are port.c's.
  */
-#include <linux/rtnetlink.h>
-
 #include "npuep.h"
 
 #define NPUEP_POLL_INTERVAL_MAX	1000000	/* 1 s */
@@ -480,93 +479,4 @@ void npuep_devlink_params_unregister(struct npuep_dev *ndev)
 {
 	devl_params_unregister(ndev->devlink, npuep_devlink_params,
 			       ARRAY_SIZE(npuep_devlink_params));
-}
-
-/**
- * npuep_devlink_port_register() - register a front port's devlink port
- * @port: the port; called with the instance lock held
- *
- * Flavour physical, number = panel number (port index + 1), one switch id
- * per coprocessor.
- *
- * Return: 0 or a negative errno.
- */
-int npuep_devlink_port_register(struct npuep_port *port)
-{
-	struct npuep_dev *ndev = port->ndev;
-	struct devlink_port_attrs attrs = {};
-	int err;
-
-	attrs.flavour = DEVLINK_PORT_FLAVOUR_PHYSICAL;
-	attrs.phys.port_number = port->idx + 1;
-	attrs.switch_id = ndev->switch_id;
-	devlink_port_attrs_set(&port->dl_port, &attrs);
-	err = devl_port_register(ndev->devlink, &port->dl_port, port->idx);
-	port->dl_registered = !err;
-	return err;
-}
-
-/**
- * npuep_devlink_port_detach() - unregister a port's devlink port for a reload
- * @port: the port; called with the instance lock and rtnl held
- *
- * A DRIVER_REINIT reload must leave no devlink port registered, but the
- * port's netdev stays registered through the reload so that its name,
- * addresses, routes, XDP and tc state survive.  The devlink core ties a
- * port's type to its netdev through the netdev notifier events of
- * register_netdevice() and unregister_netdevice(); NETDEV_PRE_UNINIT, which
- * only devlink acts on, clears the type here as unregistering would.
- */
-void npuep_devlink_port_detach(struct npuep_port *port)
-{
-	ASSERT_RTNL();
-	if (!port->dl_registered)
-		return;
-	call_netdevice_notifiers(NETDEV_PRE_UNINIT, port->netdev);
-	npuep_devlink_port_unregister(port);
-}
-
-/**
- * npuep_devlink_port_reattach() - register a port's devlink port again
- * @port: the port; called with the instance lock and rtnl held
- *
- * The reverse of npuep_devlink_port_detach(): NETDEV_POST_INIT (again only
- * acted on by devlink) sets the type to Ethernet, then the netdev reference
- * that NETDEV_REGISTER would have set is filled in, so that "devlink port
- * show" names the netdev as before the reload.
- *
- * Return: 0 or a negative errno.
- */
-int npuep_devlink_port_reattach(struct npuep_port *port)
-{
-	struct devlink_port *dl = &port->dl_port;
-	struct net_device *netdev = port->netdev;
-	int err;
-
-	ASSERT_RTNL();
-	err = npuep_devlink_port_register(port);
-	if (err)
-		return err;
-	call_netdevice_notifiers(NETDEV_POST_INIT, netdev);
-	if (net_eq(devlink_net(port->ndev->devlink), dev_net(netdev))) {
-		spin_lock_bh(&dl->type_lock);
-		dl->type_eth.netdev = netdev;
-		dl->type_eth.ifindex = netdev->ifindex;
-		strscpy(dl->type_eth.ifname, netdev->name,
-			sizeof(dl->type_eth.ifname));
-		spin_unlock_bh(&dl->type_lock);
-	}
-	return 0;
-}
-
-/**
- * npuep_devlink_port_unregister() - unregister a front port's devlink port
- * @port: the port; called with the instance lock held
- */
-void npuep_devlink_port_unregister(struct npuep_port *port)
-{
-	if (!port->dl_registered)
-		return;
-	port->dl_registered = false;
-	devl_port_unregister(&port->dl_port);
 }

@@ -4,25 +4,13 @@
  *
  * Binds to auxiliary devices carrying struct npu_hw (kernel/include/npu_hw.h):
  * one devlink instance per coprocessor, one devlink port and one netdev per
- * front port.
+ * front port (port.c).
  */
 #include <linux/debugfs.h>
-#include <linux/etherdevice.h>
 #include <linux/module.h>
 #include <linux/unaligned.h>
-#include <linux/rtnetlink.h>
 
 #include "npuep.h"
-
-static void npuep_port_update_link(struct npuep_port *port)
-{
-	u32 link = npuep_rd32(port->ndev, port->reg + NPU_PORT_LINK);
-
-	if (link & NPU_LINK_UP)
-		netif_carrier_on(port->netdev);
-	else
-		netif_carrier_off(port->netdev);
-}
 
 static void npuep_link_work(struct work_struct *work)
 {
@@ -37,369 +25,6 @@ static void npuep_link_work(struct work_struct *work)
 	for (p = 0; p < ndev->nports; p++)
 		if (ndev->ports[p])
 			npuep_port_update_link(ndev->ports[p]);
-}
-
-/*
- * Tell the device a port's MTU (the netdev's) and whether its host side
- * is up (wire carrier on), with NPU_CMD_PORT_CFG on the high ring.
- * Return: 0 or a negative errno from npuep_cmd_exec().
- */
-static int npuep_port_cfg_push(struct npuep_port *port, bool up)
-{
-	struct npu_cmd_port_cfg cfg = {
-		.port = cpu_to_le16(port->idx),
-		.mtu = cpu_to_le16(READ_ONCE(port->netdev->mtu)),
-		.up = up,
-	};
-
-	return npuep_cmd_exec(port->ndev, NPU_CMD_PORT_CFG, &cfg, sizeof(cfg),
-			      NULL, 0);
-}
-
-static int npuep_open(struct net_device *netdev)
-{
-	struct npuep_port *port = netdev_priv(netdev);
-	int err;
-
-	if (port->ndev->reloading)
-		return 0;	/* reload_up opens the datapath */
-	err = npuep_dp_open(port);
-	if (err)
-		return err;
-	err = npuep_port_cfg_push(port, true);
-	if (err) {
-		netdev_err(netdev, "PORT_CFG up failed: %d\n", err);
-		npuep_dp_close(port);
-	}
-	return err;
-}
-
-static int npuep_stop(struct net_device *netdev)
-{
-	struct npuep_port *port = netdev_priv(netdev);
-
-	if (!port->ndev->reloading)
-		npuep_port_cfg_push(port, false);
-	npuep_dp_close(port);
-	return 0;
-}
-
-/*
- * An MTU whose frames need receive buffers of another page order rebuilds a
- * running port's queues, as ethtool -G and -L do (npuep_port_reconfigure());
- * within the same order only the device is told.
- */
-static int npuep_change_mtu(struct net_device *netdev, int new_mtu)
-{
-	struct npuep_port *port = netdev_priv(netdev);
-	unsigned int old = netdev->mtu;
-	bool rebuild;
-	int err;
-
-	if (READ_ONCE(port->xdp_prog) && new_mtu > NPUEP_XDP_MAX_MTU) {
-		netdev_err(netdev, "MTU %d refused with an XDP program attached: one-page receive buffers hold MTU %d at most (no multi-buffer XDP)\n",
-			   new_mtu, NPUEP_XDP_MAX_MTU);
-		return -EINVAL;
-	}
-	rebuild = port->dp_open && npuep_rx_order(new_mtu) != port->rx_order;
-	if (rebuild) {
-		err = npuep_port_reconfigure(port, port->nq, port->rx_ring_size,
-					     port->tx_ring_size, new_mtu, NULL);
-		if (err)
-			return err;
-	} else {
-		WRITE_ONCE(netdev->mtu, new_mtu);
-	}
-	err = npuep_port_cfg_push(port, netif_running(netdev));
-	if (err) {
-		netdev_err(netdev, "PORT_CFG mtu %d failed: %d\n", new_mtu, err);
-		if (rebuild)
-			npuep_port_reconfigure(port, port->nq,
-					       port->rx_ring_size,
-					       port->tx_ring_size, old, NULL);
-		else
-			WRITE_ONCE(netdev->mtu, old);
-	}
-	return err;
-}
-
-static void npuep_get_stats64(struct net_device *netdev,
-			      struct rtnl_link_stats64 *stats)
-{
-	struct npuep_port *port = netdev_priv(netdev);
-	struct npuep_qp_stats s;
-	unsigned int q;
-
-	for (q = 0; q < port->ndev->nqueues; q++) {
-		npuep_qp_stats_read(&port->qps[q], &s);
-		stats->rx_packets += s.rx_packets;
-		stats->rx_bytes += s.rx_bytes;
-		stats->rx_dropped += s.rx_drops;
-		stats->rx_errors += s.rx_bad_desc;
-		stats->tx_packets += s.tx_packets;
-		stats->tx_bytes += s.tx_bytes;
-		stats->tx_dropped += s.tx_drops;
-	}
-}
-
-static int npuep_set_features(struct net_device *netdev,
-			      netdev_features_t features)
-{
-	struct npuep_port *port = netdev_priv(netdev);
-	u32 busy;
-
-	if ((netdev->features & NETIF_F_HW_TC) && !(features & NETIF_F_HW_TC)) {
-		busy = npuep_flow_tc_busy(port);
-		if (busy) {
-			netdev_err(netdev,
-				   "hw-tc-offload: %u offloaded tc flower rules, delete them first\n",
-				   busy);
-			return -EBUSY;
-		}
-	}
-	/* ntuple off: the rules go, from the device and the driver. */
-	if ((netdev->features & NETIF_F_NTUPLE) && !(features & NETIF_F_NTUPLE))
-		return npuep_ntuple_clear(port);
-	return 0;
-}
-
-static const struct net_device_ops npuep_netdev_ops = {
-	.ndo_open = npuep_open,
-	.ndo_stop = npuep_stop,
-	.ndo_start_xmit = npuep_start_xmit,
-	.ndo_features_check = npuep_features_check,
-	.ndo_change_mtu = npuep_change_mtu,
-	.ndo_get_stats64 = npuep_get_stats64,
-	.ndo_set_features = npuep_set_features,
-	.ndo_validate_addr = eth_validate_addr,
-	.ndo_setup_tc = npuep_setup_tc,
-	.ndo_bpf = npuep_ndo_bpf,
-	.ndo_xdp_xmit = npuep_xdp_xmit,
-};
-
-/**
- * npuep_port_close_all() - close every port's datapath for a reload
- * @ndev: the coprocessor
- *
- * The netdevs stay registered (names, addresses and other state survive);
- * ndo_open and ndo_stop leave the datapath alone until npuep_port_open_all().
- */
-void npuep_port_close_all(struct npuep_dev *ndev)
-{
-	unsigned int p;
-
-	rtnl_lock();
-	ndev->reloading = true;
-	for (p = 0; p < ndev->nports; p++) {
-		if (!ndev->ports[p])
-			continue;
-		npuep_dp_close(ndev->ports[p]);
-		npuep_devlink_port_detach(ndev->ports[p]);
-	}
-	rtnl_unlock();
-}
-
-/**
- * npuep_port_open_all() - reopen the datapath of every running port
- * @ndev: the coprocessor
- *
- * Return: 0, or the first error (other ports are still reopened).
- */
-int npuep_port_open_all(struct npuep_dev *ndev)
-{
-	unsigned int p;
-	int err, ret = 0;
-
-	rtnl_lock();
-	ndev->reloading = false;
-	for (p = 0; p < ndev->nports; p++) {
-		struct npuep_port *port = ndev->ports[p];
-
-		if (!port)
-			continue;
-		err = npuep_devlink_port_reattach(port);
-		if (err) {
-			netdev_err(port->netdev, "devlink port: %d\n", err);
-			if (!ret)
-				ret = err;
-			continue;
-		}
-		if (!netif_running(port->netdev)) {
-			/* It may have been stopped during the reload. */
-			npuep_port_cfg_push(port, false);
-			continue;
-		}
-		err = npuep_dp_open(port);
-		if (!err)
-			err = npuep_port_cfg_push(port, true);
-		if (err) {
-			netdev_err(port->netdev, "reopen failed: %d\n", err);
-			if (!ret)
-				ret = err;
-		}
-	}
-	rtnl_unlock();
-	return ret;
-}
-
-/* A new port's ring, budget and moderation defaults. */
-static void npuep_port_defaults(struct npuep_port *port)
-{
-	port->rx_ring_size = NPUEP_RING_DEFAULT;
-	port->tx_ring_size = NPUEP_RING_DEFAULT;
-	port->rx_budget = NPUEP_RX_BUDGET_MAX;
-	/*
-	 * A doorbell per frame: the device masks the vector until NAPI has
-	 * finished its pass, so the interrupt rate is bounded by the passes.
-	 * A coarser moderation delays single frames behind the safety-net
-	 * poll (docs/measurements.md, "Doorbell moderation").
-	 */
-	port->coal_usecs = 0;
-	port->coal_frames = 1;
-}
-
-static int npuep_port_qps_alloc(struct npuep_port *port)
-{
-	u32 q;
-
-	port->qps = kcalloc(port->nq, sizeof(*port->qps), GFP_KERNEL);
-	if (!port->qps)
-		return -ENOMEM;
-	for (q = 0; q < port->nq; q++) {
-		struct npuep_qp *qp = &port->qps[q];
-
-		qp->port = port;
-		qp->idx = q;
-		qp->reg = NPU_REG_QP(port->idx, q);
-		qp->irq = -1;
-		u64_stats_init(&qp->stats.syncp);
-		u64_stats_init(&qp->stats.xsyncp);
-	}
-	return 0;
-}
-
-/* The port's MAC address from its registers, or a random one if invalid. */
-static void npuep_port_mac(struct npuep_port *port)
-{
-	struct npuep_dev *ndev = port->ndev;
-	u8 addr[ETH_ALEN];
-	u32 lo, hi;
-
-	lo = npuep_rd32(ndev, port->reg + NPU_PORT_MAC_LO);
-	hi = npuep_rd32(ndev, port->reg + NPU_PORT_MAC_HI);
-	addr[0] = lo & 0xff;
-	addr[1] = (lo >> 8) & 0xff;
-	addr[2] = (lo >> 16) & 0xff;
-	addr[3] = (lo >> 24) & 0xff;
-	addr[4] = hi & 0xff;
-	addr[5] = (hi >> 8) & 0xff;
-	if (is_valid_ether_addr(addr)) {
-		eth_hw_addr_set(port->netdev, addr);
-	} else {
-		dev_warn(ndev->dev, "port %u: invalid MAC %pM, using a random one\n",
-			 port->idx + 1, addr);
-		eth_hw_addr_random(port->netdev);
-	}
-}
-
-/* Operations and features, as the device's capabilities allow. */
-static void npuep_port_features(struct npuep_port *port)
-{
-	struct net_device *netdev = port->netdev;
-	u32 caps = port->ndev->caps;
-
-	netdev->netdev_ops = &npuep_netdev_ops;
-	netdev->ethtool_ops = &npuep_ethtool_ops;
-	netdev->stat_ops = &npuep_stat_ops;
-	/* a frag list is more buffers: npuep_features_check() bounds it */
-	netdev->hw_features = NETIF_F_SG | NETIF_F_FRAGLIST | NETIF_F_HIGHDMA |
-			      NETIF_F_GRO;
-	if (caps & NPU_CAP_CSUM_TX) {
-		netdev->hw_features |= NETIF_F_HW_CSUM;
-		if (caps & NPU_CAP_TSO)
-			netdev->hw_features |= NETIF_F_TSO | NETIF_F_TSO6;
-	}
-	if (caps & NPU_CAP_CSUM_RX)
-		netdev->hw_features |= NETIF_F_RXCSUM;
-	if (caps & NPU_CAP_RSS)
-		netdev->hw_features |= NETIF_F_RXHASH;
-	netdev->hw_features |= NETIF_F_HW_TC;
-	if (caps & NPU_CAP_NTUPLE)
-		netdev->hw_features |= NETIF_F_NTUPLE;
-	netdev->features = netdev->hw_features;
-	netdev->vlan_features = netdev->hw_features;
-	netdev->min_mtu = ETH_MIN_MTU;
-	netdev->max_mtu = NPUEP_MAX_MTU;
-	netdev->xdp_features = NETDEV_XDP_ACT_BASIC | NETDEV_XDP_ACT_REDIRECT |
-			       NETDEV_XDP_ACT_NDO_XMIT;
-	netdev->xdp_metadata_ops = &npuep_xdp_metadata_ops;
-}
-
-static int npuep_port_create(struct npuep_dev *ndev, u32 idx)
-{
-	struct net_device *netdev;
-	struct npuep_port *port;
-	int err;
-
-	netdev = alloc_etherdev_mqs(sizeof(*port), ndev->nqueues,
-				    ndev->nqueues);
-	if (!netdev)
-		return -ENOMEM;
-	SET_NETDEV_DEV(netdev, ndev->dev);
-	port = netdev_priv(netdev);
-	port->ndev = ndev;
-	port->netdev = netdev;
-	port->idx = idx;
-	port->reg = NPU_REG_PORT(idx);
-	port->nq = ndev->nqueues;
-	npuep_port_defaults(port);
-	err = npuep_port_qps_alloc(port);
-	if (err)
-		goto err_free_netdev;
-	npuep_port_mac(port);
-	npuep_port_features(port);
-
-	devl_assert_locked(ndev->devlink);
-	err = npuep_devlink_port_register(port);
-	if (err)
-		goto err_free_qps;
-	SET_NETDEV_DEVLINK_PORT(netdev, &port->dl_port);
-
-	npuep_ntuple_port_init(port);
-	netif_carrier_off(netdev);
-	err = register_netdev(netdev);
-	if (err)
-		goto err_dl_port;
-
-	ndev->ports[idx] = port;
-	npuep_port_update_link(port);
-	/* The device starts with the ETH_DATA_LEN MTU and the host side down. */
-	npuep_port_cfg_push(port, false);
-	return 0;
-
-err_dl_port:
-	npuep_devlink_port_unregister(port);
-err_free_qps:
-	kfree(port->qps);
-err_free_netdev:
-	free_netdev(netdev);
-	return err;
-}
-
-static void npuep_port_destroy(struct npuep_port *port)
-{
-	struct npuep_dev *ndev = port->ndev;
-	struct net_device *netdev = port->netdev;
-	unsigned long flags;
-
-	unregister_netdev(netdev);	/* ndo_stop closes the datapath */
-	spin_lock_irqsave(&ndev->poll_lock, flags);
-	ndev->ports[port->idx] = NULL;
-	spin_unlock_irqrestore(&ndev->poll_lock, flags);
-	npuep_devlink_port_unregister(port);
-	npuep_ntuple_free(port);
-	kfree(port->qps);
-	free_netdev(netdev);
 }
 
 static int npuep_fw_info(struct npuep_dev *ndev)
@@ -486,7 +111,6 @@ static int npuep_probe(struct auxiliary_device *adev,
 	struct npu_hw *hw = npu_hw_from_adev(adev);
 	struct npuep_dev *ndev;
 	struct devlink *devlink;
-	u32 p;
 	int err;
 
 	err = npuep_hw_check(adev, hw);
@@ -525,13 +149,9 @@ static int npuep_probe(struct auxiliary_device *adev,
 	err = npuep_dlx_register(ndev);
 	if (err)
 		goto err_params;
-	for (p = 0; p < ndev->nports; p++) {
-		err = npuep_port_create(ndev, p);
-		if (err) {
-			dev_err(ndev->dev, "port %u: %d\n", p + 1, err);
-			goto err_ports;
-		}
-	}
+	err = npuep_port_create_all(ndev);
+	if (err)
+		goto err_ports;
 	devl_unlock(devlink);
 
 	auxiliary_set_drvdata(adev, ndev);
@@ -541,9 +161,6 @@ static int npuep_probe(struct auxiliary_device *adev,
 	return 0;
 
 err_ports:
-	npuep_link_events_stop(ndev);
-	while (p--)
-		npuep_port_destroy(ndev->ports[p]);
 	devl_unlock(devlink);
 	npuep_health_stop(ndev);
 	devl_lock(devlink);
@@ -566,16 +183,12 @@ static void npuep_remove(struct auxiliary_device *adev)
 {
 	struct npuep_dev *ndev = auxiliary_get_drvdata(adev);
 	struct devlink *devlink = ndev->devlink;
-	unsigned int p;
 
 	npuep_health_stop(ndev);
 	devl_lock(devlink);
 	WRITE_ONCE(ndev->poll_interval_us, 0);
 	hrtimer_cancel(&ndev->poll_timer);
-	npuep_link_events_stop(ndev);
-	for (p = ndev->nports; p--;)
-		if (ndev->ports[p])
-			npuep_port_destroy(ndev->ports[p]);
+	npuep_port_destroy_all(ndev);
 	npuep_dlx_unregister(ndev);
 	npuep_devlink_params_unregister(ndev);
 	devl_unregister(devlink);

@@ -363,12 +363,11 @@ void npuep_ntuple_free(struct npuep_port *port);
 struct devlink *npuep_devlink_alloc(struct device *dev);
 int npuep_devlink_params_register(struct npuep_dev *ndev);
 void npuep_devlink_params_unregister(struct npuep_dev *ndev);
-int npuep_devlink_port_register(struct npuep_port *port);
-void npuep_devlink_port_unregister(struct npuep_port *port);
-void npuep_devlink_port_detach(struct npuep_port *port);
-int npuep_devlink_port_reattach(struct npuep_port *port);
 
-/* main.c */
+/* port.c */
+void npuep_port_update_link(struct npuep_port *port);
+int npuep_port_create_all(struct npuep_dev *ndev);
+void npuep_port_destroy_all(struct npuep_dev *ndev);
 int npuep_port_open_all(struct npuep_dev *ndev);
 void npuep_port_close_all(struct npuep_dev *ndev);
 
