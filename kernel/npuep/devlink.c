@@ -1,28 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * npuep devlink: instance, info, parameters, resources and reload, and the
- * registration of the objects of trap.c and health.c.  The devlink ports
- * are port.c's.
+ * npuep devlink: instance, info, parameters, resources and the health
+ * reporters' registration; a reload takes the device's state down and up
+ * (dev.c).  The devlink ports are port.c's, the traps trap.c's.
  */
 #include "npuep.h"
 
 #define NPUEP_POLL_INTERVAL_MAX	1000000	/* 1 s */
-
-enum npuep_devlink_param_id {
-	NPUEP_DL_PARAM_ID_BASE = DEVLINK_PARAM_GENERIC_ID_MAX,
-	NPUEP_DL_PARAM_ID_POLL_INTERVAL,
-	NPUEP_DL_PARAM_ID_RX_DOORBELLS,
-	NPUEP_DL_PARAM_ID_FASTPATH,
-	NPUEP_DL_PARAM_ID_REVIVE,
-	NPUEP_DL_PARAM_ID_FLOW_CMD_RING,
-	NPUEP_DL_PARAM_ID_FLOW_CMD_POSTED,
-};
-
-enum npuep_dl_resource_id {
-	NPUEP_RES_FASTPATH = 1,
-	NPUEP_RES_CONNS,
-	NPUEP_RES_MFLOWS,
-};
 
 static int npuep_dl_info_get(struct devlink *devlink,
 			     struct devlink_info_req *req,
@@ -44,59 +28,12 @@ static int npuep_dl_reload_down(struct devlink *devlink, bool netns_change,
 				enum devlink_reload_limit limit,
 				struct netlink_ext_ack *extack)
 {
-	struct npuep_dev *ndev = devlink_priv(devlink);
-	u64 conns, mflows;
-	int err;
-
 	if (netns_change) {
 		NL_SET_ERR_MSG_MOD(extack,
 				   "npuep cannot move its netdevs by reload");
 		return -EOPNOTSUPP;
 	}
-	if (!devl_resource_size_get(devlink, NPUEP_RES_CONNS, &conns) &&
-	    !devl_resource_size_get(devlink, NPUEP_RES_MFLOWS, &mflows)) {
-		err = npuep_flow_resize_begin(ndev, conns, mflows, extack);
-		if (err)
-			return err;
-	}
-	npuep_port_close_all(ndev);
-	/*
-	 * A DRIVER_REINIT reload leaves no trap, group or policer registered;
-	 * their configuration stays in ndev->dlx for reload_up.
-	 */
-	npuep_traps_unregister(ndev);
-	return 0;
-}
-
-/*
- * Apply the flow-table sizes of the devlink resources: a new shadow table
- * and NPU_CMD_FT_CONFIG with the new sizes (npuep_dl_reload_down() made
- * sure no connection is offloaded).  Instance lock held.  A failure falls
- * back to the default sizes, or to no fast path; either way the caller
- * reopens the ports.
- */
-static int npuep_dl_resize(struct npuep_dev *ndev,
-			   struct netlink_ext_ack *extack)
-{
-	bool replaced = false;
-	u64 conns, mflows;
-	int err;
-
-	if (devl_resource_size_get(ndev->devlink, NPUEP_RES_CONNS, &conns) ||
-	    devl_resource_size_get(ndev->devlink, NPUEP_RES_MFLOWS, &mflows))
-		return 0;
-	err = npuep_flow_resize(ndev, conns, mflows, &replaced);
-	if (err && ndev->ft)
-		NL_SET_ERR_MSG_MOD(extack, "flow table resize failed, back to the default sizes");
-	else if (err)
-		NL_SET_ERR_MSG_MOD(extack,
-				   "flow table resize failed: no fast path until the next reload");
-	if (replaced) {
-		if (ndev->ft)
-			npuep_devlink_fastpath_apply(ndev);
-		npuep_flow_region_create(ndev);
-	}
-	return err;
+	return npuep_dev_down(devlink_priv(devlink), NPUEP_DEV_RELOAD, extack);
 }
 
 static int npuep_dl_reload_up(struct devlink *devlink,
@@ -105,31 +42,8 @@ static int npuep_dl_reload_up(struct devlink *devlink,
 			      u32 *actions_performed,
 			      struct netlink_ext_ack *extack)
 {
-	struct npuep_dev *ndev = devlink_priv(devlink);
-	union devlink_param_value val;
-	int err, rerr;
-
 	*actions_performed = BIT(DEVLINK_RELOAD_ACTION_DRIVER_REINIT);
-	/* The table is replaced (or its freeze ended) whatever else fails. */
-	rerr = npuep_dl_resize(ndev, extack);
-	err = npuep_traps_register(ndev);
-	if (err) {
-		NL_SET_ERR_MSG_MOD(extack, "failed to register the traps");
-		return err;
-	}
-	err = devl_param_driverinit_value_get(devlink,
-					      NPUEP_DL_PARAM_ID_RX_DOORBELLS,
-					      &val);
-	if (!err)
-		ndev->rx_doorbells = val.vbool;
-	err = npuep_port_open_all(ndev);
-	if (err)
-		NL_SET_ERR_MSG_MOD(extack, "failed to reopen a port's datapath");
-	/* A reinit starts from clean tables: the ntuple rules are written again. */
-	if (npuep_ntuple_replay(ndev) < 0 && !err)
-		NL_SET_ERR_MSG_MOD(extack,
-				   "an ntuple rule could not be written again (see the kernel log)");
-	return rerr ?: err;
+	return npuep_dev_up(devlink_priv(devlink), NPUEP_DEV_RELOAD, extack);
 }
 
 static const struct devlink_ops npuep_devlink_ops = {
@@ -180,21 +94,6 @@ static int npuep_dl_poll_interval_validate(struct devlink *devlink, u32 id,
 	return 0;
 }
 
-/**
- * npuep_devlink_fastpath_apply() - push the fast-path params to the device
- * @ndev: the coprocessor (after a flow-table reset or re-creation)
- *
- * And the trap policers and their bindings, which a firmware fault resets
- * (npuep_policers_apply()).
- */
-void npuep_devlink_fastpath_apply(struct npuep_dev *ndev)
-{
-	npuep_wr32(ndev, NPU_REG_FASTPATH, READ_ONCE(ndev->dlx.fastpath));
-	if (ndev->ft)
-		WRITE_ONCE(ndev->ft->revive, READ_ONCE(ndev->dlx.revive));
-	npuep_policers_apply(ndev);
-}
-
 static int npuep_dl_bool_get(struct devlink *devlink, u32 id,
 			     struct devlink_param_gset_ctx *ctx)
 {
@@ -226,11 +125,11 @@ static int npuep_dl_bool_set(struct devlink *devlink, u32 id,
 	switch (id) {
 	case NPUEP_DL_PARAM_ID_FASTPATH:
 		WRITE_ONCE(ndev->dlx.fastpath, ctx->val.vbool);
-		npuep_devlink_fastpath_apply(ndev);
+		npuep_dev_fastpath_apply(ndev);
 		break;
 	case NPUEP_DL_PARAM_ID_REVIVE:
 		WRITE_ONCE(ndev->dlx.revive, ctx->val.vbool);
-		npuep_devlink_fastpath_apply(ndev);
+		npuep_dev_fastpath_apply(ndev);
 		break;
 	case NPUEP_DL_PARAM_ID_FLOW_CMD_POSTED:
 		WRITE_ONCE(ndev->dlx.flow_cmd_posted, ctx->val.vbool);
@@ -380,10 +279,10 @@ static u64 npuep_dl_mflows_occ(void *priv)
 }
 
 /*
- * The flow-table size resources, instance lock held, ndev->ft set up:
- * /fastpath/connections and /fastpath/microflows, sizes applied by
- * "devlink dev reload", occupancy from the shadow table.  Return: 0 or a
- * negative errno.
+ * The flow-table size resources, instance lock held:
+ * /fastpath/connections and /fastpath/microflows, at the default sizes the
+ * probe's table has (npuep_dev_up()), sizes applied by "devlink dev
+ * reload", occupancy from the shadow table.  Return: 0 or a negative errno.
  */
 static int npuep_devlink_resources_register(struct npuep_dev *ndev)
 {
@@ -401,14 +300,14 @@ static int npuep_devlink_resources_register(struct npuep_dev *ndev)
 	devlink_resource_size_params_init(&p, 1, NPU_FT_CONNS_MAX, 1,
 					  DEVLINK_RESOURCE_UNIT_ENTRY);
 	err = devl_resource_register(devlink, "connections",
-				     ndev->ft->conn_max, NPUEP_RES_CONNS,
+				     NPUEP_FT_CONNS_DEFAULT, NPUEP_RES_CONNS,
 				     NPUEP_RES_FASTPATH, &p);
 	if (err)
 		goto err;
 	devlink_resource_size_params_init(&p, 1, NPU_FT_MFLOWS_MAX, 1,
 					  DEVLINK_RESOURCE_UNIT_ENTRY);
 	err = devl_resource_register(devlink, "microflows",
-				     ndev->ft->mflow_max, NPUEP_RES_MFLOWS,
+				     NPUEP_FT_MFLOWS_DEFAULT, NPUEP_RES_MFLOWS,
 				     NPUEP_RES_FASTPATH, &p);
 	if (err)
 		goto err;
@@ -423,8 +322,11 @@ err:
 }
 
 /**
- * npuep_dlx_register() - resources, traps and policers, health reporters, region
+ * npuep_dlx_register() - the resources and the health reporters
  * @ndev: the coprocessor; instance lock held, params registered
+ *
+ * What lives as long as the binding; the traps and the region come and go
+ * with the device's state (npuep_dev_up(), npuep_dev_down()).
  *
  * Return: 0 or a negative errno.
  */
@@ -435,27 +337,9 @@ int npuep_dlx_register(struct npuep_dev *ndev)
 	err = npuep_devlink_resources_register(ndev);
 	if (err)
 		return err;
-	npuep_trap_cfg_init(ndev);
-	err = npuep_traps_register(ndev);
-	if (err)
-		goto err_res;
 	err = npuep_health_create(ndev);
 	if (err)
-		goto err_traps;
-	err = npuep_flow_region_create(ndev);
-	if (err)
-		goto err_health;
-	return 0;
-
-err_health:
-	devl_unlock(ndev->devlink);
-	npuep_health_stop(ndev);
-	devl_lock(ndev->devlink);
-	npuep_health_destroy(ndev);
-err_traps:
-	npuep_traps_unregister(ndev);
-err_res:
-	devl_resources_unregister(ndev->devlink);
+		devl_resources_unregister(ndev->devlink);
 	return err;
 }
 
@@ -465,9 +349,7 @@ err_res:
  */
 void npuep_dlx_unregister(struct npuep_dev *ndev)
 {
-	npuep_flow_region_destroy(ndev);
 	npuep_health_destroy(ndev);
-	npuep_traps_unregister(ndev);
 	devl_resources_unregister(ndev->devlink);
 }
 

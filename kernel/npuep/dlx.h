@@ -23,6 +23,24 @@ struct npuep_dev;
 #define NPUEP_TRAP_GROUPS	3
 #define NPUEP_POLICERS		3
 
+/* The driver's devlink params (devlink.c), driverinit ones read by dev.c. */
+enum npuep_devlink_param_id {
+	NPUEP_DL_PARAM_ID_BASE = DEVLINK_PARAM_GENERIC_ID_MAX,
+	NPUEP_DL_PARAM_ID_POLL_INTERVAL,
+	NPUEP_DL_PARAM_ID_RX_DOORBELLS,
+	NPUEP_DL_PARAM_ID_FASTPATH,
+	NPUEP_DL_PARAM_ID_REVIVE,
+	NPUEP_DL_PARAM_ID_FLOW_CMD_RING,
+	NPUEP_DL_PARAM_ID_FLOW_CMD_POSTED,
+};
+
+/* The devlink resources (devlink.c), whose sizes dev.c applies. */
+enum npuep_dl_resource_id {
+	NPUEP_RES_FASTPATH = 1,
+	NPUEP_RES_CONNS,
+	NPUEP_RES_MFLOWS,
+};
+
 /**
  * struct npuep_health_retry - an automatic recovery that failed, tried again
  * @due: jiffies of the next try (while @ms)
@@ -135,7 +153,6 @@ void npuep_policer_get_stats(struct npuep_port *port, u64 **data);
 /* devlink.c */
 int npuep_dlx_register(struct npuep_dev *ndev);
 void npuep_dlx_unregister(struct npuep_dev *ndev);
-void npuep_devlink_fastpath_apply(struct npuep_dev *ndev);
 
 /* flow.c */
 int npuep_flow_replay(struct npuep_dev *ndev);

@@ -8,12 +8,15 @@
  * times out is only counted there) is reported from health_work: the
  * command's caller may hold the devlink instance lock, which
  * devlink_health_report() takes to recover.  Recovery resets both command
- * rings (npuep_cmd_reset()).
+ * rings (npuep_cmd_reset()) and, when a command that changes the tables
+ * was lost, brings the device's state up as the "fw" recovery does.
  *
  * "fw": the coprocessor's fast-path firmware.  health_work reads
- * NPU_REG_FW_STATUS; a fault is reported once.  Recovery resets the fast
- * path (NPU_CMD_FT_CONFIG) and re-programs every connection of the
- * driver's shadow table (npuep_flow_replay()).
+ * NPU_REG_FW_STATUS; a fault is reported once.  Recovery brings the
+ * device's state up again (npuep_dev_up(), NPUEP_DEV_RECOVER): the fast
+ * path reset (NPU_CMD_FT_CONFIG), every connection of the driver's shadow
+ * table re-programmed, the fast-path params, the trap policers and the
+ * ntuple rules written again.
  *
  * An automatic recovery (one health_work's report started) that fails is
  * tried again by health_work, after 1 s and then twice as long each time it
@@ -108,31 +111,6 @@ static int npuep_health_cmd_dump(struct devlink_health_reporter *reporter,
 }
 
 /*
- * Bring the device's tables back in step with the host's: the fast path
- * emptied and every shadow connection written again, fastpath/revive
- * re-applied, the ntuple rules replayed.  Return: connections written or
- * a negative errno.
- */
-static int npuep_health_resync(struct npuep_dev *ndev,
-			       struct netlink_ext_ack *extack)
-{
-	int n, err;
-
-	n = npuep_flow_replay(ndev);
-	if (n < 0) {
-		NL_SET_ERR_MSG_MOD(extack, "fast path reset or replay failed");
-		return n;
-	}
-	npuep_devlink_fastpath_apply(ndev);
-	err = npuep_ntuple_replay(ndev);
-	if (err < 0) {
-		NL_SET_ERR_MSG_MOD(extack, "ntuple rules replay failed");
-		return err;
-	}
-	return n;
-}
-
-/*
  * Note how a recovery of @r ended: a failed automatic one (@priv_ctx is
  * health_work's), or any that fails while a try is armed, arms the next try
  * with a doubled wait; success disarms.
@@ -170,7 +148,7 @@ static int npuep_health_cmd_reset(struct npuep_dev *ndev,
 	 * leave a connection only one side knows of.  A resync that fails
 	 * leaves the tables marked, so that the next reset resyncs them.
 	 */
-	n = npuep_health_resync(ndev, extack);
+	n = npuep_dev_up(ndev, NPUEP_DEV_RECOVER, extack);
 	if (n < 0) {
 		WRITE_ONCE(ndev->cmd_chk.resync, true);
 		return n;
@@ -254,7 +232,7 @@ static int npuep_health_fw_reset(struct npuep_dev *ndev,
 	int n;
 
 	/* The fault emptied the fast path and the ntuple tables (npu_hw.h). */
-	n = npuep_health_resync(ndev, extack);
+	n = npuep_dev_up(ndev, NPUEP_DEV_RECOVER, extack);
 	if (n < 0)
 		return n;
 	ndev->dlx.fw_faulted = false;

@@ -130,10 +130,6 @@ static int npuep_probe(struct auxiliary_device *adev,
 	err = npuep_fw_info(ndev);
 	if (err)
 		goto err_cmd;
-	err = npuep_flow_init(ndev, NPUEP_FT_CONNS_DEFAULT,
-			      NPUEP_FT_MFLOWS_DEFAULT);
-	if (err)
-		goto err_cmd;
 
 	ndev->switch_id.id_len = sizeof(u64);
 	put_unaligned_be64(ndev->serial ?: ((u64)0x4e5055 << 32 | hw->id),
@@ -149,9 +145,9 @@ static int npuep_probe(struct auxiliary_device *adev,
 	err = npuep_dlx_register(ndev);
 	if (err)
 		goto err_params;
-	err = npuep_port_create_all(ndev);
+	err = npuep_dev_up(ndev, NPUEP_DEV_PROBE, NULL);
 	if (err)
-		goto err_ports;
+		goto err_dlx;
 	devl_unlock(devlink);
 
 	auxiliary_set_drvdata(adev, ndev);
@@ -160,7 +156,7 @@ static int npuep_probe(struct auxiliary_device *adev,
 		 ndev->nports, ndev->nqueues, ndev->fw_ver, ndev->serial);
 	return 0;
 
-err_ports:
+err_dlx:
 	devl_unlock(devlink);
 	npuep_health_stop(ndev);
 	devl_lock(devlink);
@@ -171,7 +167,6 @@ err_dl_unregister:
 	devl_unregister(devlink);
 err_unlock:
 	devl_unlock(devlink);
-	npuep_flow_fini(ndev);
 err_cmd:
 	npuep_cmd_fini(ndev);
 err_free:
@@ -188,12 +183,11 @@ static void npuep_remove(struct auxiliary_device *adev)
 	devl_lock(devlink);
 	WRITE_ONCE(ndev->poll_interval_us, 0);
 	hrtimer_cancel(&ndev->poll_timer);
-	npuep_port_destroy_all(ndev);
+	npuep_dev_down(ndev, NPUEP_DEV_REMOVE, NULL);
 	npuep_dlx_unregister(ndev);
 	npuep_devlink_params_unregister(ndev);
 	devl_unregister(devlink);
 	devl_unlock(devlink);
-	npuep_flow_fini(ndev);
 	npuep_cmd_fini(ndev);
 	devlink_free(devlink);
 }

@@ -364,6 +364,28 @@ struct devlink *npuep_devlink_alloc(struct device *dev);
 int npuep_devlink_params_register(struct npuep_dev *ndev);
 void npuep_devlink_params_unregister(struct npuep_dev *ndev);
 
+/* dev.c */
+
+/**
+ * enum npuep_dev_event - why the device's state goes up or down (dev.c)
+ * @NPUEP_DEV_PROBE: up: a new binding, nothing of the driver's made yet
+ * @NPUEP_DEV_RELOAD: down, then up: a devlink reload (DRIVER_REINIT)
+ * @NPUEP_DEV_RECOVER: up: a health recovery, the device's tables lost
+ * @NPUEP_DEV_REMOVE: down: the binding ends
+ */
+enum npuep_dev_event {
+	NPUEP_DEV_PROBE,
+	NPUEP_DEV_RELOAD,
+	NPUEP_DEV_RECOVER,
+	NPUEP_DEV_REMOVE,
+};
+
+int npuep_dev_up(struct npuep_dev *ndev, enum npuep_dev_event ev,
+		 struct netlink_ext_ack *extack);
+int npuep_dev_down(struct npuep_dev *ndev, enum npuep_dev_event ev,
+		   struct netlink_ext_ack *extack);
+void npuep_dev_fastpath_apply(struct npuep_dev *ndev);
+
 /* port.c */
 void npuep_port_update_link(struct npuep_port *port);
 int npuep_port_create_all(struct npuep_dev *ndev);
