@@ -140,7 +140,7 @@ static int npuep_open(struct net_device *netdev)
 	int err;
 
 	if (port->ndev->reloading)
-		return 0;	/* reload_up opens the datapath */
+		return 0;	/* npuep_port_open_all() opens it */
 	err = npuep_dp_open(port);
 	if (err)
 		return err;
