@@ -91,6 +91,7 @@ struct npusim_port;
 struct npusim_fp;
 struct npusim_nt_port;
 struct npusim_pol;
+struct npusim_vec;
 
 /**
  * struct npusim_qp - one queue pair as the device keeps it
@@ -257,6 +258,7 @@ struct npusim_cmdq {
  * @domain: interrupt domain
  * @fwnode: the domain's name
  * @virq: Linux IRQ numbers per vector
+ * @vecs: per vector, its delivery to the CPUs of its affinity (irq.c)
  * @dead: teardown started: no new raises, timers or work
  * @aux_added: auxiliary device registered
  * @fp: the fast path (fastpath.c)
@@ -294,6 +296,7 @@ struct npusim_dev {
 	struct irq_domain *domain;
 	struct fwnode_handle *fwnode;
 	unsigned int *virq;
+	struct npusim_vec *vecs;
 	bool dead;
 	bool aux_added;
 

@@ -13,8 +13,9 @@ DEL=/sys/bus/npusim/del_device
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 npu_unload
 
-n_dummy() { grep -lx dummy /sys/kernel/irq/*/chip_name 2>/dev/null | wc -l; }
-dummy0=$(n_dummy)
+# the model's vectors: those of its irq chip, "npusim"
+n_vec() { grep -lx npusim /sys/kernel/irq/*/chip_name 2>/dev/null | wc -l; }
+vec0=$(n_vec)
 
 check "insmod npusim" npu_load nodriver
 check "bus registered" test -w $NEW -a -w $DEL
@@ -24,7 +25,7 @@ check "bus device npusim1" test -d /sys/bus/npusim/devices/npusim1
 check "auxiliary device npusim.npu.1" test -d /sys/bus/auxiliary/devices/npusim.npu.1
 check "wire netdevs npuw1p1 and npuw1p2" ip link show npuw1p2
 check_fail "no wire npuw1p3" ip link show npuw1p3
-ktap_result $([ $(( $(n_dummy) - dummy0 )) = 7 ]; echo $?) "7 vectors (1 + 2 ports x 3 queues) mapped"
+ktap_result $([ $(( $(n_vec) - vec0 )) = 7 ]; echo $?) "7 vectors (1 + 2 ports x 3 queues) mapped"
 check "debugfs per port and queue" test -r /sys/kernel/debug/npusim/1/p2/q2 -a -r /sys/kernel/debug/npusim/1/p1/stats
 
 # Bad input: each refused with -EINVAL and a reason in the log.
@@ -92,7 +93,7 @@ if [ -r "$NPU_REPO/kernel/npuep/npuep.ko" ]; then
 	check "npuep binds; the command vector fired (/proc/interrupts)" sh -c "
 		echo '3 2 2' > $NEW && insmod $NPU_REPO/kernel/npuep/npuep.ko && sleep 1 &&
 		awk '/npusim.npu.3\$/ { for (i = 2; i <= NF; i++) if (\$i ~ /^[0-9]+\$/) n += \$i } END { exit !(n > 0) }' /proc/interrupts"
-	grep dummy /proc/interrupts | head -6 | sed 's/^/# /'
+	grep -w npusim /proc/interrupts | head -6 | sed 's/^/# /'
 	check "rmmod npusim with npuep bound and devices present" rmmod npusim
 	check "rmmod npuep with npusim devices present" sh -c "
 		insmod $NPU_REPO/kernel/npusim/npusim.ko && echo '4 1 1' > $NEW && sleep 0.5 &&
@@ -106,12 +107,20 @@ fi
 
 # Teardown under traffic: del_device, then rmmod npusim, with iperf3 and a
 # ping flood crossing the model (pc -> host -> far); the runner checks dmesg.
+# The vectors alternate between CPU 0 and CPU 1 (smp_affinity_list), so
+# that raises cross CPUs by IPI while the model goes.
 traffic() {
+	local i n=0
+	for i in $(grep -lx npusim /sys/kernel/irq/*/chip_name); do
+		i=${i%/chip_name}; i=/proc/irq/${i##*/}/smp_affinity_list
+		[ -e "$i" ] && echo $((n++ % 2)) > "$i"	# a vector npuep requested
+	done
 	iperf_server far 5201 many
 	ip netns exec pc iperf3 -c $FAR4 -t 30 >/dev/null 2>&1 &
 	ip netns exec pc iperf3 -c $FAR4 -t 30 -R >/dev/null 2>&1 &
 	ip netns exec pc ping -f -w 20 $FAR4 >/dev/null 2>&1 &
 	sleep 4
+	grep -w npusim /proc/interrupts | sed 's/^/# /'
 }
 untraffic() {
 	kill $(jobs -p) 2>/dev/null; wait 2>/dev/null
@@ -135,6 +144,6 @@ else
 	untraffic
 	npu_unload
 fi
-ktap_result $([ "$(n_dummy)" = "$dummy0" ] && ! grep -q '^npusim ' /proc/modules; echo $?) \
+ktap_result $([ "$(n_vec)" = "$vec0" ] && ! grep -q '^npusim ' /proc/modules; echo $?) \
 	"everything gone after unload (vectors, module)"
 ktap_finish
