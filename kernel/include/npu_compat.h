@@ -31,6 +31,7 @@
 #include <asm/byteorder.h>
 #else
 #include <linux/types.h>
+#include <assert.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <string.h>

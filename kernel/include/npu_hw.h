@@ -32,12 +32,20 @@
 
 #ifdef __KERNEL__
 #include <linux/bits.h>
+#include <linux/build_bug.h>
+#include <linux/stddef.h>
 #include <linux/types.h>
 #else
 #include "npu_compat.h"
 #endif
 
 #define NPU_HW_MAGIC		0x4e505531	/* "NPU1" */
+
+/* Layouts that are ABI, checked wherever this header is compiled. */
+#define NPU_ABI_SIZE(type, size) \
+	static_assert(sizeof(type) == (size), #type " is " #size " bytes")
+#define NPU_ABI_OFFSET(type, member, off) \
+	static_assert(offsetof(type, member) == (off), #type "." #member " at " #off)
 
 /* Limits of the device. */
 #define NPU_MAX_PORTS		16
@@ -74,6 +82,8 @@
 #define NPU_CAP_TSO		BIT(2)	/* tx TSO4/TSO6 */
 #define NPU_CAP_RSS		BIT(3)
 #define NPU_CAP_NTUPLE		BIT(4)	/* NPU_CMD_NTUPLE_* (ingress classifier) */
+/* two VLAN tags and PPPoE sessions in microflow keys and rewrites */
+#define NPU_CAP_L2_ENCAP	BIT(5)
 
 #define NPU_EVT_CMD_DONE	BIT(0)	/* a command completed */
 #define NPU_EVT_LINK		BIT(1)	/* see NPU_REG_LINK_CHANGED */
@@ -467,34 +477,77 @@ struct npu_cmd_coalesce {
 /*
  * A direction's identity.  Addresses and ports in network order.
  *
- * @vlan is the VLAN id of the frame's one 802.1Q tag (1..4095), or 0 for an
- * untagged frame.  No key stands for any other tagging: the coprocessor
- * punts a frame with an 802.1ad (0x88a8) outer tag, a priority tag (VID 0)
- * or two tags NPU_PUNT_EXCEPTION without a lookup, so such a frame matches
- * no connection of its outer VID, nor an untagged one.
+ * The L2 part is what the frame arrives in: at most two VLAN tags, then at
+ * most one PPPoE session header.
+ *
+ *  - @vlan: the outer tag's VLAN id (1..4095), 0 for an untagged frame.
+ *    Its TPID is 0x8100, or 0x88a8 with NPU_KEY_L2_AD in @l2.
+ *  - @vlan_inner: the inner tag's VLAN id (1..4095, TPID 0x8100), 0 for a
+ *    frame of one tag or none.
+ *  - @pppoe_sid: the session id (1..0xfffe) of a PPPoE session frame that
+ *    carries IPv4 or IPv6, 0 for none.
+ *
+ * No key stands for any other L2.  The coprocessor punts, without a
+ * lookup, NPU_PUNT_EXCEPTION: a frame with a priority tag (VID 0), an
+ * inner 802.1ad tag or more than two tags; PPPoE discovery (0x8863); a
+ * session frame of session id 0 or 0xffff, or of another PPP protocol
+ * (LCP, IPCP, ...).  NPU_PUNT_MALFORMED: a session frame whose length
+ * field disagrees with its IP packet.  So no such frame matches a
+ * connection of its tags' VIDs, nor an untagged one.
+ *
+ * Without NPU_CAP_L2_ENCAP the coprocessor keys one 802.1Q tag at most:
+ * @l2, @vlan_inner and @pppoe_sid are zero (NPU_ST_BAD_PARAM otherwise),
+ * frames of two tags or an 802.1ad tag are exceptions, PPPoE is not IP.
+ * @rsvd is zero.
  */
 struct npu_mflow_key {
 	u8 port;		/* ingress port, 0-based */
 	u8 family;		/* NPU_AF_INET or NPU_AF_INET6 */
 	u8 proto;		/* IPPROTO_TCP or IPPROTO_UDP */
-	u8 rsvd0;
-	__be16 vlan;		/* 802.1Q VLAN id, 0 = untagged (see above) */
+	u8 l2;			/* NPU_KEY_L2_* */
+	__be16 vlan;		/* outer VLAN id, 0 = untagged (see above) */
 	__be16 sport;
 	__be16 dport;
-	__be16 rsvd1;
+	__be16 pppoe_sid;	/* PPPoE session id, 0 = none */
 	__be32 saddr[4];	/* IPv4: [0] only, the rest zero */
 	__be32 daddr[4];
+	__be16 vlan_inner;	/* inner VLAN id (802.1Q), 0 = one tag or none */
+	__be16 rsvd;
 };
+
+/* struct npu_mflow_key.l2 */
+#define NPU_KEY_L2_AD		BIT(0)	/* the outer tag's TPID is 0x88a8 */
+
+NPU_ABI_SIZE(struct npu_mflow_key, 48);
+NPU_ABI_OFFSET(struct npu_mflow_key, l2, 3);
+NPU_ABI_OFFSET(struct npu_mflow_key, vlan, 4);
+NPU_ABI_OFFSET(struct npu_mflow_key, pppoe_sid, 10);
+NPU_ABI_OFFSET(struct npu_mflow_key, saddr, 12);
+NPU_ABI_OFFSET(struct npu_mflow_key, daddr, 28);
+NPU_ABI_OFFSET(struct npu_mflow_key, vlan_inner, 44);
 
 /* struct npu_rewrite.flags */
 #define NPU_RW_SNAT		BIT(0)	/* saddr/sport := nat_saddr/nat_sport */
 #define NPU_RW_DNAT		BIT(1)	/* daddr/dport := nat_daddr/nat_dport */
 #define NPU_RW_TTL		BIT(2)	/* decrement TTL / hop limit (routed) */
-#define NPU_RW_VLAN_PUSH	BIT(3)	/* push vlan_tci (802.1Q) */
-#define NPU_RW_VLAN_POP		BIT(4)	/* pop the outer tag */
+#define NPU_RW_VLAN_PUSH	BIT(3)	/* push vlan_tci (802.1Q unless NPU_RW_L2_AD1) */
+#define NPU_RW_VLAN_POP		BIT(4)	/* pop the outer tag (two: NPU_RW_L2_POP2) */
 #define NPU_RW_MAC		BIT(5)	/* set dmac and smac */
 
-/* What one direction does to a frame on its way out. */
+/* struct npu_rewrite.l2: more of the L2 rewrite (NPU_CAP_L2_ENCAP) */
+#define NPU_RW_L2_POP2		BIT(0)	/* with NPU_RW_VLAN_POP: pop two tags */
+#define NPU_RW_L2_PPPOE_POP	BIT(1)	/* pop the PPPoE session header */
+#define NPU_RW_L2_PUSH2		BIT(2)	/* with NPU_RW_VLAN_PUSH: vlan_tci2 outside vlan_tci */
+#define NPU_RW_L2_AD1		BIT(3)	/* vlan_tci's TPID is 0x88a8 (outermost only) */
+#define NPU_RW_L2_AD2		BIT(4)	/* vlan_tci2's TPID is 0x88a8 */
+#define NPU_RW_L2_PPPOE_PUSH	BIT(5)	/* push a session header of pppoe_sid */
+
+/*
+ * What one direction does to a frame on its way out.  @mtu is the egress's
+ * L3 MTU: a frame whose IP packet is longer punts NPU_PUNT_MTU.  A
+ * coprocessor without NPU_CAP_L2_ENCAP takes @l2 zero only
+ * (NPU_ST_BAD_PARAM otherwise); @rsvd is zero.
+ */
 struct npu_rewrite {
 	u8 egress_port;		/* 0-based, a port of this coprocessor */
 	u8 flags;		/* NPU_RW_* */
@@ -504,10 +557,21 @@ struct npu_rewrite {
 	__be16 nat_sport;
 	__be16 nat_dport;
 	__le16 mtu;		/* egress L3 MTU: larger frames punt NPU_PUNT_MTU */
-	__le16 rsvd;
+	u8 l2;			/* NPU_RW_L2_* */
+	u8 rsvd;
 	__be32 nat_saddr[4];
 	__be32 nat_daddr[4];
+	__be16 vlan_tci2;	/* NPU_RW_L2_PUSH2: the tag outside vlan_tci */
+	__be16 pppoe_sid;	/* NPU_RW_L2_PPPOE_PUSH: 1..0xfffe */
 };
+
+NPU_ABI_SIZE(struct npu_rewrite, 60);
+NPU_ABI_OFFSET(struct npu_rewrite, mtu, 20);
+NPU_ABI_OFFSET(struct npu_rewrite, l2, 22);
+NPU_ABI_OFFSET(struct npu_rewrite, nat_saddr, 24);
+NPU_ABI_OFFSET(struct npu_rewrite, nat_daddr, 40);
+NPU_ABI_OFFSET(struct npu_rewrite, vlan_tci2, 56);
+NPU_ABI_OFFSET(struct npu_rewrite, pppoe_sid, 58);
 
 /* struct npu_cmd_conn_create.flags */
 #define NPU_CONN_F_DIR0		BIT(0)	/* dir[0] rewrite valid */
@@ -521,7 +585,7 @@ struct npu_rewrite {
  * Create (or, same index and revision with no microflow, revive) a
  * connection.  With NPU_CONN_F_REVIVE the command only revives: a revive
  * that crossed a reclaim (a free index, or another revision) is refused
- * with NPU_ST_NOT_FOUND and creates nothing.  208 bytes.
+ * with NPU_ST_NOT_FOUND and creates nothing.  224 bytes.
  */
 struct npu_cmd_conn_create {
 	__le32 conn;		/* index < the table's size */
@@ -531,7 +595,11 @@ struct npu_cmd_conn_create {
 	struct npu_mflow_key mflow[2];
 };
 
-/* Attach (or invalidate: key only) one microflow. */
+NPU_ABI_SIZE(struct npu_cmd_conn_create, 224);
+static_assert(sizeof(struct npu_cmd_conn_create) <= NPU_CMD_DATA_LEN,
+	      "a create fits a command slot");
+
+/* Attach (or invalidate: key only) one microflow.  56 bytes. */
 struct npu_cmd_mflow {
 	__le32 conn;
 	__le16 rev;
@@ -539,6 +607,8 @@ struct npu_cmd_mflow {
 	u8 rsvd;
 	struct npu_mflow_key key;
 };
+
+NPU_ABI_SIZE(struct npu_cmd_mflow, 56);
 
 /* Reclaim a connection, or ask for stats of @count from @conn on. */
 struct npu_cmd_conn_ref {

@@ -28,7 +28,7 @@ static u32 npusim_ft_rol32(u32 w, unsigned int s)
 	return (w << s) | (w >> (32 - s));
 }
 
-/* A 32-bit hash of the key's 44 bytes (murmur3's mixing of 32-bit words). */
+/* A 32-bit hash of the key's 48 bytes (murmur3's mixing of 32-bit words). */
 static u32 npusim_ft_hash(const struct npu_mflow_key *key)
 {
 	const u8 *p = (const u8 *)key;
@@ -283,14 +283,27 @@ static void npusim_ft_conn_free(struct npusim_ft *ft, u32 conn)
 	c->mf[1] = NPUSIM_FT_NONE;
 }
 
+/* The L2 part of a key: what the parser keys (npu_hw.h). */
+static bool npusim_ft_key_l2_ok(const struct npu_mflow_key *key)
+{
+	return !key->l2 && !key->vlan_inner && !key->pppoe_sid && !key->rsvd;
+}
+
 static bool npusim_ft_key_ok(const struct npusim_ft *ft,
 			     const struct npu_mflow_key *key)
 {
-	if (key->port >= ft->nports)
+	if (key->port >= ft->nports || !npusim_ft_key_l2_ok(key))
 		return false;
 	if (key->family != NPU_AF_INET && key->family != NPU_AF_INET6)
 		return false;
 	return key->proto == NPUSIM_IPPROTO_TCP || key->proto == NPUSIM_IPPROTO_UDP;
+}
+
+/* A direction's rewrite: its egress port and the L2 the model writes. */
+static bool npusim_ft_rw_ok(const struct npusim_ft *ft,
+			    const struct npu_rewrite *rw)
+{
+	return rw->egress_port < ft->nports && !rw->l2 && !rw->rsvd;
 }
 
 /* Attach @key to direction @dir of @conn, taking it over from any other. */
@@ -346,7 +359,7 @@ static void npusim_ft_revive(struct npusim_ft *ft, struct npusim_ft_conn *c)
  * only: a free index or another revision (the revive crossed a reclaim)
  * is NPU_ST_NOT_FOUND and nothing is made.
  *
- * Return: NPU_ST_OK, NPU_ST_BAD_PARAM (index, egress port, key, a revive
+ * Return: NPU_ST_OK, NPU_ST_BAD_PARAM (index, rewrite, key, a revive
  * with microflows), NPU_ST_NOT_FOUND (a revive of nothing) or
  * NPU_ST_NO_SPACE (microflow table full: the connection is not made).
  */
@@ -364,7 +377,7 @@ u16 npusim_ft_conn_create(struct npusim_ft *ft,
 		return NPU_ST_BAD_PARAM;
 	for (d = 0; d < 2; d++) {
 		if ((flags & (NPU_CONN_F_DIR0 << d)) &&
-		    cmd->dir[d].egress_port >= ft->nports)
+		    !npusim_ft_rw_ok(ft, &cmd->dir[d]))
 			return NPU_ST_BAD_PARAM;
 		if ((flags & (NPU_CONN_F_MFLOW0 << d)) &&
 		    !npusim_ft_key_ok(ft, &cmd->mflow[d]))

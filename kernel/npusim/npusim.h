@@ -22,11 +22,14 @@
 
 #define DRV_NAME		"npusim"
 
-/* Firmware the model reports: version 1.0.0. */
-#define NPUSIM_FW_MAJOR		1
+/*
+ * Firmware the model reports: version 2.0.0, the npu_hw.h of 48-byte
+ * microflow keys and 60-byte rewrites.
+ */
+#define NPUSIM_FW_MAJOR		2
 #define NPUSIM_FW_MINOR		0
 #define NPUSIM_FW_PATCH		0
-#define NPUSIM_FW_VERSION_STR	"1.0.0"
+#define NPUSIM_FW_VERSION_STR	"2.0.0"
 #define NPUSIM_CAPS		(NPU_CAP_CSUM_RX | NPU_CAP_CSUM_TX | \
 				 NPU_CAP_TSO | NPU_CAP_RSS | NPU_CAP_NTUPLE)
 #define NPUSIM_LINK_SPEED	10000	/* Mb/s */

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of the opcode properties of the hardware interface
- * (kernel/include/npu_hw.h): which commands change the device's tables,
- * which only read.  The driver's command rings act on them: a table
- * command goes on the normal ring and its loss resyncs the tables, a
- * read's timeout is only counted.
+ * Unit tests of the hardware interface (kernel/include/npu_hw.h): the
+ * opcode properties (which commands change the device's tables, which only
+ * read: the driver's command rings act on them, a table command goes on
+ * the normal ring and its loss resyncs the tables, a read's timeout is only
+ * counted), and the layouts of the fast path's structures, which are ABI.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -69,11 +69,79 @@ static void test_properties_exclusive(void **state)
 		assert_false(npu_cmd_changes_tables(op) && npu_cmd_reads_only(op));
 }
 
+struct layout_case {
+	const char *name;
+	size_t got;
+	size_t want;
+};
+
+#define SIZE(t, n)	{ "sizeof(" #t ")", sizeof(t), n }
+#define OFF(t, f, n)	{ #t "." #f, offsetof(t, f), n }
+
+/* Every field of the key and the rewrite, and the commands that carry them. */
+static const struct layout_case layouts[] = {
+	SIZE(struct npu_mflow_key, 48),
+	OFF(struct npu_mflow_key, port, 0),
+	OFF(struct npu_mflow_key, family, 1),
+	OFF(struct npu_mflow_key, proto, 2),
+	OFF(struct npu_mflow_key, l2, 3),
+	OFF(struct npu_mflow_key, vlan, 4),
+	OFF(struct npu_mflow_key, sport, 6),
+	OFF(struct npu_mflow_key, dport, 8),
+	OFF(struct npu_mflow_key, pppoe_sid, 10),
+	OFF(struct npu_mflow_key, saddr, 12),
+	OFF(struct npu_mflow_key, daddr, 28),
+	OFF(struct npu_mflow_key, vlan_inner, 44),
+	OFF(struct npu_mflow_key, rsvd, 46),
+	SIZE(struct npu_rewrite, 60),
+	OFF(struct npu_rewrite, egress_port, 0),
+	OFF(struct npu_rewrite, flags, 1),
+	OFF(struct npu_rewrite, vlan_tci, 2),
+	OFF(struct npu_rewrite, dmac, 4),
+	OFF(struct npu_rewrite, smac, 10),
+	OFF(struct npu_rewrite, nat_sport, 16),
+	OFF(struct npu_rewrite, nat_dport, 18),
+	OFF(struct npu_rewrite, mtu, 20),
+	OFF(struct npu_rewrite, l2, 22),
+	OFF(struct npu_rewrite, rsvd, 23),
+	OFF(struct npu_rewrite, nat_saddr, 24),
+	OFF(struct npu_rewrite, nat_daddr, 40),
+	OFF(struct npu_rewrite, vlan_tci2, 56),
+	OFF(struct npu_rewrite, pppoe_sid, 58),
+	SIZE(struct npu_cmd_conn_create, 224),
+	OFF(struct npu_cmd_conn_create, dir, 8),
+	OFF(struct npu_cmd_conn_create, mflow, 128),
+	SIZE(struct npu_cmd_mflow, 56),
+	OFF(struct npu_cmd_mflow, key, 8),
+	SIZE(struct npu_cmd_conn_stats, 8 + NPU_CONN_STATS_MAX * 48),
+	SIZE(struct npu_conn_stats_entry, 48),
+	SIZE(struct npu_cmd, 16 + NPU_CMD_DATA_LEN),
+};
+
+static void test_layouts(void **state)
+{
+	unsigned int i, bad = 0;
+
+	(void)state;
+	for (i = 0; i < sizeof(layouts) / sizeof(layouts[0]); i++) {
+		const struct layout_case *c = &layouts[i];
+
+		if (c->got == c->want)
+			continue;
+		printf("%s: %zu (want %zu)\n", c->name, c->got, c->want);
+		bad++;
+	}
+	assert_int_equal(bad, 0);
+	/* a create, the largest command, fits a slot */
+	assert_true(sizeof(struct npu_cmd_conn_create) <= NPU_CMD_DATA_LEN);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_opcode_properties),
 		cmocka_unit_test(test_properties_exclusive),
+		cmocka_unit_test(test_layouts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

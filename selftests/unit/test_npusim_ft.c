@@ -16,6 +16,7 @@
 
 #include "../../kernel/npusim/parse_pure.c"
 #include "../../kernel/npusim/ft_pure.c"
+#include "case_table.h"
 
 #define NCONNS	16
 #define NMFLOWS	8
@@ -525,6 +526,84 @@ static void test_table_full_and_bad_params(void **state)
 	free(t);
 }
 
+/* ---- the fields a create checks ------------------------------------ */
+
+#define K(f, v)		CASE_FIELD(struct npu_mflow_key, f, CF_HOST, v)
+#define K_BE(f, v)	CASE_FIELD(struct npu_mflow_key, f, CF_BE, v)
+#define RW(f, v)	CASE_FIELD(struct npu_rewrite, f, CF_HOST, v)
+#define RW_BE(f, v)	CASE_FIELD(struct npu_rewrite, f, CF_BE, v)
+
+/**
+ * struct fcase - a connection's fields and what a create says of them
+ * @name: the case
+ * @key: fields of conn_cmd()'s direction 0 microflow set (an attach of that
+ *	key says the same as the create)
+ * @rw: fields of its direction 0 rewrite set
+ * @st: the create's status
+ */
+struct fcase {
+	const char *name;
+	struct case_field key[3];
+	struct case_field rw[3];
+	u16 st;
+};
+
+static const struct fcase fcases[] = {
+	{ "plain", .st = NPU_ST_OK },
+	{ "tagged", .key = { K_BE(vlan, 7) }, .st = NPU_ST_OK },
+	{ "pushes and pops a tag", .rw = { RW(flags, NPU_RW_VLAN_POP | NPU_RW_VLAN_PUSH) },
+	  .st = NPU_ST_OK },
+	/* the L2 the model does not key: two tags, 802.1ad, PPPoE */
+	{ "key: 802.1ad", .key = { K_BE(vlan, 7), K(l2, NPU_KEY_L2_AD) },
+	  .st = NPU_ST_BAD_PARAM },
+	{ "key: inner tag", .key = { K_BE(vlan, 7), K_BE(vlan_inner, 8) },
+	  .st = NPU_ST_BAD_PARAM },
+	{ "key: PPPoE session", .key = { K_BE(pppoe_sid, 1) }, .st = NPU_ST_BAD_PARAM },
+	{ "key: reserved", .key = { K_BE(rsvd, 1) }, .st = NPU_ST_BAD_PARAM },
+	/* nor does it rewrite them */
+	{ "rewrite: two pops", .rw = { RW(flags, NPU_RW_VLAN_POP), RW(l2, NPU_RW_L2_POP2) },
+	  .st = NPU_ST_BAD_PARAM },
+	{ "rewrite: PPPoE pop", .rw = { RW(l2, NPU_RW_L2_PPPOE_POP) }, .st = NPU_ST_BAD_PARAM },
+	{ "rewrite: two pushes", .rw = { RW(flags, NPU_RW_VLAN_PUSH), RW(l2, NPU_RW_L2_PUSH2) },
+	  .st = NPU_ST_BAD_PARAM },
+	{ "rewrite: 802.1ad pushed", .rw = { RW(flags, NPU_RW_VLAN_PUSH), RW(l2, NPU_RW_L2_AD1) },
+	  .st = NPU_ST_BAD_PARAM },
+	{ "rewrite: 802.1ad pushed outside",
+	  .rw = { RW(flags, NPU_RW_VLAN_PUSH), RW(l2, NPU_RW_L2_PUSH2 | NPU_RW_L2_AD2) },
+	  .st = NPU_ST_BAD_PARAM },
+	{ "rewrite: PPPoE push", .rw = { RW(l2, NPU_RW_L2_PPPOE_PUSH), RW_BE(pppoe_sid, 1) },
+	  .st = NPU_ST_BAD_PARAM },
+	{ "rewrite: reserved", .rw = { RW(rsvd, 1) }, .st = NPU_ST_BAD_PARAM },
+};
+
+static void test_fcase(void **state)
+{
+	const struct fcase *fc = *state;
+	struct tbl *t = tbl_new();
+	struct npu_cmd_conn_create c;
+	struct npu_cmd_mflow m;
+	struct frame a, b;
+
+	mk(&a, 0, IPPROTO_TCP, "198.51.100.2", "203.0.113.2", 40000, 5201, 1, 0x10, 10);
+	mk(&b, 0, IPPROTO_TCP, "203.0.113.2", "198.51.100.2", 5201, 40000, 1, 0x10, 10);
+	conn_cmd(&c, 1, 1, &a, &b);
+	case_fields_set(&c.mflow[0], fc->key, ARRAY_SIZE(fc->key));
+	case_fields_set(&c.dir[0], fc->rw, ARRAY_SIZE(fc->rw));
+	assert_int_equal(npusim_ft_conn_create(&t->ft, &c, 0), fc->st);
+	assert_int_equal(t->ft.used_conns, fc->st == NPU_ST_OK);
+	/* the key alone, attached to a connection made without it */
+	conn_cmd(&c, 2, 1, NULL, &b);
+	assert_int_equal(npusim_ft_conn_create(&t->ft, &c, 0), NPU_ST_OK);
+	memset(&m, 0, sizeof(m));
+	m.conn = htole32(2);
+	m.rev = htole16(1);
+	key_of(&a, 2, &m.key);
+	case_fields_set(&m.key, fc->key, ARRAY_SIZE(fc->key));
+	assert_int_equal(npusim_ft_mflow_attach(&t->ft, &m),
+			 fc->key[0].len ? fc->st : NPU_ST_OK);
+	free(t);
+}
+
 static void test_mtu_fastpath_off_ttl(void **state)
 {
 	struct tbl *t = tbl_new();
@@ -706,6 +785,9 @@ int main(void)
 		cmocka_unit_test(test_rewrite_bounds),
 		cmocka_unit_test(test_stats_area),
 	};
+	struct CMUnitTest ftests[ARRAY_SIZE(fcases)];
 
-	return cmocka_run_group_tests_name("npusim_ft", tests, NULL, NULL);
+	CASE_TESTS(ftests, fcases, test_fcase);
+	return cmocka_run_group_tests_name("npusim_ft", tests, NULL, NULL) |
+	       cmocka_run_group_tests_name("npusim_ft fields", ftests, NULL, NULL);
 }
