@@ -621,6 +621,27 @@ static const struct pcase cases[] = {
 	  .refusal = "fast path pops a tag before it pushes one" },
 	{ "another action", TCP4, .steps = { ACT(NPUEP_FA_OTHER), FWD },
 	  .refusal = "action not supported by the fast path" },
+
+	/*
+	 * Two tags and PPPoE sessions: the glue reads a CVLAN or PPPOE key
+	 * as NPUEP_FD_OTHER, a PPPOE_PUSH and nf_flow_table's 802.1ad push
+	 * (an ACCEPT) as NPUEP_FA_OTHER.
+	 */
+	{ "QinQ: the inner tag's CVLAN key", FT4, TAG(100), .keys_on = NPUEP_FD_OTHER,
+	  .set = { D_BE(vlan.key.eth_type, ETH_P_8021Q), D(vlan.mask.eth_type, 0xffff) },
+	  .steps = { POP, POP, FWD }, .refusal = MATCHES },
+	{ "PPPoE session matched (flower pppoe_sid)", TCP4, .keys_on = NPUEP_FD_OTHER,
+	  .set = { D(basic.key.n_proto, 0), D(basic.mask.n_proto, 0) },
+	  .steps = { TTL_DEC4, FWD }, .refusal = MATCHES },
+	{ "PPPoE session pushed (nf_flow_table, out of ppp0)", FT4, .set = { D(routed_ttl, 1) },
+	  .steps = { SET_DMAC, SET_SMAC, ACT(NPUEP_FA_OTHER), FWD },
+	  .refusal = "action not supported by the fast path" },
+	{ "PPPoE session pushed inside VLAN 7 (nf_flow_table)", FT4, .set = { D(routed_ttl, 1) },
+	  .steps = { SET_DMAC, SET_SMAC, PUSH(ETH_P_8021Q, 7, 0), ACT(NPUEP_FA_OTHER), FWD },
+	  .refusal = "action not supported by the fast path" },
+	{ "802.1ad push of nf_flow_table (an ACCEPT)", FT4,
+	  .steps = { ACT(NPUEP_FA_OTHER), PUSH(ETH_P_8021Q, 200, 0), FWD },
+	  .refusal = "action not supported by the fast path" },
 };
 
 /* Step @s of a case's actions, added to the rule. */
