@@ -283,10 +283,15 @@ static void npusim_ft_conn_free(struct npusim_ft *ft, u32 conn)
 	c->mf[1] = NPUSIM_FT_NONE;
 }
 
-/* The L2 part of a key: what the parser keys (npu_hw.h). */
+/*
+ * The L2 part of a key: what the parser keys (npu_hw.h).  An 802.1ad or an
+ * inner tag needs an outer VID.
+ */
 static bool npusim_ft_key_l2_ok(const struct npu_mflow_key *key)
 {
-	return !key->l2 && !key->vlan_inner && !key->pppoe_sid && !key->rsvd;
+	if ((key->l2 & ~NPU_KEY_L2_AD) || key->pppoe_sid || key->rsvd)
+		return false;
+	return key->vlan || (!(key->l2 & NPU_KEY_L2_AD) && !key->vlan_inner);
 }
 
 static bool npusim_ft_key_ok(const struct npusim_ft *ft,
@@ -551,9 +556,11 @@ u16 npusim_ft_giveback(struct npusim_ft *ft, u32 conn, u64 now_ns)
 
 /**
  * npusim_ft_key_from_pkt() - a parsed frame's microflow identity
- * @pkt: the parser's result (addresses valid, ports valid for TCP/UDP)
+ * @pkt: the parser's result (addresses valid, ports valid for TCP/UDP, the
+ *	tags a key holds)
  * @port: ingress port, 0-based
- * @key: filled
+ * @key: filled: the port, the tags' VIDs and the outer one's TPID, the
+ *	family, protocol, addresses and ports; the rest zero
  */
 void npusim_ft_key_from_pkt(const struct npusim_pkt *pkt, u8 port,
 			    struct npu_mflow_key *key)
@@ -562,8 +569,13 @@ void npusim_ft_key_from_pkt(const struct npusim_pkt *pkt, u8 port,
 	key->port = port;
 	key->family = pkt->addr_len == 16 ? NPU_AF_INET6 : NPU_AF_INET;
 	key->proto = pkt->l4_proto;
-	if (pkt->flags & NPUSIM_PKT_VLAN)
-		key->vlan = cpu_to_be16(pkt->vlan_tci & 0x0fff);
+	if (pkt->flags & NPUSIM_PKT_VLAN) {
+		key->vlan = cpu_to_be16(pkt->vlan_tci & NPUSIM_VLAN_VID_MASK);
+		if (pkt->vlan_tpid == NPUSIM_ETH_P_8021AD)
+			key->l2 |= NPU_KEY_L2_AD;
+	}
+	if (pkt->vlan_tags == 2)
+		key->vlan_inner = cpu_to_be16(pkt->vlan2_tci & NPUSIM_VLAN_VID_MASK);
 	key->sport = cpu_to_be16(pkt->sport);
 	key->dport = cpu_to_be16(pkt->dport);
 	memcpy(key->saddr, pkt->saddr, pkt->addr_len);

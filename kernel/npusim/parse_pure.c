@@ -15,20 +15,15 @@
  * no microflow key stands for), TCP_FLAGS (SYN, FIN or RST), and FLOW_MISS
  * for everything else (the fast path looks those up: ft_pure.c).
  *
- * A microflow key (npu_hw.h) holds one 802.1Q VLAN id, or 0 for an
- * untagged frame.  A frame with an 802.1ad outer tag, a priority tag (VID
- * 0) or two tags is none of those: were it looked up, it would match the
- * connection of the same VID, or an untagged one.  It is punted EXCEPTION.
+ * A microflow key (npu_hw.h) holds the VLAN ids of up to two tags: the
+ * outer one's TPID 0x8100 or 0x88a8, the inner one's 0x8100.  A frame with
+ * a priority tag (VID 0) or an inner 802.1ad tag is none of those: were it
+ * looked up, it would match the connection of its other tag's VID, or an
+ * untagged one.  It is punted EXCEPTION.
  */
 #include "parse_pure.h"
 
-#define NPUSIM_ETH_HLEN		14
-#define NPUSIM_ETH_P_IP		0x0800
-#define NPUSIM_ETH_P_IPV6	0x86dd
-#define NPUSIM_ETH_P_8021Q	0x8100
-#define NPUSIM_ETH_P_8021AD	0x88a8
 #define NPUSIM_MAX_VLAN_TAGS	2
-#define NPUSIM_VLAN_VID_MASK	0x0fff
 
 #define NPUSIM_IPPROTO_HOPOPTS	0
 #define NPUSIM_IPPROTO_ICMP	1
@@ -117,8 +112,11 @@ static bool npusim_vlan_keyed(const struct npusim_pkt *pkt)
 {
 	if (!(pkt->flags & NPUSIM_PKT_VLAN))
 		return true;
-	return pkt->vlan_tags == 1 && pkt->vlan_tpid == NPUSIM_ETH_P_8021Q &&
-	       (pkt->vlan_tci & NPUSIM_VLAN_VID_MASK);
+	if (!(pkt->vlan_tci & NPUSIM_VLAN_VID_MASK))
+		return false;
+	return pkt->vlan_tags == 1 ||
+	       (pkt->vlan2_tpid == NPUSIM_ETH_P_8021Q &&
+		(pkt->vlan2_tci & NPUSIM_VLAN_VID_MASK));
 }
 
 /* Common tail of IPv4 and IPv6 once L4 is known. */
@@ -299,6 +297,9 @@ u8 npusim_parse(const u8 *data, u32 caplen, u32 len, struct npusim_pkt *pkt)
 			pkt->vlan_tci = npusim_rd16(data + off);
 			pkt->vlan_tpid = type;
 			pkt->flags |= NPUSIM_PKT_VLAN;
+		} else {
+			pkt->vlan2_tci = npusim_rd16(data + off);
+			pkt->vlan2_tpid = type;
 		}
 		type = npusim_rd16(data + off + 2);
 		off += 4;

@@ -10,6 +10,13 @@
 #include "npu_compat.h"
 #include "npu_hw.h"
 
+#define NPUSIM_ETH_HLEN		14
+#define NPUSIM_ETH_P_IP		0x0800
+#define NPUSIM_ETH_P_IPV6	0x86dd
+#define NPUSIM_ETH_P_8021Q	0x8100
+#define NPUSIM_ETH_P_8021AD	0x88a8
+#define NPUSIM_VLAN_VID_MASK	0x0fff
+
 /* How many bytes of a frame the parser needs at most for its headers. */
 #define NPUSIM_PARSE_HDR_MAX	256
 /* IPv6 extension headers walked before giving up (punted as exception). */
@@ -37,6 +44,8 @@
  * @vlan_tci: outer VLAN TCI (host order) if NPUSIM_PKT_VLAN
  * @vlan_tpid: outer tag's TPID (host order: 0x8100 or 0x88a8) if
  *	NPUSIM_PKT_VLAN
+ * @vlan2_tci: inner VLAN TCI (host order) if @vlan_tags is 2
+ * @vlan2_tpid: inner tag's TPID (host order) if @vlan_tags is 2
  * @vlan_tags: VLAN tags before the ethertype (0 to 2)
  * @l3_off: offset of the IP header (0: none)
  * @l4_off: offset of the L4 header (0: none)
@@ -56,6 +65,8 @@ struct npusim_pkt {
 	u16 ethertype;
 	u16 vlan_tci;
 	u16 vlan_tpid;
+	u16 vlan2_tci;
+	u16 vlan2_tpid;
 	u16 l3_off;
 	u16 l4_off;
 	u16 l3_len;

@@ -39,8 +39,8 @@ struct case_field {
 	{ offsetof(type, f), sizeof(((type *)0)->f), order, v }
 
 /* The fields of @fields, up to @n or the first of length 0, set in @obj. */
-static void case_fields_set(void *obj, const struct case_field *fields,
-			    size_t n)
+static inline void case_fields_set(void *obj, const struct case_field *fields,
+				   size_t n)
 {
 	const struct case_field *f;
 	union { u8 b; u16 h; u32 w; u64 q; } v;

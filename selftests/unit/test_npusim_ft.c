@@ -553,11 +553,16 @@ static const struct fcase fcases[] = {
 	{ "tagged", .key = { K_BE(vlan, 7) }, .st = NPU_ST_OK },
 	{ "pushes and pops a tag", .rw = { RW(flags, NPU_RW_VLAN_POP | NPU_RW_VLAN_PUSH) },
 	  .st = NPU_ST_OK },
-	/* the L2 the model does not key: two tags, 802.1ad, PPPoE */
-	{ "key: 802.1ad", .key = { K_BE(vlan, 7), K(l2, NPU_KEY_L2_AD) },
-	  .st = NPU_ST_BAD_PARAM },
-	{ "key: inner tag", .key = { K_BE(vlan, 7), K_BE(vlan_inner, 8) },
-	  .st = NPU_ST_BAD_PARAM },
+	/* two tags, the outer one of either TPID */
+	{ "key: 802.1ad", .key = { K_BE(vlan, 7), K(l2, NPU_KEY_L2_AD) }, .st = NPU_ST_OK },
+	{ "key: inner tag", .key = { K_BE(vlan, 7), K_BE(vlan_inner, 8) }, .st = NPU_ST_OK },
+	{ "key: 802.1ad and an inner tag",
+	  .key = { K_BE(vlan, 7), K(l2, NPU_KEY_L2_AD), K_BE(vlan_inner, 8) }, .st = NPU_ST_OK },
+	/* keys no frame has: an 802.1ad or inner tag with no outer VID */
+	{ "key: 802.1ad, no VID", .key = { K(l2, NPU_KEY_L2_AD) }, .st = NPU_ST_BAD_PARAM },
+	{ "key: inner tag, no outer", .key = { K_BE(vlan_inner, 8) }, .st = NPU_ST_BAD_PARAM },
+	{ "key: an unknown L2 bit", .key = { K_BE(vlan, 7), K(l2, 2) }, .st = NPU_ST_BAD_PARAM },
+	/* the L2 the model does not key: PPPoE */
 	{ "key: PPPoE session", .key = { K_BE(pppoe_sid, 1) }, .st = NPU_ST_BAD_PARAM },
 	{ "key: reserved", .key = { K_BE(rsvd, 1) }, .st = NPU_ST_BAD_PARAM },
 	/* nor does it rewrite them */

@@ -13,8 +13,7 @@
 
 #include "../../kernel/npusim/parse_pure.c"
 #include "../../kernel/npusim/ft_pure.c"
-
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#include "case_table.h"
 
 /* The Microsoft RSS verification key. */
 static const u8 ms_key[NPU_RSS_KEY_LEN] = {
@@ -355,110 +354,179 @@ static void test_malformed4(void **state)
 	assert_int_equal(npusim_parse(f.b, 13, 13, &pkt), NPU_PUNT_MALFORMED);
 }
 
-static void test_vlan(void **state)
+/* ---- VLAN tags: a table of frames ----------------------------------- */
+
+/* struct vcase.l3: what the tags carry */
+enum { L3_TCP4, L3_UDP6, L3_ARP };
+
+/**
+ * struct vkey - the microflow key's L2 of a frame the parser keys
+ * @l2: NPU_KEY_L2_*
+ * @vlan: the outer VID
+ * @inner: the inner VID
+ */
+struct vkey {
+	u8 l2;
+	u16 vlan, inner;
+};
+
+/**
+ * struct vcase - a frame behind VLAN tags and what the parser makes of it
+ * @name: the case
+ * @ntags: its tags (0 to 3), outer first
+ * @tpid: their TPIDs
+ * @tci: their TCIs
+ * @l3: L3_*: a TCP ACK 1 > 2 over IPv4, a UDP datagram 7 > 8 over IPv6, or
+ *	ARP (60 bytes)
+ * @bad_l4: the TCP header's data offset is 4 (malformed)
+ * @len: the frame cut to this many bytes (0: whole)
+ * @caplen: this many bytes of it captured (0: all)
+ * @reason: the parse's reason
+ * @tags: pkt.vlan_tags, and the outer (and inner) tag's TPID and TCI as
+ *	the frame's, when the parse got past the tags
+ * @l3_off: pkt.l3_off of an IP frame parsed past the tags
+ * @key: for NPU_PUNT_FLOW_MISS: the key's L2
+ */
+struct vcase {
+	const char *name;
+	u8 ntags;
+	u16 tpid[3], tci[3];
+	u8 l3;
+	bool bad_l4;
+	u32 len, caplen;
+	u8 reason;
+	u8 tags;
+	u16 l3_off;
+	struct vkey key;
+};
+
+#define TAGS1(p, t)		.ntags = 1, .tpid = { p }, .tci = { t }
+#define TAGS2(p, t, q, u)	.ntags = 2, .tpid = { p, q }, .tci = { t, u }
+#define MISS			.reason = NPU_PUNT_FLOW_MISS
+#define EXCEPTION		.reason = NPU_PUNT_EXCEPTION
+#define MALFORMED		.reason = NPU_PUNT_MALFORMED
+
+static const struct vcase vcases[] = {
+	{ "untagged", MISS, .l3_off = 14 },
+	{ "802.1Q VLAN 100, PCP 1", TAGS1(0x8100, 0x2064), MISS, .tags = 1, .l3_off = 18,
+	  .key = { 0, 100 } },
+	{ "802.1Q VLAN 1", TAGS1(0x8100, 1), MISS, .tags = 1, .l3_off = 18, .key = { 0, 1 } },
+	{ "802.1Q VLAN 4095", TAGS1(0x8100, 0xfff), MISS, .tags = 1, .l3_off = 18,
+	  .key = { 0, 4095 } },
+	{ "802.1ad VLAN 5", TAGS1(0x88a8, 5), MISS, .tags = 1, .l3_off = 18,
+	  .key = { NPU_KEY_L2_AD, 5 } },
+	{ "802.1ad 5, 802.1Q 7, IPv6", TAGS2(0x88a8, 5, 0x8100, 7), .l3 = L3_UDP6, MISS,
+	  .tags = 2, .l3_off = 22, .key = { NPU_KEY_L2_AD, 5, 7 } },
+	{ "802.1Q 5, 802.1Q 9", TAGS2(0x8100, 5, 0x8100, 9), MISS, .tags = 2, .l3_off = 22,
+	  .key = { 0, 5, 9 } },
+	{ "802.1Q 4095, 802.1Q 1, PCPs", TAGS2(0x8100, 0xefff, 0x8100, 0x2001), MISS,
+	  .tags = 2, .l3_off = 22, .key = { 0, 4095, 1 } },
+	/* what no key stands for: a priority tag, an inner 802.1ad tag */
+	{ "priority tag, PCP 5", TAGS1(0x8100, 0xa000), EXCEPTION, .tags = 1, .l3_off = 18 },
+	{ "priority tag, PCP 0", TAGS1(0x8100, 0), EXCEPTION, .tags = 1, .l3_off = 18 },
+	{ "802.1ad priority tag", TAGS1(0x88a8, 0x2000), EXCEPTION, .tags = 1, .l3_off = 18 },
+	{ "outer priority tag, inner VLAN 9", TAGS2(0x8100, 0, 0x8100, 9), EXCEPTION,
+	  .tags = 2, .l3_off = 22 },
+	{ "VLAN 5, inner priority tag", TAGS2(0x8100, 5, 0x8100, 0x6000), EXCEPTION,
+	  .tags = 2, .l3_off = 22 },
+	{ "802.1Q 5, inner 802.1ad 9", TAGS2(0x8100, 5, 0x88a8, 9), EXCEPTION, .tags = 2,
+	  .l3_off = 22 },
+	{ "802.1ad 5, inner 802.1ad 9", TAGS2(0x88a8, 5, 0x88a8, 9), EXCEPTION, .tags = 2,
+	  .l3_off = 22 },
+	/* three tags: not inspected */
+	{ "three tags", .ntags = 3, .tpid = { 0x88a8, 0x8100, 0x8100 }, .tci = { 1, 2, 3 },
+	  EXCEPTION },
+	/* still parsed: what outranks EXCEPTION still does, the ports for RSS */
+	{ "priority tag, TCP data offset 4", TAGS1(0x8100, 0xa000), .bad_l4 = true, MALFORMED,
+	  .tags = 1, .l3_off = 18 },
+	{ "inner 802.1ad, TCP data offset 4", TAGS2(0x8100, 5, 0x88a8, 9), .bad_l4 = true,
+	  MALFORMED, .tags = 2, .l3_off = 22 },
+	{ "802.1ad 5, TCP data offset 4", TAGS1(0x88a8, 5), .bad_l4 = true, MALFORMED,
+	  .tags = 1, .l3_off = 18 },
+	{ "two tags, TCP data offset 4", TAGS2(0x88a8, 5, 0x8100, 9), .bad_l4 = true,
+	  MALFORMED, .tags = 2, .l3_off = 22 },
+	/* non-IP first */
+	{ "802.1Q-tagged ARP", TAGS1(0x8100, 9), .l3 = L3_ARP, .reason = NPU_PUNT_NON_IP,
+	  .tags = 1 },
+	{ "802.1ad-tagged ARP", TAGS1(0x88a8, 9), .l3 = L3_ARP, .reason = NPU_PUNT_NON_IP,
+	  .tags = 1 },
+	{ "ARP under a priority tag", TAGS1(0x8100, 0), .l3 = L3_ARP,
+	  .reason = NPU_PUNT_NON_IP, .tags = 1 },
+	{ "ARP under two tags", TAGS2(0x88a8, 5, 0x8100, 9), .l3 = L3_ARP,
+	  .reason = NPU_PUNT_NON_IP, .tags = 2 },
+	/* tags cut by the frame's end (malformed) or the capture's (not inspected) */
+	{ "tag cut", TAGS1(0x8100, 5), .len = 16, MALFORMED },
+	{ "inner tag cut", TAGS2(0x88a8, 5, 0x8100, 9), .len = 20, MALFORMED },
+	{ "inner tag not captured", TAGS2(0x88a8, 5, 0x8100, 9), .caplen = 20, EXCEPTION },
+	{ "two tags captured, no IP header", TAGS2(0x88a8, 5, 0x8100, 9), .caplen = 22,
+	  EXCEPTION, .tags = 2 },
+};
+
+/* The frame of case @c. */
+static void fb_vcase(struct fb *f, const struct vcase *c)
 {
-	struct npusim_pkt pkt;
-	struct fb f;
+	u16 type = c->l3 == L3_ARP ? 0x0806 : c->l3 == L3_UDP6 ? 0x86dd : 0x0800;
+	unsigned int i;
 	u8 *l4;
 
-	(void)state;
-	fb_eth(&f, 0, 0x0800);
-	fb_vlan(&f, 0x8100, 0x2064, 0x0800);
-	l4 = fb_ipv4(&f, a4, b4, 6, 0, 20, 64, 0);
-	tcp_hdr(l4, 1, 2, 0x10);
-	assert_int_equal(parse(&f, &pkt), NPU_PUNT_FLOW_MISS);
-	assert_true(pkt.flags & NPUSIM_PKT_VLAN);
-	assert_int_equal(pkt.vlan_tci, 0x2064);
-	assert_int_equal(pkt.vlan_tpid, 0x8100);
-	assert_int_equal(pkt.vlan_tags, 1);
-	assert_int_equal(pkt.l3_off, 18);
-	assert_int_equal(pkt.l4_off, 38);
-
-	/* QinQ: outer tag reported; no microflow key has two tags */
-	fb_eth(&f, 0, 0x0800);
-	fb_vlan(&f, 0x88a8, 0x0005, 0x0800);
-	fb_vlan(&f, 0x8100, 0x0007, 0x86dd);
-	l4 = fb_ipv6(&f, a6, b6, 17, 8, 64);
-	udp_hdr(l4, 7, 8, 8);
-	assert_int_equal(parse(&f, &pkt), NPU_PUNT_EXCEPTION);
-	assert_int_equal(pkt.vlan_tci, 5);
-	assert_int_equal(pkt.vlan_tpid, 0x88a8);
-	assert_int_equal(pkt.vlan_tags, 2);
-	assert_int_equal(pkt.l3_off, 22);
-	assert_int_equal(pkt.l4_off, 62);
-
-	/* truncated tag */
-	fb_eth(&f, 0, 0x8100);
-	f.len = 16;
-	assert_int_equal(parse(&f, &pkt), NPU_PUNT_MALFORMED);
-	/* three tags: not inspected */
-	fb_eth(&f, 0, 0x0800);
-	fb_vlan(&f, 0x88a8, 1, 0x8100);
-	fb_vlan(&f, 0x8100, 2, 0x8100);
-	fb_vlan(&f, 0x8100, 3, 0x0800);
-	l4 = fb_ipv4(&f, a4, b4, 6, 0, 20, 64, 0);
-	assert_int_equal(parse(&f, &pkt), NPU_PUNT_EXCEPTION);
-	/* tagged ARP */
-	fb_eth(&f, 0, 0x0800);
-	fb_vlan(&f, 0x8100, 9, 0x0806);
-	f.len = 60;
-	assert_int_equal(parse(&f, &pkt), NPU_PUNT_NON_IP);
+	fb_eth(f, 0, c->ntags ? c->tpid[0] : type);
+	for (i = 0; i < c->ntags; i++)
+		fb_vlan(f, c->tpid[i], c->tci[i], i + 1 < c->ntags ? c->tpid[i + 1] : type);
+	if (c->l3 == L3_ARP) {
+		f->len = 60;
+	} else if (c->l3 == L3_UDP6) {
+		l4 = fb_ipv6(f, a6, b6, 17, 8, 64);
+		udp_hdr(l4, 7, 8, 8);
+	} else {
+		l4 = fb_ipv4(f, a4, b4, 6, 0, 20, 64, 0);
+		tcp_hdr(l4, 1, 2, 0x10);
+		if (c->bad_l4)
+			l4[12] = 4 << 4;
+	}
+	if (c->len)
+		f->len = c->len;
 }
 
-/*
- * A microflow key holds one 802.1Q VLAN id, or 0 for an untagged frame:
- * a frame tagged otherwise (an 802.1ad outer tag, a priority tag of VID 0,
- * two tags) has no key and is punted EXCEPTION, so that it can match no
- * connection of the same VID or of none.
- */
-static void test_vlan_unkeyed(void **state)
+static void test_vcase(void **state)
 {
-	static const u16 tpid[] = { 0x88a8, 0x8100, 0x8100 };
-	static const u16 tci[] = { 5, 0xa000 /* PCP 5, VID 0 */, 5 };
+	const struct vcase *c = *state;
+	struct npu_mflow_key key;
 	struct npusim_pkt pkt;
-	unsigned int i;
 	struct fb f;
-	u8 *l4;
 
-	(void)state;
-	for (i = 0; i < 3; i++) {
-		fb_eth(&f, 0, 0x0800);
-		fb_vlan(&f, tpid[i], tci[i], i == 2 ? 0x8100 : 0x0800);
-		if (i == 2)
-			fb_vlan(&f, 0x8100, 9, 0x0800);
-		l4 = fb_ipv4(&f, a4, b4, 6, 0, 20, 64, 0);
-		tcp_hdr(l4, 1, 2, 0x10);
-		assert_int_equal(parse(&f, &pkt), NPU_PUNT_EXCEPTION);
+	fb_vcase(&f, c);
+	assert_int_equal(npusim_parse(f.b, c->caplen ? c->caplen : f.len, f.len, &pkt),
+			 c->reason);
+	assert_int_equal(pkt.reason, c->reason);
+	assert_int_equal(pkt.vlan_tags, c->tags);
+	if (!c->ntags)
+		assert_false(pkt.flags & NPUSIM_PKT_VLAN);
+	if (c->tags) {
 		assert_true(pkt.flags & NPUSIM_PKT_VLAN);
-		assert_int_equal(pkt.vlan_tci, tci[i]);
-		assert_int_equal(pkt.vlan_tpid, tpid[i]);
-		assert_int_equal(pkt.vlan_tags, i == 2 ? 2 : 1);
-		/* still parsed: the host's RSS hash and the ports */
-		assert_true(pkt.flags & NPUSIM_PKT_L4);
-		assert_int_equal(pkt.sport, 1);
-
-		/* what outranks EXCEPTION still does */
-		tcp_hdr(l4, 1, 2, 0x10);
-		l4[12] = 4 << 4;
-		assert_int_equal(parse(&f, &pkt), NPU_PUNT_MALFORMED);
+		assert_int_equal(pkt.vlan_tpid, c->tpid[0]);
+		assert_int_equal(pkt.vlan_tci, c->tci[0]);
 	}
-	/* a priority tag with a PCP of 0 is still a tag */
-	fb_eth(&f, 0, 0x0800);
-	fb_vlan(&f, 0x8100, 0, 0x0800);
-	l4 = fb_ipv4(&f, a4, b4, 17, 0, 8, 64, 0);
-	udp_hdr(l4, 1, 2, 8);
-	assert_int_equal(parse(&f, &pkt), NPU_PUNT_EXCEPTION);
-	/* one 802.1Q tag of VID 1 is a key */
-	fb_eth(&f, 0, 0x0800);
-	fb_vlan(&f, 0x8100, 1, 0x0800);
-	l4 = fb_ipv4(&f, a4, b4, 17, 0, 8, 64, 0);
-	udp_hdr(l4, 1, 2, 8);
-	assert_int_equal(parse(&f, &pkt), NPU_PUNT_FLOW_MISS);
-	/* untagged ARP and 802.1ad-tagged ARP: non-IP first */
-	fb_eth(&f, 0, 0x0800);
-	fb_vlan(&f, 0x88a8, 9, 0x0806);
-	f.len = 60;
-	assert_int_equal(parse(&f, &pkt), NPU_PUNT_NON_IP);
+	if (c->tags == 2) {
+		assert_int_equal(pkt.vlan2_tpid, c->tpid[1]);
+		assert_int_equal(pkt.vlan2_tci, c->tci[1]);
+	}
+	if (c->l3_off) {
+		assert_int_equal(pkt.l3_off, c->l3_off);
+		assert_true(pkt.flags & (NPUSIM_PKT_IPV4 | NPUSIM_PKT_IPV6));
+	}
+	if (c->l3_off && !c->bad_l4) {
+		/* the ports, for the host's RSS hash if not for a key */
+		assert_true(pkt.flags & NPUSIM_PKT_L4);
+		assert_int_equal(pkt.l4_off, c->l3_off + (c->l3 == L3_UDP6 ? 40 : 20));
+		assert_int_equal(pkt.sport, c->l3 == L3_UDP6 ? 7 : 1);
+	}
+	if (c->reason != NPU_PUNT_FLOW_MISS)
+		return;
+	npusim_ft_key_from_pkt(&pkt, 2, &key);
+	assert_int_equal(key.l2, c->key.l2);
+	assert_int_equal(ntohs(key.vlan), c->key.vlan);
+	assert_int_equal(ntohs(key.vlan_inner), c->key.inner);
+	assert_int_equal(key.pppoe_sid, 0);
 }
 
 /* ---- what a parse means to the fast path's lookup ------------------- */
@@ -479,7 +547,7 @@ static void fb_tcp_tagged(struct fb *f, int ntags, const u16 *tpid, const u16 *t
 	int i;
 	u8 *l4;
 
-	fb_eth(f, 0, 0x0800);
+	fb_eth(f, 0, ntags ? tpid[0] : 0x0800);
 	for (i = 0; i < ntags; i++)
 		fb_vlan(f, tpid[i], tci[i], i + 1 < ntags ? tpid[i + 1] : 0x0800);
 	l4 = fb_ipv4(f, a4, b4, 6, 0, 20, 64, 0);
@@ -510,41 +578,71 @@ static u8 ft_proc(struct ft_tbl *t, struct fb *f, struct npusim_ft_result *r)
 	return npusim_ft_process(&t->ft, &pkt, 2, f->b, f->len, 0, r);
 }
 
-static void test_vlan_lookup(void **state)
+/**
+ * struct lcase - a connection's tags and a frame looked up against it
+ * @name: the case
+ * @conn: the tags of the frame the connection is made from (struct vcase's
+ *	@ntags, @tpid and @tci; the rest unused)
+ * @frame: the tags of the frame looked up
+ * @reason: its reason
+ * @hit: whether it matched the connection
+ */
+struct lcase {
+	const char *name;
+	struct vcase conn, frame;
+	u8 reason;
+	bool hit;
+};
+
+#define Q(v)		TAGS1(0x8100, v)
+#define AD(v)		TAGS1(0x88a8, v)
+#define QQ(v, w)	TAGS2(0x8100, v, 0x8100, w)
+#define ADQ(v, w)	TAGS2(0x88a8, v, 0x8100, w)
+#define HIT		.reason = NPU_PUNT_NONE, .hit = true
+
+static const struct lcase lcases[] = {
+	{ "802.1Q 5: the same frame", { Q(5) }, { Q(5) }, HIT },
+	{ "802.1Q 5: PCP 3", { Q(5) }, { Q(0x6005) }, HIT },
+	{ "802.1Q 5: untagged", { Q(5) }, { }, MISS },
+	{ "802.1Q 5: 802.1Q 6", { Q(5) }, { Q(6) }, MISS },
+	{ "802.1Q 5: 802.1ad 5", { Q(5) }, { AD(5) }, MISS },
+	{ "802.1Q 5: 802.1Q 5 + 9", { Q(5) }, { QQ(5, 9) }, MISS },
+	{ "untagged: the same frame", { }, { }, HIT },
+	{ "untagged: a priority tag", { }, { Q(0x6000) }, EXCEPTION },
+	{ "untagged: 802.1Q 5", { }, { Q(5) }, MISS },
+	{ "802.1ad 100 + 802.1Q 200: the same frame", { ADQ(100, 200) }, { ADQ(100, 200) },
+	  HIT },
+	{ "802.1ad 100 + 802.1Q 200: 802.1Q 100 + 200", { ADQ(100, 200) },
+	  { QQ(100, 200) }, MISS },
+	{ "802.1ad 100 + 802.1Q 200: 802.1ad 100 + 201", { ADQ(100, 200) },
+	  { ADQ(100, 201) }, MISS },
+	{ "802.1ad 100 + 802.1Q 200: 802.1ad 100 alone", { ADQ(100, 200) }, { AD(100) },
+	  MISS },
+	{ "802.1ad 100 + 802.1Q 200: 802.1ad 100 + a priority tag", { ADQ(100, 200) },
+	  { ADQ(100, 0) }, EXCEPTION },
+	{ "802.1ad 100 + 802.1Q 200: 802.1ad 200 + 100", { ADQ(100, 200) },
+	  { ADQ(200, 100) }, MISS },
+	{ "802.1Q 5 + 9: PCPs", { QQ(5, 9) }, { QQ(0xe005, 0x2009) }, HIT },
+	{ "802.1ad 5: 802.1ad 5", { AD(5) }, { AD(5) }, HIT },
+	{ "802.1ad 5: 802.1Q 5", { AD(5) }, { Q(5) }, MISS },
+};
+
+static void test_lcase(void **state)
 {
-	static const u16 q[] = { 0x8100 }, ad[] = { 0x88a8 }, qq[] = { 0x8100, 0x8100 };
-	static const u16 vid5[] = { 5, 9 }, prio[] = { 0x6000 };
+	const struct lcase *c = *state;
 	struct npusim_ft_result r;
 	struct ft_tbl *t;
 	struct fb f;
 
-	(void)state;
 	t = calloc(1, sizeof(*t));
 	assert_non_null(t);
 	npusim_ft_init(&t->ft, 8, t->conns, FT_CONNS, t->mflows, FT_MFLOWS,
 		       t->buckets, FT_MFLOWS);
-	fb_tcp_tagged(&f, 1, q, vid5);
+	fb_tcp_tagged(&f, c->conn.ntags, c->conn.tpid, c->conn.tci);
 	ft_conn(t, 1, &f);
-	assert_int_equal(ft_proc(t, &f, &r), NPU_PUNT_NONE);
-	assert_int_equal(r.conn, 1);
-
-	/* 802.1ad of the same VID, and two tags of that outer VID: no match */
-	fb_tcp_tagged(&f, 1, ad, vid5);
-	assert_int_equal(ft_proc(t, &f, &r), NPU_PUNT_EXCEPTION);
-	assert_int_equal(r.conn, NPU_CONN_NONE);
-	fb_tcp_tagged(&f, 2, qq, vid5);
-	assert_int_equal(ft_proc(t, &f, &r), NPU_PUNT_EXCEPTION);
-	assert_int_equal(r.conn, NPU_CONN_NONE);
-
-	/* an untagged connection: a priority-tagged frame does not match it */
-	npusim_ft_reset(&t->ft);
-	fb_tcp_tagged(&f, 0, NULL, NULL);
-	ft_conn(t, 2, &f);
-	assert_int_equal(ft_proc(t, &f, &r), NPU_PUNT_NONE);
-	assert_int_equal(r.conn, 2);
-	fb_tcp_tagged(&f, 1, q, prio);
-	assert_int_equal(ft_proc(t, &f, &r), NPU_PUNT_EXCEPTION);
-	assert_int_equal(r.conn, NPU_CONN_NONE);
+	fb_tcp_tagged(&f, c->frame.ntags, c->frame.tpid, c->frame.tci);
+	assert_int_equal(ft_proc(t, &f, &r), c->reason);
+	assert_int_equal(r.conn, c->hit ? 1 : NPU_CONN_NONE);
 	free(t);
 }
 
@@ -816,9 +914,6 @@ int main(void)
 		cmocka_unit_test(test_mcast),
 		cmocka_unit_test(test_exceptions4),
 		cmocka_unit_test(test_malformed4),
-		cmocka_unit_test(test_vlan),
-		cmocka_unit_test(test_vlan_unkeyed),
-		cmocka_unit_test(test_vlan_lookup),
 		cmocka_unit_test(test_ipv6),
 		cmocka_unit_test(test_ipv6_exthdr),
 		cmocka_unit_test(test_caplen),
@@ -827,6 +922,12 @@ int main(void)
 		cmocka_unit_test(test_toeplitz_ipv6),
 		cmocka_unit_test(test_rss_from_frame),
 	};
+	struct CMUnitTest vtests[ARRAY_SIZE(vcases)];
+	struct CMUnitTest ltests[ARRAY_SIZE(lcases)];
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	CASE_TESTS(vtests, vcases, test_vcase);
+	CASE_TESTS(ltests, lcases, test_lcase);
+	return cmocka_run_group_tests(tests, NULL, NULL) |
+	       cmocka_run_group_tests_name("npusim_parse tags", vtests, NULL, NULL) |
+	       cmocka_run_group_tests_name("npusim_parse tags looked up", ltests, NULL, NULL);
 }
