@@ -49,6 +49,9 @@ struct npusim_fp_tables {
  * @area_base: NPU_REG_FT_STATS BASE as written
  * @area_n: its SIZE as accepted (0: disabled)
  * @area: the area, reached through its DMA address, or NULL
+ * @pppoe: PPPoE frames (discovery or session) the fast path punted as
+ *	exceptions, as malformed, and as flow misses (debugfs fp_stats;
+ *	zeroed with the tables)
  */
 struct npusim_fp {
 	spinlock_t lock;	/* @ft and @mem */
@@ -61,6 +64,11 @@ struct npusim_fp {
 	u64 area_base;
 	u32 area_n;
 	struct npu_conn_stats_entry *area;
+	struct {
+		atomic64_t exception;
+		atomic64_t malformed;
+		atomic64_t miss;
+	} pppoe;
 };
 
 static void npusim_fp_tables_free(struct npusim_fp_tables *t)
@@ -105,6 +113,9 @@ static int npusim_fp_resize(struct npusim_dev *nd, u32 conns, u32 mflows,
 	tmp.expire_ns = fp->ft.expire_ns;
 	fp->ft = tmp;
 	npusim_ft_area_set(&fp->ft, fp->area, fp->area_n);
+	atomic64_set(&fp->pppoe.exception, 0);
+	atomic64_set(&fp->pppoe.malformed, 0);
+	atomic64_set(&fp->pppoe.miss, 0);
 	old = fp->mem;
 	fp->mem = t;
 	spin_unlock_bh(&fp->lock);
@@ -188,6 +199,10 @@ static int npusim_fp_stats_show(struct seq_file *m, void *v)
 		   ft.st.reclaimed);
 	seq_printf(m, "givebacks %llu\nexpired %llu\nmflow_full %llu\n",
 		   ft.st.givebacks, ft.st.expired, ft.st.mflow_full);
+	seq_printf(m, "pppoe_exception %lld\npppoe_malformed %lld\npppoe_miss %lld\n",
+		   atomic64_read(&fp->pppoe.exception),
+		   atomic64_read(&fp->pppoe.malformed),
+		   atomic64_read(&fp->pppoe.miss));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(npusim_fp_stats);
@@ -261,7 +276,8 @@ int npusim_fp_init(struct npusim_dev *nd)
  * fp_retrans_max (give back a TCP connection after this many retransmits
  * in one direction, 0 = never), fp_expire_ms (microflows of a given-back
  * connection expire after this), fp_giveback (write a connection index to
- * give it back now), fp_stats, fw_fault (1 = the fast path's firmware
+ * give it back now), fp_stats (the tables' use and counters; PPPoE frames
+ * punted by reason), fw_fault (1 = the fast path's firmware
  * fails: nothing is forwarded, frames punt NPU_PUNT_FASTPATH_OFF, fast-path
  * commands other than NPU_CMD_FT_CONFIG answer NPU_ST_FW_FAULT, and
  * NPU_REG_FW_STATUS reads NPU_FW_STATUS_FAULT until an NPU_CMD_FT_CONFIG
@@ -445,6 +461,26 @@ static void npusim_fp_area_corrupt(struct npusim_dev *nd, u32 conn, u8 d)
 		e->conn = cpu_to_le32(conn + 1);
 }
 
+/* A PPPoE frame punted: counted apart, so that its reasons tell. */
+static void npusim_fp_count_pppoe(struct npusim_fp *fp,
+				  const struct npusim_pkt *pkt)
+{
+	if (likely(pkt->ethertype != ETH_P_PPP_SES &&
+		   pkt->ethertype != ETH_P_PPP_DISC))
+		return;
+	switch (pkt->reason) {
+	case NPU_PUNT_EXCEPTION:
+		atomic64_inc(&fp->pppoe.exception);
+		break;
+	case NPU_PUNT_MALFORMED:
+		atomic64_inc(&fp->pppoe.malformed);
+		break;
+	case NPU_PUNT_FLOW_MISS:
+		atomic64_inc(&fp->pppoe.miss);
+		break;
+	}
+}
+
 /* Pop the outer tag (802.1Q or 802.1ad) of a linear frame. */
 static int npusim_fp_vlan_pop(struct sk_buff *skb)
 {
@@ -558,6 +594,7 @@ drop:
 	kfree_skb(skb);
 	return true;
 punt:
+	npusim_fp_count_pppoe(fp, pkt);
 	return false;
 }
 

@@ -285,11 +285,12 @@ static void npusim_ft_conn_free(struct npusim_ft *ft, u32 conn)
 
 /*
  * The L2 part of a key: what the parser keys (npu_hw.h).  An 802.1ad or an
- * inner tag needs an outer VID.
+ * inner tag needs an outer VID; session id 0xffff is reserved.
  */
 static bool npusim_ft_key_l2_ok(const struct npu_mflow_key *key)
 {
-	if ((key->l2 & ~NPU_KEY_L2_AD) || key->pppoe_sid || key->rsvd)
+	if ((key->l2 & ~NPU_KEY_L2_AD) || key->pppoe_sid == cpu_to_be16(0xffff) ||
+	    key->rsvd)
 		return false;
 	return key->vlan || (!(key->l2 & NPU_KEY_L2_AD) && !key->vlan_inner);
 }
@@ -560,7 +561,8 @@ u16 npusim_ft_giveback(struct npusim_ft *ft, u32 conn, u64 now_ns)
  *	tags a key holds)
  * @port: ingress port, 0-based
  * @key: filled: the port, the tags' VIDs and the outer one's TPID, the
- *	family, protocol, addresses and ports; the rest zero
+ *	PPPoE session, the family, protocol, addresses and ports; the rest
+ *	zero
  */
 void npusim_ft_key_from_pkt(const struct npusim_pkt *pkt, u8 port,
 			    struct npu_mflow_key *key)
@@ -576,6 +578,8 @@ void npusim_ft_key_from_pkt(const struct npusim_pkt *pkt, u8 port,
 	}
 	if (pkt->vlan_tags == 2)
 		key->vlan_inner = cpu_to_be16(pkt->vlan2_tci & NPUSIM_VLAN_VID_MASK);
+	if (pkt->flags & NPUSIM_PKT_PPPOE)
+		key->pppoe_sid = cpu_to_be16(pkt->pppoe_sid);
 	key->sport = cpu_to_be16(pkt->sport);
 	key->dport = cpu_to_be16(pkt->dport);
 	memcpy(key->saddr, pkt->saddr, pkt->addr_len);

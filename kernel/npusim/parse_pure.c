@@ -7,13 +7,22 @@
  * past @caplen bytes of the buffer it is given.
  *
  * Punt reason priority, highest first: MALFORMED headers (Ethernet/VLAN
- * truncated, bad IPv4 version/IHL/total length/header checksum, IPv6 payload
+ * truncated, a PPPoE session's length beyond the frame or other than its IP
+ * packet's, bad IPv4 version/IHL/total length/header checksum, IPv6 payload
  * length beyond the frame, truncated L4 header), NON_IP ethertype, MCAST
  * (group MAC or IP multicast/broadcast destination), EXCEPTION (fragment, IP
  * options or IPv6 extension headers, TTL/hop limit <= 1, neither TCP nor UDP,
  * headers deeper than the captured part, more than two VLAN tags, a tagging
- * no microflow key stands for), TCP_FLAGS (SYN, FIN or RST), and FLOW_MISS
- * for everything else (the fast path looks those up: ft_pure.c).
+ * no microflow key stands for, PPPoE other than an IP packet in a session),
+ * TCP_FLAGS (SYN, FIN or RST), and FLOW_MISS for everything else (the fast
+ * path looks those up: ft_pure.c).
+ *
+ * PPPoE (RFC 2516) after the tags: a session frame (0x8864) of version and
+ * type 1, code 0 and a session id other than 0 and 0xffff (reserved) that
+ * carries IPv4 (PPP protocol 0x0021) or IPv6 (0x0057) is parsed on, and
+ * keyed with its session id.  Discovery (0x8863), LCP, IPCP, IPV6CP and
+ * any other PPP protocol are the host's: EXCEPTION, without a lookup,
+ * whatever their destination MAC.
  *
  * A microflow key (npu_hw.h) holds the VLAN ids of up to two tags: the
  * outer one's TPID 0x8100 or 0x88a8, the inner one's 0x8100.  A frame with
@@ -254,6 +263,43 @@ static u8 npusim_parse_ipv6(const u8 *data, u32 off, u32 caplen, u32 len,
 	return npusim_parse_tail(data, cur, end, caplen, pkt);
 }
 
+/*
+ * The PPPoE session header at @off and the IP packet it carries: its
+ * length field counts the PPP protocol and the packet, and stays within
+ * the frame (Ethernet padding may follow).
+ */
+static u8 npusim_parse_pppoe(const u8 *data, u32 off, u32 caplen, u32 len,
+			     struct npusim_pkt *pkt)
+{
+	const u8 *p = data + off;
+	u32 plen;
+	u16 proto;
+	u8 r;
+
+	if (off + NPUSIM_PPPOE_HLEN > caplen)
+		return npusim_short(off + NPUSIM_PPPOE_HLEN, len);
+	pkt->flags |= NPUSIM_PKT_PPPOE;
+	pkt->pppoe_sid = npusim_rd16(p + 2);
+	if (p[0] != NPUSIM_PPPOE_VERTYPE || p[1])
+		return NPU_PUNT_EXCEPTION;
+	plen = npusim_rd16(p + 4);
+	if (plen < 2 || off + 6 + plen > len)
+		return NPU_PUNT_MALFORMED;
+	if (!pkt->pppoe_sid || pkt->pppoe_sid == 0xffff)
+		return NPU_PUNT_EXCEPTION;
+	proto = npusim_rd16(p + 6);
+	if (proto == NPUSIM_PPP_IP)
+		r = npusim_parse_ipv4(data, off + NPUSIM_PPPOE_HLEN, caplen, len, pkt);
+	else if (proto == NPUSIM_PPP_IPV6)
+		r = npusim_parse_ipv6(data, off + NPUSIM_PPPOE_HLEN, caplen, len, pkt);
+	else
+		return NPU_PUNT_EXCEPTION;
+	/* the packet's own length, where the parse got to it */
+	if (pkt->l3_len && plen != pkt->l3_len + 2u)
+		return NPU_PUNT_MALFORMED;
+	return r;
+}
+
 /**
  * npusim_parse - parse a frame's headers the way the coprocessor does
  * @data: frame, starting at the destination MAC
@@ -311,6 +357,10 @@ u8 npusim_parse(const u8 *data, u32 caplen, u32 len, struct npusim_pkt *pkt)
 		r = npusim_parse_ipv4(data, off, caplen, len, pkt);
 	else if (type == NPUSIM_ETH_P_IPV6)
 		r = npusim_parse_ipv6(data, off, caplen, len, pkt);
+	else if (type == NPUSIM_ETH_P_PPP_SES)
+		r = npusim_parse_pppoe(data, off, caplen, len, pkt);
+	else if (type == NPUSIM_ETH_P_PPP_DISC)
+		r = NPU_PUNT_EXCEPTION;
 	else
 		r = NPU_PUNT_NON_IP;
 out:

@@ -16,6 +16,13 @@
 #define NPUSIM_ETH_P_8021Q	0x8100
 #define NPUSIM_ETH_P_8021AD	0x88a8
 #define NPUSIM_VLAN_VID_MASK	0x0fff
+#define NPUSIM_ETH_P_PPP_DISC	0x8863
+#define NPUSIM_ETH_P_PPP_SES	0x8864
+/* PPPoE session header (RFC 2516) and the PPP protocol after it. */
+#define NPUSIM_PPPOE_HLEN	8
+#define NPUSIM_PPPOE_VERTYPE	0x11
+#define NPUSIM_PPP_IP		0x0021
+#define NPUSIM_PPP_IPV6		0x0057
 
 /* How many bytes of a frame the parser needs at most for its headers. */
 #define NPUSIM_PARSE_HDR_MAX	256
@@ -30,6 +37,7 @@
 #define NPUSIM_PKT_FRAG		BIT(4)	/* IP fragment */
 #define NPUSIM_PKT_IPOPT	BIT(5)	/* IPv4 options or IPv6 extension headers */
 #define NPUSIM_PKT_MCAST	BIT(6)	/* L2 (or L3) group destination */
+#define NPUSIM_PKT_PPPOE	BIT(7)	/* a PPPoE session header after the tags */
 
 /* TCP flag bits as in the header's byte 13. */
 #define NPUSIM_TCP_FIN		0x01
@@ -40,13 +48,15 @@
  * struct npusim_pkt - what the parser found in a frame
  * @reason: punt reason (enum npu_punt_reason) the model would use
  * @flags: NPUSIM_PKT_*
- * @ethertype: ethertype after the VLAN tags (host order)
+ * @ethertype: ethertype after the VLAN tags (host order; a PPPoE session
+ *	frame's is NPUSIM_ETH_P_PPP_SES)
  * @vlan_tci: outer VLAN TCI (host order) if NPUSIM_PKT_VLAN
  * @vlan_tpid: outer tag's TPID (host order: 0x8100 or 0x88a8) if
  *	NPUSIM_PKT_VLAN
  * @vlan2_tci: inner VLAN TCI (host order) if @vlan_tags is 2
  * @vlan2_tpid: inner tag's TPID (host order) if @vlan_tags is 2
  * @vlan_tags: VLAN tags before the ethertype (0 to 2)
+ * @pppoe_sid: the session id (host order) if NPUSIM_PKT_PPPOE
  * @l3_off: offset of the IP header (0: none)
  * @l4_off: offset of the L4 header (0: none)
  * @l3_len: IPv4 total length / IPv6 payload length + 40 (host order)
@@ -67,6 +77,7 @@ struct npusim_pkt {
 	u16 vlan_tpid;
 	u16 vlan2_tci;
 	u16 vlan2_tpid;
+	u16 pppoe_sid;
 	u16 l3_off;
 	u16 l4_off;
 	u16 l3_len;

@@ -562,8 +562,13 @@ static const struct fcase fcases[] = {
 	{ "key: 802.1ad, no VID", .key = { K(l2, NPU_KEY_L2_AD) }, .st = NPU_ST_BAD_PARAM },
 	{ "key: inner tag, no outer", .key = { K_BE(vlan_inner, 8) }, .st = NPU_ST_BAD_PARAM },
 	{ "key: an unknown L2 bit", .key = { K_BE(vlan, 7), K(l2, 2) }, .st = NPU_ST_BAD_PARAM },
-	/* the L2 the model does not key: PPPoE */
-	{ "key: PPPoE session", .key = { K_BE(pppoe_sid, 1) }, .st = NPU_ST_BAD_PARAM },
+	/* PPPoE sessions, 0xffff reserved */
+	{ "key: PPPoE session 1", .key = { K_BE(pppoe_sid, 1) }, .st = NPU_ST_OK },
+	{ "key: PPPoE session 0xfffe in two tags",
+	  .key = { K_BE(vlan, 7), K_BE(vlan_inner, 8), K_BE(pppoe_sid, 0xfffe) },
+	  .st = NPU_ST_OK },
+	{ "key: PPPoE session 0xffff", .key = { K_BE(pppoe_sid, 0xffff) },
+	  .st = NPU_ST_BAD_PARAM },
 	{ "key: reserved", .key = { K_BE(rsvd, 1) }, .st = NPU_ST_BAD_PARAM },
 	/* nor does it rewrite them */
 	{ "rewrite: two pops", .rw = { RW(flags, NPU_RW_VLAN_POP), RW(l2, NPU_RW_L2_POP2) },

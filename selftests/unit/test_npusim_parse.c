@@ -356,18 +356,43 @@ static void test_malformed4(void **state)
 
 /* ---- VLAN tags: a table of frames ----------------------------------- */
 
-/* struct vcase.l3: what the tags carry */
-enum { L3_TCP4, L3_UDP6, L3_ARP };
+/*
+ * struct vcase.l3: what the tags (and the session) carry: a TCP ACK 1 > 2
+ * over IPv4, a UDP datagram 7 > 8 over IPv6, ARP (60 bytes), or 10 bytes
+ * of a PPP control protocol (an LCP echo request).
+ */
+enum { L3_TCP4, L3_UDP6, L3_ARP, L3_CTRL };
 
 /**
  * struct vkey - the microflow key's L2 of a frame the parser keys
  * @l2: NPU_KEY_L2_*
  * @vlan: the outer VID
  * @inner: the inner VID
+ * @sid: the PPPoE session
  */
 struct vkey {
 	u8 l2;
-	u16 vlan, inner;
+	u16 vlan, inner, sid;
+};
+
+/**
+ * struct ppp - a case's PPPoE header, right unless told otherwise
+ * @sid: session id; the frame has a header when it or any field is set
+ * @type: its ethertype (NPUSIM_ETH_P_PPP_SES when 0)
+ * @vertype: version and type (0x11 when 0)
+ * @code: code
+ * @proto: PPP protocol (the packet's, or LCP's for L3_CTRL, when 0)
+ * @dlen: added to the right length field
+ * @cut: the header's bytes in the frame, when fewer than 8
+ */
+struct ppp {
+	u16 sid;
+	u16 type;
+	u8 vertype;
+	u8 code;
+	u16 proto;
+	int dlen;
+	u8 cut;
 };
 
 /**
@@ -376,9 +401,13 @@ struct vkey {
  * @ntags: its tags (0 to 3), outer first
  * @tpid: their TPIDs
  * @tci: their TCIs
- * @l3: L3_*: a TCP ACK 1 > 2 over IPv4, a UDP datagram 7 > 8 over IPv6, or
- *	ARP (60 bytes)
+ * @ppp: the PPPoE header after the tags
+ * @l3: L3_*
  * @bad_l4: the TCP header's data offset is 4 (malformed)
+ * @syn: the TCP header's flags are SYN
+ * @ttl: the IP TTL or hop limit (64 when 0)
+ * @mcast: the destination MAC is a group's
+ * @pad: this many bytes of Ethernet padding after the packet
  * @len: the frame cut to this many bytes (0: whole)
  * @caplen: this many bytes of it captured (0: all)
  * @reason: the parse's reason
@@ -391,8 +420,12 @@ struct vcase {
 	const char *name;
 	u8 ntags;
 	u16 tpid[3], tci[3];
+	struct ppp ppp;
 	u8 l3;
-	bool bad_l4;
+	bool bad_l4, syn;
+	u8 ttl;
+	bool mcast;
+	u32 pad;
 	u32 len, caplen;
 	u8 reason;
 	u8 tags;
@@ -460,29 +493,162 @@ static const struct vcase vcases[] = {
 	{ "inner tag not captured", TAGS2(0x88a8, 5, 0x8100, 9), .caplen = 20, EXCEPTION },
 	{ "two tags captured, no IP header", TAGS2(0x88a8, 5, 0x8100, 9), .caplen = 22,
 	  EXCEPTION, .tags = 2 },
+
+	/* ---- PPPoE: IP in a session is keyed with its session id ---- */
+	{ "IPv4 in session 1", .ppp = { 1 }, MISS, .l3_off = 22, .key = { .sid = 1 } },
+	{ "IPv6 in session 0xfffe", .ppp = { 0xfffe }, .l3 = L3_UDP6, MISS, .l3_off = 22,
+	  .key = { .sid = 0xfffe } },
+	{ "session 5 in VLAN 7", TAGS1(0x8100, 7), .ppp = { 5 }, MISS, .tags = 1,
+	  .l3_off = 26, .key = { 0, 7, 0, 5 } },
+	{ "session 5 in 802.1ad 100 + 802.1Q 200", TAGS2(0x88a8, 100, 0x8100, 200),
+	  .ppp = { 5 }, .l3 = L3_UDP6, MISS, .tags = 2, .l3_off = 30,
+	  .key = { NPU_KEY_L2_AD, 100, 200, 5 } },
+	{ "session padded to the minimum frame", .ppp = { 5 }, .pad = 6, MISS, .l3_off = 22,
+	  .key = { .sid = 5 } },
+	/* the IP packet's own reasons */
+	{ "TCP SYN in a session", .ppp = { 5 }, .syn = true, .reason = NPU_PUNT_TCP_FLAGS,
+	  .l3_off = 22, .key = { .sid = 5 } },
+	{ "TTL 1 in a session", .ppp = { 5 }, .ttl = 1, EXCEPTION, .l3_off = 22,
+	  .key = { .sid = 5 } },
+	{ "IPv4 multicast in a session", .ppp = { 5 }, .mcast = true,
+	  .reason = NPU_PUNT_MCAST, .l3_off = 22, .key = { .sid = 5 } },
+	{ "TCP data offset 4 in a session", .ppp = { 5 }, .bad_l4 = true, MALFORMED,
+	  .l3_off = 22, .key = { .sid = 5 } },
+	{ "PPP protocol IPv4, an IPv6 packet", .ppp = { 5, .proto = NPUSIM_PPP_IP },
+	  .l3 = L3_UDP6, MALFORMED, .key = { .sid = 5 } },
+	{ "PPP protocol IPv6, an IPv4 packet", .ppp = { 5, .proto = NPUSIM_PPP_IPV6 },
+	  MALFORMED, .key = { .sid = 5 } },
+	/* the host's: discovery, control protocols, reserved sessions, other headers */
+	{ "discovery (PADI, broadcast)", .ppp = { 0, .type = NPUSIM_ETH_P_PPP_DISC, .code = 9 },
+	  .l3 = L3_CTRL, .mcast = true, EXCEPTION },
+	{ "discovery in VLAN 7", TAGS1(0x8100, 7),
+	  .ppp = { 1, .type = NPUSIM_ETH_P_PPP_DISC, .code = 0xa7 }, .l3 = L3_CTRL, EXCEPTION,
+	  .tags = 1 },
+	{ "LCP echo request", .ppp = { 5 }, .l3 = L3_CTRL, EXCEPTION, .key = { .sid = 5 } },
+	{ "LCP to a group MAC", .ppp = { 5 }, .l3 = L3_CTRL, .mcast = true, EXCEPTION,
+	  .key = { .sid = 5 } },
+	{ "IPCP", .ppp = { 5, .proto = 0x8021 }, .l3 = L3_CTRL, EXCEPTION, .key = { .sid = 5 } },
+	{ "IPV6CP", .ppp = { 5, .proto = 0x8057 }, .l3 = L3_CTRL, EXCEPTION,
+	  .key = { .sid = 5 } },
+	{ "PPP protocol 0x002b (IPX)", .ppp = { 5, .proto = 0x002b }, EXCEPTION,
+	  .key = { .sid = 5 } },
+	{ "session id 0", .ppp = { 0, .vertype = 0x11 }, EXCEPTION },
+	{ "session id 0xffff", .ppp = { 0xffff }, EXCEPTION, .key = { .sid = 0xffff } },
+	{ "session id 0xffff in VLAN 7", TAGS1(0x8100, 7), .ppp = { 0xffff }, EXCEPTION,
+	  .tags = 1, .key = { .sid = 0xffff } },
+	{ "version 2", .ppp = { 5, .vertype = 0x21 }, EXCEPTION, .key = { .sid = 5 } },
+	{ "type 2", .ppp = { 5, .vertype = 0x12 }, EXCEPTION, .key = { .sid = 5 } },
+	{ "code 0x09 (PADI's) in a session", .ppp = { 5, .code = 9 }, EXCEPTION,
+	  .key = { .sid = 5 } },
+	/* a length field that disagrees with the frame: malformed, first */
+	{ "length 1 short", .ppp = { 5, .dlen = -1 }, MALFORMED, .key = { .sid = 5 } },
+	{ "length 2 long, in the padding", .ppp = { 5, .dlen = 2 }, .pad = 2, MALFORMED,
+	  .key = { .sid = 5 } },
+	{ "length past the frame", .ppp = { 5, .dlen = 1 }, MALFORMED, .key = { .sid = 5 } },
+	{ "IPv6, length 2 short", .ppp = { 5, .dlen = -2 }, .l3 = L3_UDP6, MALFORMED,
+	  .key = { .sid = 5 } },
+	{ "length 1: no PPP protocol", .ppp = { 5, .dlen = -41 }, MALFORMED,
+	  .key = { .sid = 5 } },
+	{ "length 0", .ppp = { 5, .dlen = -42 }, MALFORMED, .key = { .sid = 5 } },
+	{ "LCP, length past the frame", .ppp = { 5, .dlen = 40 }, .l3 = L3_CTRL, MALFORMED,
+	  .key = { .sid = 5 } },
+	{ "session 0, length past the frame", .ppp = { 0, .vertype = 0x11, .dlen = 40 },
+	  .l3 = L3_CTRL, MALFORMED },
+	{ "length 1 short, TTL 1 (exception)", .ppp = { 5, .dlen = -1 }, .ttl = 1,
+	  MALFORMED, .key = { .sid = 5 } },
+	/* short frames and short captures */
+	{ "session header cut", .ppp = { 5, .cut = 7 }, MALFORMED },
+	{ "session header cut after the tag", TAGS1(0x8100, 7), .ppp = { 5, .cut = 1 },
+	  MALFORMED, .tags = 1 },
+	{ "session header not captured", .ppp = { 5 }, .caplen = 21, EXCEPTION },
+	{ "IP header not captured", .ppp = { 5 }, .caplen = 22 + 19, EXCEPTION,
+	  .key = { .sid = 5 } },
+	{ "TCP header not captured", .ppp = { 5 }, .caplen = 22 + 20 + 19, EXCEPTION,
+	  .l3_off = 22, .key = { .sid = 5 } },
+	/* the length is known with the IP header: it still tells */
+	{ "TCP header not captured, length 1 short", .ppp = { 5, .dlen = -1 },
+	  .caplen = 22 + 20 + 19, MALFORMED, .l3_off = 22, .key = { .sid = 5 } },
+	{ "IP packet cut, the length its", .ppp = { 5 }, .len = 22 + 30, MALFORMED,
+	  .key = { .sid = 5 } },
 };
+
+/* Ethernet (a group destination if @mcast), @ntags tags, then @type. */
+static void fb_tags(struct fb *f, int mcast, int ntags, const u16 *tpid,
+		    const u16 *tci, u16 type)
+{
+	int i;
+
+	fb_eth(f, mcast, ntags ? tpid[0] : type);
+	for (i = 0; i < ntags; i++)
+		fb_vlan(f, tpid[i], tci[i], i + 1 < ntags ? tpid[i + 1] : type);
+}
+
+/* A PPPoE session header of @sid and @proto; its length is fb_pppoe_len()'s. */
+static u32 fb_pppoe(struct fb *f, u16 sid, u16 proto)
+{
+	u8 *p = f->b + f->len;
+
+	p[0] = 0x11;
+	p[1] = 0;
+	put16(p + 2, sid);
+	put16(p + 6, proto);
+	f->len += 8;
+	return f->len - 8;
+}
+
+/* The length field of the header at @hdr: to the frame's end, + @dlen. */
+static void fb_pppoe_len(struct fb *f, u32 hdr, int dlen)
+{
+	put16(f->b + hdr + 4, (u16)((int)(f->len - hdr - 6) + dlen));
+}
+
+static bool vcase_ppp(const struct vcase *c)
+{
+	return c->ppp.sid || c->ppp.type || c->ppp.vertype || c->ppp.code ||
+	       c->ppp.proto || c->ppp.dlen || c->ppp.cut;
+}
 
 /* The frame of case @c. */
 static void fb_vcase(struct fb *f, const struct vcase *c)
 {
+	static const u8 mc4[4] = { 224, 0, 0, 251 };
+	static const u8 echo[10] = { 9, 1, 0, 8, 0x12, 0x34, 0x56, 0x78 };
 	u16 type = c->l3 == L3_ARP ? 0x0806 : c->l3 == L3_UDP6 ? 0x86dd : 0x0800;
-	unsigned int i;
+	u16 proto = c->l3 == L3_UDP6 ? NPUSIM_PPP_IPV6 :
+		    c->l3 == L3_CTRL ? 0xc021 : NPUSIM_PPP_IP;
+	u8 ttl = c->ttl ? c->ttl : 64;
+	u32 hdr = 0;
 	u8 *l4;
 
-	fb_eth(f, 0, c->ntags ? c->tpid[0] : type);
-	for (i = 0; i < c->ntags; i++)
-		fb_vlan(f, c->tpid[i], c->tci[i], i + 1 < c->ntags ? c->tpid[i + 1] : type);
+	if (vcase_ppp(c))
+		type = c->ppp.type ? c->ppp.type : NPUSIM_ETH_P_PPP_SES;
+	fb_tags(f, c->mcast, c->ntags, c->tpid, c->tci, type);
+	if (vcase_ppp(c)) {
+		hdr = fb_pppoe(f, c->ppp.sid, c->ppp.proto ? c->ppp.proto : proto);
+		f->b[hdr] = c->ppp.vertype ? c->ppp.vertype : 0x11;
+		f->b[hdr + 1] = c->ppp.code;
+	}
 	if (c->l3 == L3_ARP) {
 		f->len = 60;
+	} else if (c->l3 == L3_CTRL) {
+		memcpy(f->b + f->len, echo, sizeof(echo));
+		f->len += sizeof(echo);
 	} else if (c->l3 == L3_UDP6) {
-		l4 = fb_ipv6(f, a6, b6, 17, 8, 64);
+		l4 = fb_ipv6(f, a6, b6, 17, 8, ttl);
 		udp_hdr(l4, 7, 8, 8);
 	} else {
-		l4 = fb_ipv4(f, a4, b4, 6, 0, 20, 64, 0);
-		tcp_hdr(l4, 1, 2, 0x10);
+		l4 = fb_ipv4(f, a4, c->mcast ? mc4 : b4, 6, 0, 20, ttl, 0);
+		tcp_hdr(l4, 1, 2, c->syn ? 0x02 : 0x10);
 		if (c->bad_l4)
 			l4[12] = 4 << 4;
 	}
+	if (hdr)
+		fb_pppoe_len(f, hdr, c->ppp.dlen);
+	f->len += c->pad;
+	if (f->len < 60 && c->l3 == L3_CTRL)
+		f->len = 60;	/* Ethernet padding */
+	if (c->ppp.cut)
+		f->len = hdr + c->ppp.cut;
 	if (c->len)
 		f->len = c->len;
 }
@@ -514,11 +680,15 @@ static void test_vcase(void **state)
 		assert_int_equal(pkt.l3_off, c->l3_off);
 		assert_true(pkt.flags & (NPUSIM_PKT_IPV4 | NPUSIM_PKT_IPV6));
 	}
-	if (c->l3_off && !c->bad_l4) {
+	if (c->l3_off && !c->bad_l4 && !c->caplen && c->reason != NPU_PUNT_MCAST) {
 		/* the ports, for the host's RSS hash if not for a key */
 		assert_true(pkt.flags & NPUSIM_PKT_L4);
 		assert_int_equal(pkt.l4_off, c->l3_off + (c->l3 == L3_UDP6 ? 40 : 20));
 		assert_int_equal(pkt.sport, c->l3 == L3_UDP6 ? 7 : 1);
+	}
+	if (c->key.sid) {
+		assert_true(pkt.flags & NPUSIM_PKT_PPPOE);
+		assert_int_equal(pkt.pppoe_sid, c->key.sid);
 	}
 	if (c->reason != NPU_PUNT_FLOW_MISS)
 		return;
@@ -526,7 +696,7 @@ static void test_vcase(void **state)
 	assert_int_equal(key.l2, c->key.l2);
 	assert_int_equal(ntohs(key.vlan), c->key.vlan);
 	assert_int_equal(ntohs(key.vlan_inner), c->key.inner);
-	assert_int_equal(key.pppoe_sid, 0);
+	assert_int_equal(ntohs(key.pppoe_sid), c->key.sid);
 }
 
 /* ---- what a parse means to the fast path's lookup ------------------- */
@@ -540,19 +710,6 @@ struct ft_tbl {
 	struct npusim_ft_mflow mflows[FT_MFLOWS];
 	u32 buckets[FT_MFLOWS];
 };
-
-/* A TCP ACK 10.0.0.1:1 > 10.0.0.2:2 behind @ntags tags. */
-static void fb_tcp_tagged(struct fb *f, int ntags, const u16 *tpid, const u16 *tci)
-{
-	int i;
-	u8 *l4;
-
-	fb_eth(f, 0, ntags ? tpid[0] : 0x0800);
-	for (i = 0; i < ntags; i++)
-		fb_vlan(f, tpid[i], tci[i], i + 1 < ntags ? tpid[i + 1] : 0x0800);
-	l4 = fb_ipv4(f, a4, b4, 6, 0, 20, 64, 0);
-	tcp_hdr(l4, 1, 2, 0x10);
-}
 
 /* Connection @idx: direction 0 is @f's microflow on port 2, out of port 7. */
 static void ft_conn(struct ft_tbl *t, u32 idx, struct fb *f)
@@ -581,9 +738,8 @@ static u8 ft_proc(struct ft_tbl *t, struct fb *f, struct npusim_ft_result *r)
 /**
  * struct lcase - a connection's tags and a frame looked up against it
  * @name: the case
- * @conn: the tags of the frame the connection is made from (struct vcase's
- *	@ntags, @tpid and @tci; the rest unused)
- * @frame: the tags of the frame looked up
+ * @conn: the frame the connection is made from (its tags and session)
+ * @frame: the frame looked up
  * @reason: its reason
  * @hit: whether it matched the connection
  */
@@ -625,6 +781,23 @@ static const struct lcase lcases[] = {
 	{ "802.1Q 5 + 9: PCPs", { QQ(5, 9) }, { QQ(0xe005, 0x2009) }, HIT },
 	{ "802.1ad 5: 802.1ad 5", { AD(5) }, { AD(5) }, HIT },
 	{ "802.1ad 5: 802.1Q 5", { AD(5) }, { Q(5) }, MISS },
+	/* a session's frames find its connection, and only they */
+	{ "session 5: the same frame", { .ppp = { 5 } }, { .ppp = { 5 } }, HIT },
+	{ "session 5: session 6", { .ppp = { 5 } }, { .ppp = { 6 } }, MISS },
+	{ "session 5: outside a session", { .ppp = { 5 } }, { }, MISS },
+	{ "untagged: session 5", { }, { .ppp = { 5 } }, MISS },
+	{ "session 5: session 0xffff", { .ppp = { 5 } }, { .ppp = { 0xffff } }, EXCEPTION },
+	{ "session 5: its LCP", { .ppp = { 5 } }, { .ppp = { 5 }, .l3 = L3_CTRL }, EXCEPTION },
+	{ "session 5 in VLAN 7: the same frame", { Q(7), .ppp = { 5 } }, { Q(7), .ppp = { 5 } },
+	  HIT },
+	{ "session 5 in VLAN 7: session 5 untagged", { Q(7), .ppp = { 5 } }, { .ppp = { 5 } },
+	  MISS },
+	{ "session 5 in VLAN 7: VLAN 7 outside a session", { Q(7), .ppp = { 5 } }, { Q(7) },
+	  MISS },
+	{ "session 5 in 802.1ad 100 + 802.1Q 200: the same frame",
+	  { ADQ(100, 200), .ppp = { 5 } }, { ADQ(100, 200), .ppp = { 5 } }, HIT },
+	{ "session 5 in 802.1ad 100 + 802.1Q 200: 802.1Q 100 + 200",
+	  { ADQ(100, 200), .ppp = { 5 } }, { QQ(100, 200), .ppp = { 5 } }, MISS },
 };
 
 static void test_lcase(void **state)
@@ -638,9 +811,9 @@ static void test_lcase(void **state)
 	assert_non_null(t);
 	npusim_ft_init(&t->ft, 8, t->conns, FT_CONNS, t->mflows, FT_MFLOWS,
 		       t->buckets, FT_MFLOWS);
-	fb_tcp_tagged(&f, c->conn.ntags, c->conn.tpid, c->conn.tci);
+	fb_vcase(&f, &c->conn);
 	ft_conn(t, 1, &f);
-	fb_tcp_tagged(&f, c->frame.ntags, c->frame.tpid, c->frame.tci);
+	fb_vcase(&f, &c->frame);
 	assert_int_equal(ft_proc(t, &f, &r), c->reason);
 	assert_int_equal(r.conn, c->hit ? 1 : NPU_CONN_NONE);
 	free(t);
@@ -783,6 +956,36 @@ static void test_every_prefix(void **state)
 	assert_int_equal(pkt.reason, NPU_PUNT_EXCEPTION);	/* hop-by-hop */
 }
 
+/*
+ * Every prefix of IPv6 in a PPPoE session in two tags: within the frame,
+ * nothing past the prefix read; the session's length beyond each prefix.
+ */
+static void test_every_prefix_pppoe(void **state)
+{
+	static const struct vcase c = { "", TAGS2(0x88a8, 100, 0x8100, 200), .ppp = { 5 },
+					.l3 = L3_UDP6 };
+	struct npusim_pkt pkt;
+	struct fb f;
+	u8 *copy;
+	u32 n;
+
+	(void)state;
+	fb_vcase(&f, &c);
+	for (n = 0; n <= f.len; n++) {
+		copy = malloc(n ? n : 1);	/* exact size: ASan catches overreads */
+		memcpy(copy, f.b, n);
+		npusim_parse(copy, n, n, &pkt);
+		if (n < f.len)
+			assert_int_equal(pkt.reason, NPU_PUNT_MALFORMED);
+		free(copy);
+		/* captured up to n of the whole frame: never malformed */
+		npusim_parse(f.b, n, f.len, &pkt);
+		assert_int_equal(pkt.reason, n < 30 + 40 + 8 ? NPU_PUNT_EXCEPTION :
+				 NPU_PUNT_FLOW_MISS);
+	}
+	assert_int_equal(pkt.reason, NPU_PUNT_FLOW_MISS);
+}
+
 /* ---- Toeplitz: Microsoft's RSS verification suite ------------------ */
 
 struct rss4_vec {
@@ -918,6 +1121,7 @@ int main(void)
 		cmocka_unit_test(test_ipv6_exthdr),
 		cmocka_unit_test(test_caplen),
 		cmocka_unit_test(test_every_prefix),
+		cmocka_unit_test(test_every_prefix_pppoe),
 		cmocka_unit_test(test_toeplitz_ipv4),
 		cmocka_unit_test(test_toeplitz_ipv6),
 		cmocka_unit_test(test_rss_from_frame),
