@@ -543,10 +543,28 @@ NPU_ABI_OFFSET(struct npu_mflow_key, vlan_inner, 44);
 #define NPU_RW_L2_PPPOE_PUSH	BIT(5)	/* push a session header of pppoe_sid */
 
 /*
- * What one direction does to a frame on its way out.  @mtu is the egress's
- * L3 MTU: a frame whose IP packet is longer punts NPU_PUNT_MTU.  A
- * coprocessor without NPU_CAP_L2_ENCAP takes @l2 zero only
- * (NPU_ST_BAD_PARAM otherwise); @rsvd is zero.
+ * What one direction does to a frame on its way out, in this order:
+ *
+ *  1. NAT of addresses and ports, the TTL's decrement (checksums updated);
+ *  2. pops: the outer tag, or two (NPU_RW_VLAN_POP, NPU_RW_L2_POP2), then
+ *     the session header (NPU_RW_L2_PPPOE_POP).  A pop of what the frame
+ *     does not have pops nothing;
+ *  3. pushes: a session header right before the IP packet
+ *     (NPU_RW_L2_PPPOE_PUSH: version and type 0x11, code 0, @pppoe_sid,
+ *     length the IP packet's + 2, PPP protocol 0x0021 or 0x0057), then
+ *     @vlan_tci and @vlan_tci2 outermost (NPU_RW_VLAN_PUSH,
+ *     NPU_RW_L2_PUSH2).  The tags not popped stay, inside the pushed ones;
+ *  4. the MACs (NPU_RW_MAC).
+ *
+ * A frame that would leave in two sessions (one pushed onto the one it
+ * keeps) is punted NPU_PUNT_EXCEPTION.  A create refuses (NPU_ST_BAD_PARAM)
+ * a second pop or push without the first, an 802.1ad tag pushed inside
+ * another, a push of session 0 or 0xffff.
+ *
+ * @mtu is the egress's L3 MTU, the bytes the pushes add taken off (1492
+ * for a session on a port of 1500): a frame whose IP packet is longer
+ * punts NPU_PUNT_MTU.  A coprocessor without NPU_CAP_L2_ENCAP takes @l2
+ * zero only (NPU_ST_BAD_PARAM otherwise); @rsvd is zero.
  */
 struct npu_rewrite {
 	u8 egress_port;		/* 0-based, a port of this coprocessor */

@@ -15,7 +15,6 @@
  */
 #include <linux/debugfs.h>
 #include <linux/etherdevice.h>
-#include <linux/if_vlan.h>
 #include <linux/skbuff.h>
 #include <linux/slab.h>
 
@@ -481,29 +480,22 @@ static void npusim_fp_count_pppoe(struct npusim_fp *fp,
 	}
 }
 
-/* Pop the outer tag (802.1Q or 802.1ad) of a linear frame. */
-static int npusim_fp_vlan_pop(struct sk_buff *skb)
+/*
+ * The L2 header of a linear, writable frame made again (ft_pure.c): room
+ * made first where it grows; the IP packet does not move.
+ */
+static int npusim_fp_l2_rewrite(struct sk_buff *skb, const struct npusim_pkt *pkt,
+				const struct npu_rewrite *rw)
 {
-	u16 tpid;
+	int grow = (int)npusim_ft_l2_len(pkt, rw) - pkt->l3_off;
 
-	if (skb->len < ETH_HLEN + VLAN_HLEN)
-		return -EINVAL;
-	tpid = get_unaligned_be16(skb->data + 2 * ETH_ALEN);
-	if (tpid != ETH_P_8021Q && tpid != ETH_P_8021AD)
-		return 0;
-	memmove(skb->data + VLAN_HLEN, skb->data, 2 * ETH_ALEN);
-	skb_pull(skb, VLAN_HLEN);
-	return 0;
-}
-
-static int npusim_fp_vlan_push(struct sk_buff *skb, __be16 tci)
-{
-	if (skb_cow_head(skb, VLAN_HLEN))
+	if (grow > 0 && skb_cow_head(skb, grow))
 		return -ENOMEM;
-	skb_push(skb, VLAN_HLEN);
-	memmove(skb->data, skb->data + VLAN_HLEN, 2 * ETH_ALEN);
-	put_unaligned_be16(ETH_P_8021Q, skb->data + 2 * ETH_ALEN);
-	memcpy(skb->data + 2 * ETH_ALEN + 2, &tci, 2);
+	grow = npusim_ft_l2_rewrite(skb->data, pkt, rw);
+	if (grow >= 0)
+		skb_push(skb, grow);
+	else
+		skb_pull(skb, -grow);
 	return 0;
 }
 
@@ -572,14 +564,8 @@ bool npusim_fp_ingress(struct npusim_port *port, struct sk_buff *skb,
 		partial = false;
 	}
 	npusim_ft_rewrite(skb->data, skb->len, pkt, &rw);
-	if ((rw.flags & NPU_RW_VLAN_POP) && npusim_fp_vlan_pop(skb))
+	if (npusim_fp_l2_rewrite(skb, pkt, &rw))
 		goto drop;
-	if ((rw.flags & NPU_RW_VLAN_PUSH) && npusim_fp_vlan_push(skb, rw.vlan_tci))
-		goto drop;
-	if (rw.flags & NPU_RW_MAC) {
-		ether_addr_copy(skb->data, rw.dmac);
-		ether_addr_copy(skb->data + ETH_ALEN, rw.smac);
-	}
 	atomic64_inc(&fp->port[port->idx].fwd_frames);
 	atomic64_add(skb->len, &fp->port[port->idx].fwd_bytes);
 	eport = &nd->ports[rw.egress_port];	/* checked at create */

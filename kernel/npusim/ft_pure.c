@@ -11,8 +11,17 @@
  *   - the connection is not active          -> punt NOT_ACTIVE, with the index
  *   - the fast path is off                  -> punt FASTPATH_OFF, with the index
  *   - larger than the egress MTU            -> punt MTU, with the index
+ *   - TTL <= 1 on a routed direction, or a
+ *     session pushed onto the one the frame
+ *     keeps                                 -> punt EXCEPTION, with the index
  *   - a TCP retransmit past the threshold   -> give back, punt NOT_ACTIVE
  *   - otherwise forward: counters, last used, rewrite by the caller.
+ *
+ * The rewrite (npusim_ft_rewrite(), then npusim_ft_l2_rewrite()) is the
+ * L3/L4 one first, then the L2 header made again in the order of npu_hw.h:
+ * pops of tags, of the session header, the push of a session header, of
+ * tags, the MACs.  A pop of what the frame does not have pops nothing, as
+ * act_vlan's does; the tags not popped stay, inside the pushed ones.
  *
  * The give-back and expiry rules reproduce seed 004 (a connection that
  * retransmits is let go; its microflows' identities expire a few seconds
@@ -22,6 +31,12 @@
 
 #define NPUSIM_IPPROTO_TCP	6
 #define NPUSIM_IPPROTO_UDP	17
+
+#define NPUSIM_FT_RW_L2		(NPU_RW_L2_POP2 | NPU_RW_L2_PPPOE_POP | \
+				 NPU_RW_L2_PUSH2 | NPU_RW_L2_AD1 |      \
+				 NPU_RW_L2_AD2 | NPU_RW_L2_PPPOE_PUSH)
+#define NPUSIM_FT_MACS		12	/* destination and source */
+#define NPUSIM_FT_TAG		4
 
 static u32 npusim_ft_rol32(u32 w, unsigned int s)
 {
@@ -309,7 +324,20 @@ static bool npusim_ft_key_ok(const struct npusim_ft *ft,
 static bool npusim_ft_rw_ok(const struct npusim_ft *ft,
 			    const struct npu_rewrite *rw)
 {
-	return rw->egress_port < ft->nports && !rw->l2 && !rw->rsvd;
+	bool pop = rw->flags & NPU_RW_VLAN_POP, push = rw->flags & NPU_RW_VLAN_PUSH;
+	u8 l2 = rw->l2;
+
+	if (rw->egress_port >= ft->nports || rw->rsvd || (l2 & ~NPUSIM_FT_RW_L2))
+		return false;
+	/* a second pop or push with a first; 802.1ad outermost only */
+	if (((l2 & NPU_RW_L2_POP2) && !pop) || ((l2 & NPU_RW_L2_PUSH2) && !push))
+		return false;
+	if ((l2 & NPU_RW_L2_AD1) && (!push || (l2 & NPU_RW_L2_PUSH2)))
+		return false;
+	if ((l2 & NPU_RW_L2_AD2) && !(l2 & NPU_RW_L2_PUSH2))
+		return false;
+	return !(l2 & NPU_RW_L2_PPPOE_PUSH) ||
+	       (rw->pppoe_sid && rw->pppoe_sid != cpu_to_be16(0xffff));
 }
 
 /* Attach @key to direction @dir of @conn, taking it over from any other. */
@@ -622,6 +650,128 @@ static bool npusim_ft_retransmit(struct npusim_ft_conn *c, int d,
 	return false;
 }
 
+/* Tags of the frame a rewrite pops: what it asks, of what the frame has. */
+static u32 npusim_ft_l2_pops(const struct npusim_pkt *pkt,
+			     const struct npu_rewrite *rw)
+{
+	u32 n = 0;
+
+	if (rw->flags & NPU_RW_VLAN_POP)
+		n = rw->l2 & NPU_RW_L2_POP2 ? 2 : 1;
+	return n < pkt->vlan_tags ? n : pkt->vlan_tags;
+}
+
+/* The frame leaves in the session it arrived in. */
+static bool npusim_ft_l2_keeps_session(const struct npusim_pkt *pkt,
+				       const struct npu_rewrite *rw)
+{
+	return (pkt->flags & NPUSIM_PKT_PPPOE) && !(rw->l2 & NPU_RW_L2_PPPOE_POP);
+}
+
+/**
+ * npusim_ft_l2_len() - the length of the L2 header a rewrite makes
+ * @pkt: the parser's result for the frame (its tags, session, IP header)
+ * @rw: the direction's rewrite
+ *
+ * Return: the bytes before the IP header once the frame is rewritten (at
+ * most NPUSIM_FT_L2_MAX), or 0 if the rewrite cannot apply to the frame: it
+ * pushes a session header onto the one the frame keeps.
+ */
+u32 npusim_ft_l2_len(const struct npusim_pkt *pkt, const struct npu_rewrite *rw)
+{
+	bool keep = npusim_ft_l2_keeps_session(pkt, rw);
+	u32 n = NPUSIM_FT_MACS + 2;
+
+	if (keep && (rw->l2 & NPU_RW_L2_PPPOE_PUSH))
+		return 0;
+	if (rw->flags & NPU_RW_VLAN_PUSH)
+		n += rw->l2 & NPU_RW_L2_PUSH2 ? 2 * NPUSIM_FT_TAG : NPUSIM_FT_TAG;
+	n += (pkt->vlan_tags - npusim_ft_l2_pops(pkt, rw)) * NPUSIM_FT_TAG;
+	if (keep || (rw->l2 & NPU_RW_L2_PPPOE_PUSH))
+		n += NPUSIM_PPPOE_HLEN;
+	return n;
+}
+
+static u8 *npusim_ft_put_tag(u8 *p, u16 tpid, __be16 tci)
+{
+	p[0] = (u8)(tpid >> 8);
+	p[1] = (u8)tpid;
+	memcpy(p + 2, &tci, 2);
+	return p + NPUSIM_FT_TAG;
+}
+
+/* The session header a rewrite pushes before the IP packet of @pkt. */
+static u8 *npusim_ft_put_pppoe(u8 *p, const struct npusim_pkt *pkt,
+			       const struct npu_rewrite *rw)
+{
+	u16 plen = pkt->l3_len + 2;
+	u16 proto = pkt->addr_len == 16 ? NPUSIM_PPP_IPV6 : NPUSIM_PPP_IP;
+
+	p[0] = NPUSIM_PPPOE_VERTYPE;
+	p[1] = 0;
+	memcpy(p + 2, &rw->pppoe_sid, 2);
+	p[4] = (u8)(plen >> 8);
+	p[5] = (u8)plen;
+	p[6] = (u8)(proto >> 8);
+	p[7] = (u8)proto;
+	return p + NPUSIM_PPPOE_HLEN;
+}
+
+/**
+ * npusim_ft_l2_rewrite() - make a frame's L2 header as its rewrite says
+ * @data: the frame, writable; when the header grows, the
+ *	npusim_ft_l2_len() - @pkt->l3_off bytes before @data too
+ * @pkt: the parser's result for the frame
+ * @rw: the direction's rewrite, one npusim_ft_l2_len() takes
+ *
+ * Pops the tags and the session header the rewrite pops, pushes its
+ * session header (ver/type 0x11, code 0, length the IP packet's + 2, PPP
+ * protocol 0x0021 or 0x0057) and its tags outside the tags that stay, and
+ * sets the MACs (npu_hw.h).  The IP packet stays where it is.
+ *
+ * Return: the bytes the frame grew by (negative: shrank by): it starts at
+ * @data minus that now.
+ */
+int npusim_ft_l2_rewrite(u8 *data, const struct npusim_pkt *pkt,
+			 const struct npu_rewrite *rw)
+{
+	u32 pops = npusim_ft_l2_pops(pkt, rw), len = npusim_ft_l2_len(pkt, rw);
+	bool pppoe = npusim_ft_l2_keeps_session(pkt, rw) ||
+		     (rw->l2 & NPU_RW_L2_PPPOE_PUSH);
+	u8 hdr[NPUSIM_FT_L2_MAX], *p = hdr + NPUSIM_FT_MACS;
+	u16 type = pkt->addr_len == 16 ? NPUSIM_ETH_P_IPV6 : NPUSIM_ETH_P_IP;
+
+	if (!len)
+		return 0;
+	if (rw->flags & NPU_RW_MAC) {
+		memcpy(hdr, rw->dmac, 6);
+		memcpy(hdr + 6, rw->smac, 6);
+	} else {
+		memcpy(hdr, data, NPUSIM_FT_MACS);
+	}
+	if ((rw->flags & NPU_RW_VLAN_PUSH) && (rw->l2 & NPU_RW_L2_PUSH2))
+		p = npusim_ft_put_tag(p, rw->l2 & NPU_RW_L2_AD2 ? NPUSIM_ETH_P_8021AD :
+				      NPUSIM_ETH_P_8021Q, rw->vlan_tci2);
+	if (rw->flags & NPU_RW_VLAN_PUSH)
+		p = npusim_ft_put_tag(p, rw->l2 & NPU_RW_L2_AD1 ? NPUSIM_ETH_P_8021AD :
+				      NPUSIM_ETH_P_8021Q, rw->vlan_tci);
+	/* each tag that stays: its TPID, its TCI */
+	memcpy(p, data + NPUSIM_FT_MACS + pops * NPUSIM_FT_TAG,
+	       (pkt->vlan_tags - pops) * NPUSIM_FT_TAG);
+	p += (pkt->vlan_tags - pops) * NPUSIM_FT_TAG;
+	if (pppoe)
+		type = NPUSIM_ETH_P_PPP_SES;
+	p[0] = (u8)(type >> 8);
+	p[1] = (u8)type;
+	p += 2;
+	if (npusim_ft_l2_keeps_session(pkt, rw))
+		memcpy(p, data + pkt->l3_off - NPUSIM_PPPOE_HLEN, NPUSIM_PPPOE_HLEN);
+	else if (pppoe)
+		npusim_ft_put_pppoe(p, pkt, rw);
+	memcpy(data + pkt->l3_off - len, hdr, len);
+	return (int)len - pkt->l3_off;
+}
+
 /**
  * npusim_ft_process() - the fast path's decision for one frame
  * @ft: the tables
@@ -637,8 +787,8 @@ static bool npusim_ft_retransmit(struct npusim_ft_conn *c, int d,
  * are looked up; every other reason is returned unchanged.
  *
  * Return: NPU_PUNT_NONE to forward (counters and last-used updated; the
- * caller rewrites with npusim_ft_rewrite() and sends on @res->rw's egress
- * port), else the punt reason.
+ * caller rewrites with npusim_ft_rewrite() and npusim_ft_l2_rewrite() and
+ * sends on @res->rw's egress port), else the punt reason.
  */
 u8 npusim_ft_process(struct npusim_ft *ft, const struct npusim_pkt *pkt,
 		     u8 port, const u8 *data, u32 len, u64 now_ns,
@@ -686,6 +836,8 @@ u8 npusim_ft_process(struct npusim_ft *ft, const struct npusim_pkt *pkt,
 	if (le16_to_cpu(c->rw[d].mtu) && pkt->l3_len > le16_to_cpu(c->rw[d].mtu))
 		return NPU_PUNT_MTU;
 	if ((c->rw[d].flags & NPU_RW_TTL) && pkt->ttl <= 1)
+		return NPU_PUNT_EXCEPTION;
+	if (!npusim_ft_l2_len(pkt, &c->rw[d]))
 		return NPU_PUNT_EXCEPTION;
 	if (npusim_ft_retransmit(c, d, pkt, data, len) && ft->retrans_max &&
 	    ++c->retrans[d] >= ft->retrans_max) {
@@ -749,8 +901,8 @@ static void npusim_ft_set(u8 *at, const u8 *to, u32 n, u8 *ip_csum,
  *
  * Checksums are updated incrementally (RFC 1624): the IPv4 header checksum
  * for addresses and TTL, the TCP/UDP checksum for addresses (pseudo header)
- * and ports.  MACs and VLAN tags are the caller's (they may change the
- * frame's length).  Nothing is written outside [0, @len).
+ * and ports.  The L2 header is npusim_ft_l2_rewrite()'s, after this.
+ * Nothing is written outside [0, @len).
  */
 void npusim_ft_rewrite(u8 *data, u32 len, const struct npusim_pkt *pkt,
 		       const struct npu_rewrite *rw)

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * ft_pure.h - the coprocessor model's fast path: the connection table, the
- * microflow hash table, the per-frame decision (forward or punt, and why)
- * and the L3/L4 rewrite with incremental checksums.
+ * microflow hash table, the per-frame decision (forward or punt, and why),
+ * the L3/L4 rewrite with incremental checksums and the L2 rewrite.
  *
  * Pure C (npu_compat.h): compiled into npusim.ko and, unchanged, into the
  * cmocka unit tests.  The caller owns the memory and the locking; nothing
@@ -16,6 +16,11 @@
 #include "parse_pure.h"
 
 #define NPUSIM_FT_NONE		0xffffffffu
+/*
+ * The longest L2 header a rewrite makes: the MACs, two tags pushed and two
+ * kept, the ethertype, a session header.
+ */
+#define NPUSIM_FT_L2_MAX	(12 + 4 * 4 + 2 + NPUSIM_PPPOE_HLEN)
 /* Seed 004's give-back rule: a TCP direction that retransmits this often. */
 #define NPUSIM_FT_RETRANS_DEFAULT	8
 /* Seed 004: the microflows' own timer, "a few seconds after a give-back". */
@@ -130,5 +135,8 @@ u8 npusim_ft_process(struct npusim_ft *ft, const struct npusim_pkt *pkt,
 		     struct npusim_ft_result *res);
 void npusim_ft_rewrite(u8 *data, u32 len, const struct npusim_pkt *pkt,
 		       const struct npu_rewrite *rw);
+u32 npusim_ft_l2_len(const struct npusim_pkt *pkt, const struct npu_rewrite *rw);
+int npusim_ft_l2_rewrite(u8 *data, const struct npusim_pkt *pkt,
+			 const struct npu_rewrite *rw);
 
 #endif /* _NPUSIM_FT_PURE_H */

@@ -31,7 +31,8 @@
 #define NPUSIM_FW_PATCH		0
 #define NPUSIM_FW_VERSION_STR	"2.0.0"
 #define NPUSIM_CAPS		(NPU_CAP_CSUM_RX | NPU_CAP_CSUM_TX | \
-				 NPU_CAP_TSO | NPU_CAP_RSS | NPU_CAP_NTUPLE)
+				 NPU_CAP_TSO | NPU_CAP_RSS | NPU_CAP_NTUPLE | \
+				 NPU_CAP_L2_ENCAP)
 #define NPUSIM_LINK_SPEED	10000	/* Mb/s */
 
 /* Fast-path table sizes at reset, until the host's NPU_CMD_FT_CONFIG. */

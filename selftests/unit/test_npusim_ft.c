@@ -570,19 +570,43 @@ static const struct fcase fcases[] = {
 	{ "key: PPPoE session 0xffff", .key = { K_BE(pppoe_sid, 0xffff) },
 	  .st = NPU_ST_BAD_PARAM },
 	{ "key: reserved", .key = { K_BE(rsvd, 1) }, .st = NPU_ST_BAD_PARAM },
-	/* nor does it rewrite them */
+	/* the L2 rewrites */
 	{ "rewrite: two pops", .rw = { RW(flags, NPU_RW_VLAN_POP), RW(l2, NPU_RW_L2_POP2) },
-	  .st = NPU_ST_BAD_PARAM },
-	{ "rewrite: PPPoE pop", .rw = { RW(l2, NPU_RW_L2_PPPOE_POP) }, .st = NPU_ST_BAD_PARAM },
+	  .st = NPU_ST_OK },
+	{ "rewrite: PPPoE pop", .rw = { RW(l2, NPU_RW_L2_PPPOE_POP) }, .st = NPU_ST_OK },
 	{ "rewrite: two pushes", .rw = { RW(flags, NPU_RW_VLAN_PUSH), RW(l2, NPU_RW_L2_PUSH2) },
-	  .st = NPU_ST_BAD_PARAM },
+	  .st = NPU_ST_OK },
 	{ "rewrite: 802.1ad pushed", .rw = { RW(flags, NPU_RW_VLAN_PUSH), RW(l2, NPU_RW_L2_AD1) },
-	  .st = NPU_ST_BAD_PARAM },
+	  .st = NPU_ST_OK },
 	{ "rewrite: 802.1ad pushed outside",
 	  .rw = { RW(flags, NPU_RW_VLAN_PUSH), RW(l2, NPU_RW_L2_PUSH2 | NPU_RW_L2_AD2) },
+	  .st = NPU_ST_OK },
+	{ "rewrite: PPPoE push of session 1",
+	  .rw = { RW(l2, NPU_RW_L2_PPPOE_PUSH), RW_BE(pppoe_sid, 1) }, .st = NPU_ST_OK },
+	{ "rewrite: PPPoE push of session 0xfffe",
+	  .rw = { RW(l2, NPU_RW_L2_PPPOE_PUSH), RW_BE(pppoe_sid, 0xfffe) }, .st = NPU_ST_OK },
+	{ "rewrite: everything", .rw = { RW(flags, NPU_RW_VLAN_POP | NPU_RW_VLAN_PUSH),
+	  RW(l2, NPU_RW_L2_POP2 | NPU_RW_L2_PPPOE_POP | NPU_RW_L2_PUSH2 | NPU_RW_L2_AD2 |
+		 NPU_RW_L2_PPPOE_PUSH), RW_BE(pppoe_sid, 9) }, .st = NPU_ST_OK },
+	/* what no frame can be given: a second pop or push alone, 802.1ad inside */
+	{ "rewrite: a second pop alone", .rw = { RW(l2, NPU_RW_L2_POP2) },
 	  .st = NPU_ST_BAD_PARAM },
-	{ "rewrite: PPPoE push", .rw = { RW(l2, NPU_RW_L2_PPPOE_PUSH), RW_BE(pppoe_sid, 1) },
+	{ "rewrite: a second push alone", .rw = { RW(l2, NPU_RW_L2_PUSH2) },
 	  .st = NPU_ST_BAD_PARAM },
+	{ "rewrite: 802.1ad pushed, no push", .rw = { RW(l2, NPU_RW_L2_AD1) },
+	  .st = NPU_ST_BAD_PARAM },
+	{ "rewrite: 802.1ad pushed inside",
+	  .rw = { RW(flags, NPU_RW_VLAN_PUSH), RW(l2, NPU_RW_L2_PUSH2 | NPU_RW_L2_AD1) },
+	  .st = NPU_ST_BAD_PARAM },
+	{ "rewrite: 802.1ad outside, no second push",
+	  .rw = { RW(flags, NPU_RW_VLAN_PUSH), RW(l2, NPU_RW_L2_AD2) },
+	  .st = NPU_ST_BAD_PARAM },
+	{ "rewrite: PPPoE push of session 0", .rw = { RW(l2, NPU_RW_L2_PPPOE_PUSH) },
+	  .st = NPU_ST_BAD_PARAM },
+	{ "rewrite: PPPoE push of session 0xffff",
+	  .rw = { RW(l2, NPU_RW_L2_PPPOE_PUSH), RW_BE(pppoe_sid, 0xffff) },
+	  .st = NPU_ST_BAD_PARAM },
+	{ "rewrite: an unknown L2 bit", .rw = { RW(l2, 0x40) }, .st = NPU_ST_BAD_PARAM },
 	{ "rewrite: reserved", .rw = { RW(rsvd, 1) }, .st = NPU_ST_BAD_PARAM },
 };
 
@@ -611,6 +635,284 @@ static void test_fcase(void **state)
 	case_fields_set(&m.key, fc->key, ARRAY_SIZE(fc->key));
 	assert_int_equal(npusim_ft_mflow_attach(&t->ft, &m),
 			 fc->key[0].len ? fc->st : NPU_ST_OK);
+	free(t);
+}
+
+/* ---- the L2 rewrite, byte for byte ------------------------------------ */
+
+/* @f (untagged, as mk() made it) behind @ntags tags and in session @sid. */
+static void encap(struct frame *f, int ntags, const u16 *tpid, const u16 *tci,
+		  u16 sid)
+{
+	u8 ip[256];
+	u32 n = 12, iplen = f->len - 14;
+	int i;
+
+	memcpy(ip, f->b + 14, iplen);
+	for (i = 0; i < ntags; i++, n += 4) {
+		put16(f->b + n, tpid[i]);
+		put16(f->b + n + 2, tci[i]);
+	}
+	if (sid) {
+		put16(f->b + n, 0x8864);
+		f->b[n + 2] = 0x11;
+		f->b[n + 3] = 0;
+		put16(f->b + n + 4, sid);
+		put16(f->b + n + 6, (u16)(f->pkt.l3_len + 2));
+		put16(f->b + n + 8, f->pkt.addr_len == 16 ? 0x0057 : 0x0021);
+		n += 8;
+	} else {
+		put16(f->b + n, f->pkt.addr_len == 16 ? 0x86dd : 0x0800);
+	}
+	n += 2;
+	memcpy(f->b + n, ip, iplen);
+	f->len = n + iplen;
+	npusim_parse(f->b, f->len, f->len, &f->pkt);
+}
+
+#define DST		0x02, 0, 0, 0, 0, 0x11
+#define SRC		0x02, 0, 0, 0, 0, 0x22
+#define NDST		0x02, 0xaa, 0xbb, 0xcc, 0xdd, 0x01
+#define NSRC		0x02, 0xaa, 0xbb, 0xcc, 0xdd, 0x02
+#define TAG(p, t)	(p) >> 8, (p) & 0xff, (t) >> 8, (t) & 0xff
+#define T_IP4		0x08, 0x00
+#define T_IP6		0x86, 0xdd
+/* a session header of @sid after its ethertype, IPv4's (IPv6's) length */
+#define SES4(sid)	0x88, 0x64, 0x11, 0, (sid) >> 8, (sid) & 0xff, 0, 62, 0x00, 0x21
+#define SES6(sid)	0x88, 0x64, 0x11, 0, (sid) >> 8, (sid) & 0xff, 0, 70, 0x00, 0x57
+
+/**
+ * struct l2case - a frame's L2, a rewrite, and the L2 header it leaves with
+ * @name: the case
+ * @v6: the frame carries UDP over IPv6 (else TCP over IPv4), 20 bytes of
+ *	payload
+ * @in: the frame's tags and session (struct l2in)
+ * @flags: the rewrite's NPU_RW_* (NPU_RW_MAC: NDST, NSRC)
+ * @l2: its NPU_RW_L2_*
+ * @tci: its vlan_tci
+ * @tci2: its vlan_tci2
+ * @sid: its pppoe_sid
+ * @out: the L2 header the frame leaves with, before the IP packet; none
+ *	(@out_len 0): the rewrite does not apply, the frame is an exception
+ * @out_len: its bytes
+ * @deep: more than two tags leave (the model's parser takes such a frame
+ *	as an exception)
+ */
+struct l2case {
+	const char *name;
+	bool v6;
+	struct l2in {
+		int ntags;
+		u16 tpid[2], tci[2];
+		u16 sid;
+	} in;
+	u8 flags, l2;
+	u16 tci, tci2, sid;
+	u8 out[NPUSIM_FT_L2_MAX];
+	u32 out_len;
+	bool deep;
+};
+
+#define OUT(...)	.out = { __VA_ARGS__ }, .out_len = sizeof((u8[]){ __VA_ARGS__ })
+#define IN_Q(v)		{ 1, { 0x8100 }, { v } }
+#define IN_AD(v)	{ 1, { 0x88a8 }, { v } }
+#define IN_ADQ(v, w)	{ 2, { 0x88a8, 0x8100 }, { v, w } }
+#define IN_S(s)		{ .sid = s }
+#define IN_QS(v, s)	{ 1, { 0x8100 }, { v }, s }
+#define IN_ADQS(v, w, s) { 2, { 0x88a8, 0x8100 }, { v, w }, s }
+#define POP		NPU_RW_VLAN_POP
+#define PUSH		NPU_RW_VLAN_PUSH
+#define MAC		NPU_RW_MAC
+
+static const struct l2case l2cases[] = {
+	/* what the fast path did before it knew sessions, the same */
+	{ "untagged, nothing", OUT(DST, SRC, T_IP4) },
+	{ "MACs", .flags = MAC, OUT(NDST, NSRC, T_IP4) },
+	{ "802.1Q pushed", .flags = PUSH, .tci = 0xa064, OUT(DST, SRC, TAG(0x8100, 0xa064), T_IP4) },
+	{ "802.1Q popped", .in = IN_Q(7), .flags = POP, OUT(DST, SRC, T_IP4) },
+	{ "802.1ad popped", .in = IN_AD(7), .flags = POP, OUT(DST, SRC, T_IP4) },
+	{ "popped, another pushed, MACs", .in = IN_Q(7), .flags = POP | PUSH | MAC,
+	  .tci = 0xefff, OUT(NDST, NSRC, TAG(0x8100, 0xefff), T_IP4) },
+	{ "a pop of nothing pops nothing", .flags = POP, OUT(DST, SRC, T_IP4) },
+	{ "IPv6, 802.1Q pushed", .v6 = true, .flags = PUSH | MAC, .tci = 100,
+	  OUT(NDST, NSRC, TAG(0x8100, 100), T_IP6) },
+	/* two tags */
+	{ "a push onto a tag: outside it", .in = IN_Q(7), .flags = PUSH, .tci = 100,
+	  OUT(DST, SRC, TAG(0x8100, 100), TAG(0x8100, 7), T_IP4) },
+	{ "two pops", .in = IN_ADQ(100, 200), .flags = POP, .l2 = NPU_RW_L2_POP2,
+	  OUT(DST, SRC, T_IP4) },
+	{ "one pop of two tags: the inner stays", .in = IN_ADQ(100, 200), .flags = POP,
+	  OUT(DST, SRC, TAG(0x8100, 200), T_IP4) },
+	{ "two pops of one tag", .in = IN_Q(7), .flags = POP, .l2 = NPU_RW_L2_POP2,
+	  OUT(DST, SRC, T_IP4) },
+	{ "802.1ad 100 + 802.1Q 200 pushed", .flags = PUSH | MAC,
+	  .l2 = NPU_RW_L2_PUSH2 | NPU_RW_L2_AD2, .tci = 200, .tci2 = 100,
+	  OUT(NDST, NSRC, TAG(0x88a8, 100), TAG(0x8100, 200), T_IP4) },
+	{ "802.1Q 100 + 802.1Q 200 pushed", .v6 = true, .flags = PUSH,
+	  .l2 = NPU_RW_L2_PUSH2, .tci = 200, .tci2 = 100,
+	  OUT(DST, SRC, TAG(0x8100, 100), TAG(0x8100, 200), T_IP6) },
+	{ "802.1ad pushed alone", .flags = PUSH, .l2 = NPU_RW_L2_AD1, .tci = 0x2064,
+	  OUT(DST, SRC, TAG(0x88a8, 0x2064), T_IP4) },
+	{ "two tags for two others", .in = IN_ADQ(100, 200), .flags = POP | PUSH | MAC,
+	  .l2 = NPU_RW_L2_POP2 | NPU_RW_L2_PUSH2, .tci = 4, .tci2 = 3,
+	  OUT(NDST, NSRC, TAG(0x8100, 3), TAG(0x8100, 4), T_IP4) },
+	/* sessions pushed */
+	{ "session pushed", .l2 = NPU_RW_L2_PPPOE_PUSH, .sid = 0x1234,
+	  OUT(DST, SRC, SES4(0x1234)) },
+	{ "session pushed, IPv6", .v6 = true, .flags = MAC, .l2 = NPU_RW_L2_PPPOE_PUSH,
+	  .sid = 1, OUT(NDST, NSRC, SES6(1)) },
+	{ "session pushed in VLAN 7", .flags = PUSH | MAC, .l2 = NPU_RW_L2_PPPOE_PUSH,
+	  .tci = 7, .sid = 0xfffe, OUT(NDST, NSRC, TAG(0x8100, 7), SES4(0xfffe)) },
+	{ "session pushed in 802.1ad 100 + 802.1Q 200", .v6 = true, .flags = PUSH,
+	  .l2 = NPU_RW_L2_PUSH2 | NPU_RW_L2_AD2 | NPU_RW_L2_PPPOE_PUSH, .tci = 200,
+	  .tci2 = 100, .sid = 5,
+	  OUT(DST, SRC, TAG(0x88a8, 100), TAG(0x8100, 200), SES6(5)) },
+	{ "VLAN 7 popped, a session pushed", .in = IN_Q(7), .flags = POP,
+	  .l2 = NPU_RW_L2_PPPOE_PUSH, .sid = 5, OUT(DST, SRC, SES4(5)) },
+	{ "a session pushed inside the tag that stays", .in = IN_Q(7),
+	  .l2 = NPU_RW_L2_PPPOE_PUSH, .sid = 5, OUT(DST, SRC, TAG(0x8100, 7), SES4(5)) },
+	/* sessions popped and kept */
+	{ "session popped", .in = IN_S(5), .flags = MAC, .l2 = NPU_RW_L2_PPPOE_POP,
+	  OUT(NDST, NSRC, T_IP4) },
+	{ "session popped, IPv6", .v6 = true, .in = IN_S(5), .l2 = NPU_RW_L2_PPPOE_POP,
+	  OUT(DST, SRC, T_IP6) },
+	{ "session and VLAN 7 popped", .in = IN_QS(7, 5), .flags = POP,
+	  .l2 = NPU_RW_L2_PPPOE_POP, OUT(DST, SRC, T_IP4) },
+	{ "session and two tags popped, a tag pushed", .in = IN_ADQS(100, 200, 5),
+	  .flags = POP | PUSH, .l2 = NPU_RW_L2_POP2 | NPU_RW_L2_PPPOE_POP, .tci = 9,
+	  OUT(DST, SRC, TAG(0x8100, 9), T_IP4) },
+	{ "session popped, its tag stays", .in = IN_QS(7, 5), .l2 = NPU_RW_L2_PPPOE_POP,
+	  OUT(DST, SRC, TAG(0x8100, 7), T_IP4) },
+	{ "session kept, its tag popped", .in = IN_QS(7, 5), .flags = POP,
+	  OUT(DST, SRC, SES4(5)) },
+	{ "session kept, a tag pushed", .in = IN_S(5), .flags = PUSH, .tci = 9,
+	  OUT(DST, SRC, TAG(0x8100, 9), SES4(5)) },
+	{ "a session for another", .in = IN_S(5), .l2 = NPU_RW_L2_PPPOE_POP | NPU_RW_L2_PPPOE_PUSH,
+	  .sid = 6, OUT(DST, SRC, SES4(6)) },
+	{ "a session pop of nothing pops nothing", .l2 = NPU_RW_L2_PPPOE_POP,
+	  OUT(DST, SRC, T_IP4) },
+	{ "the longest header: two tags pushed, two kept, a session",
+	  .in = IN_ADQS(100, 200, 5), .flags = PUSH, .l2 = NPU_RW_L2_PUSH2 | NPU_RW_L2_AD2,
+	  .tci = 2, .tci2 = 1,
+	  OUT(DST, SRC, TAG(0x88a8, 1), TAG(0x8100, 2), TAG(0x88a8, 100), TAG(0x8100, 200),
+	      SES4(5)), .deep = true },
+	/* two sessions: the frame is the host's */
+	{ "session pushed onto the one kept", .in = IN_S(5), .l2 = NPU_RW_L2_PPPOE_PUSH,
+	  .sid = 6 },
+	{ "session pushed onto the one kept, the tag popped", .in = IN_QS(7, 5),
+	  .flags = POP, .l2 = NPU_RW_L2_PPPOE_PUSH, .sid = 6 },
+};
+
+#define L2_HEADROOM	64
+
+static void test_l2case(void **state)
+{
+	static const u8 ndst[6] = { NDST }, nsrc[6] = { NSRC };
+	const struct l2case *c = *state;
+	u8 buf[L2_HEADROOM + sizeof(((struct frame *)0)->b)], *data = buf + L2_HEADROOM;
+	struct npu_rewrite rw;
+	struct npusim_pkt out;
+	struct frame f;
+	u32 l3len;
+	int grow, i;
+
+	if (c->v6)
+		mk(&f, 1, IPPROTO_UDP, "2001:db8:3::2", "2001:db8:8::2", 4000, 53, 0, 0, 20);
+	else
+		mk(&f, 0, IPPROTO_TCP, "198.51.100.2", "203.0.113.2", 40000, 5201, 1, 0x10, 20);
+	encap(&f, c->in.ntags, c->in.tpid, c->in.tci, c->in.sid);
+	assert_int_equal(f.pkt.reason, NPU_PUNT_FLOW_MISS);
+	l3len = f.pkt.l3_len;
+	memset(&rw, 0, sizeof(rw));
+	rw.flags = c->flags;
+	rw.l2 = c->l2;
+	rw.vlan_tci = htons(c->tci);
+	rw.vlan_tci2 = htons(c->tci2);
+	rw.pppoe_sid = htons(c->sid);
+	memcpy(rw.dmac, ndst, 6);
+	memcpy(rw.smac, nsrc, 6);
+	assert_int_equal(npusim_ft_l2_len(&f.pkt, &rw), c->out_len);
+	if (!c->out_len)
+		return;
+
+	memset(buf, 0xa5, L2_HEADROOM);
+	memcpy(data, f.b, f.len);
+	grow = npusim_ft_l2_rewrite(data, &f.pkt, &rw);
+	assert_int_equal(grow, (int)c->out_len - f.pkt.l3_off);
+	/* the header byte for byte, the IP packet as it was, nothing before */
+	assert_memory_equal(data - grow, c->out, c->out_len);
+	assert_memory_equal(data + f.pkt.l3_off, f.b + f.pkt.l3_off, l3len);
+	for (i = 0; i < L2_HEADROOM - (grow > 0 ? grow : 0); i++)
+		assert_int_equal(buf[i], 0xa5);
+	/* the frame it leaves as parses as what it is (the parser's two tags) */
+	npusim_parse(data - grow, f.len + grow, f.len + grow, &out);
+	assert_int_equal(out.reason, c->deep ? NPU_PUNT_EXCEPTION : NPU_PUNT_FLOW_MISS);
+	if (c->deep)
+		return;
+	assert_int_equal(out.l3_off, c->out_len);
+	assert_int_equal(out.l3_len, l3len);
+}
+
+/*
+ * A rewrite that cannot apply to its frame (a session pushed onto the one
+ * kept) punts it as an exception with the index; nothing is counted.
+ */
+static void test_l2_exception(void **state)
+{
+	static const u16 q[1] = { 0x8100 }, vid[1] = { 7 };
+	struct tbl *t = tbl_new();
+	struct npu_cmd_conn_create c;
+	struct npusim_ft_result r;
+	struct frame a;
+
+	(void)state;
+	mk(&a, 0, IPPROTO_TCP, "198.51.100.2", "203.0.113.2", 40000, 5201, 1, 0x10, 20);
+	encap(&a, 1, q, vid, 5);
+	conn_cmd(&c, 4, 1, &a, NULL);
+	c.dir[0].l2 = NPU_RW_L2_PPPOE_PUSH;
+	c.dir[0].pppoe_sid = htons(6);
+	assert_int_equal(npusim_ft_conn_create(&t->ft, &c, 0), NPU_ST_OK);
+	assert_int_equal(proc(t, &a, 2, 0, &r), NPU_PUNT_EXCEPTION);
+	assert_int_equal(r.conn, 4);
+	assert_null(r.rw);
+	assert_int_equal(t->conns[4].packets[0], 0);
+	/* the session popped first: forwarded */
+	conn_cmd(&c, 4, 2, &a, NULL);
+	c.dir[0].l2 = NPU_RW_L2_PPPOE_PUSH | NPU_RW_L2_PPPOE_POP;
+	c.dir[0].pppoe_sid = htons(6);
+	assert_int_equal(npusim_ft_conn_create(&t->ft, &c, 0), NPU_ST_OK);
+	assert_int_equal(proc(t, &a, 2, 0, &r), NPU_PUNT_NONE);
+	assert_int_equal(t->conns[4].packets[0], 1);
+	free(t);
+}
+
+/*
+ * The rewrite's MTU is the egress's L3 limit, a pushed session's 8 bytes
+ * taken off by the host (1492 on a port of 1500; 100 here): the IP packet
+ * is what is measured, whatever the L2 around it.
+ */
+static void test_mtu_session(void **state)
+{
+	static const u16 q[1] = { 0x8100 }, vid[1] = { 7 };
+	struct tbl *t = tbl_new();
+	struct npu_cmd_conn_create c;
+	struct npusim_ft_result r;
+	struct frame fits, big;
+
+	(void)state;
+	mk(&fits, 0, IPPROTO_UDP, "198.51.100.2", "203.0.113.2", 4000, 53, 0, 0, 100 - 28);
+	mk(&big, 0, IPPROTO_UDP, "198.51.100.2", "203.0.113.2", 4000, 53, 0, 0, 101 - 28);
+	encap(&fits, 1, q, vid, 5);
+	encap(&big, 1, q, vid, 5);
+	conn_cmd(&c, 0, 1, &fits, NULL);
+	c.dir[0].flags |= NPU_RW_VLAN_POP;
+	c.dir[0].l2 = NPU_RW_L2_PPPOE_POP | NPU_RW_L2_PPPOE_PUSH;
+	c.dir[0].pppoe_sid = htons(6);
+	c.dir[0].mtu = htole16(100);
+	assert_int_equal(npusim_ft_conn_create(&t->ft, &c, 0), NPU_ST_OK);
+	assert_int_equal(proc(t, &fits, 2, 0, &r), NPU_PUNT_NONE);
+	assert_int_equal(proc(t, &big, 2, 0, &r), NPU_PUNT_MTU);
+	assert_int_equal(r.conn, 0);
 	free(t);
 }
 
@@ -794,10 +1096,15 @@ int main(void)
 		cmocka_unit_test(test_rewrite_udp_zero_sum),
 		cmocka_unit_test(test_rewrite_bounds),
 		cmocka_unit_test(test_stats_area),
+		cmocka_unit_test(test_l2_exception),
+		cmocka_unit_test(test_mtu_session),
 	};
 	struct CMUnitTest ftests[ARRAY_SIZE(fcases)];
+	struct CMUnitTest l2tests[ARRAY_SIZE(l2cases)];
 
 	CASE_TESTS(ftests, fcases, test_fcase);
+	CASE_TESTS(l2tests, l2cases, test_l2case);
 	return cmocka_run_group_tests_name("npusim_ft", tests, NULL, NULL) |
-	       cmocka_run_group_tests_name("npusim_ft fields", ftests, NULL, NULL);
+	       cmocka_run_group_tests_name("npusim_ft fields", ftests, NULL, NULL) |
+	       cmocka_run_group_tests_name("npusim_ft L2 rewrite", l2tests, NULL, NULL);
 }
