@@ -127,7 +127,7 @@
 #define NPU_REG_PORT_FP(p)	(0x8000 + (p) * 0x100)
 #define NPU_PORT_FP_PUNT(r)	((r) * 8)	/* r < NPU_PUNT_MAX */
 #define NPU_PORT_FP_FWD_FRAMES	0x80
-#define NPU_PORT_FP_FWD_BYTES	0x88
+#define NPU_PORT_FP_FWD_BYTES	0x88	/* the frames' bytes as they left (L2) */
 #define NPU_PORT_FP_PUNT_DROPS	0x90	/* punts dropped by a trap policer (below) */
 
 /* Fast-path tables in use (32 bit, RO). */
@@ -649,7 +649,7 @@ struct npu_conn_stat {
 	u8 state;		/* enum npu_conn_state */
 	u8 giveback;		/* give-backs since created (saturating) */
 	__le64 packets[2];	/* per direction, forwarded by the fast path */
-	__le64 bytes[2];
+	__le64 bytes[2];	/* their IP packets' bytes (npu_conn_stats_entry) */
 	__le32 idle_ms;		/* since the last forwarded frame, saturating */
 	__le32 rsvd;
 };
@@ -667,10 +667,16 @@ struct npu_cmd_conn_stats {
  *  - when a connection is made at the index (a new index or revision): the
  *    whole entry, counters zero, @rev the new revision, @last_ms now;
  *  - when the fast path forwards one of its frames: that direction's
- *    @packets and @bytes (frame bytes as received), and @last_ms;
+ *    @packets and @bytes, and @last_ms;
  *  - when it is given back or revived: @state, @giveback;
  *  - when it is taken out (NPU_CMD_CONN_RECLAIM): @state NPU_CONN_FREE,
  *    the rest as it was (the last counters of that revision).
+ *
+ * @bytes counts the IP packets (their total length, L3), not the frames:
+ * what the peers exchanged, whatever tags or session carried it, as the
+ * kernel's software path counts a flow's bytes (after the encapsulation's
+ * pop), so that conntrack's counters agree either way.  A port's
+ * NPU_PORT_FP_FWD_BYTES counts frames.
  *
  * Within one entry the device writes the counters and @last_ms before
  * @state, and a fresh entry's @rev last; the host reads @rev before and

@@ -15,7 +15,8 @@
  *     session pushed onto the one the frame
  *     keeps                                 -> punt EXCEPTION, with the index
  *   - a TCP retransmit past the threshold   -> give back, punt NOT_ACTIVE
- *   - otherwise forward: counters, last used, rewrite by the caller.
+ *   - otherwise forward: counters (the IP packets' bytes, npu_hw.h), last
+ *     used, rewrite by the caller.
  *
  * The rewrite (npusim_ft_rewrite(), then npusim_ft_l2_rewrite()) is the
  * L3/L4 one first, then the L2 header made again in the order of npu_hw.h:
@@ -845,7 +846,7 @@ u8 npusim_ft_process(struct npusim_ft *ft, const struct npusim_pkt *pkt,
 		return NPU_PUNT_NOT_ACTIVE;
 	}
 	c->packets[d]++;
-	c->bytes[d] += len;
+	c->bytes[d] += pkt->l3_len;	/* the IP packet's: what the peers sent */
 	c->last_used_ns = now_ns;
 	npusim_ft_area_count(ft, conn, d);
 	ft->st.forwarded++;

@@ -219,8 +219,11 @@ static void test_create_forward_both_ways(void **state)
 
 	assert_int_equal(t->conns[5].packets[0], 1);
 	assert_int_equal(t->conns[5].packets[1], 1);
-	assert_int_equal(t->conns[5].bytes[0], a.len);
-	assert_int_equal(t->conns[5].bytes[1], b.len);
+	/* the IP packets' bytes, not the frames' */
+	assert_int_equal(t->conns[5].bytes[0], a.pkt.l3_len);
+	assert_int_equal(t->conns[5].bytes[1], b.pkt.l3_len);
+	assert_int_equal(a.pkt.l3_len, 20 + 20 + 100);
+	assert_int_equal(b.pkt.l3_len, 20 + 20);
 	assert_int_equal(t->ft.st.forwarded, 2);
 	free(t);
 }
@@ -281,8 +284,8 @@ static void test_stats_area(void **state)
 	assert_int_equal(proc(t, &b, 7, 42 * MS, &r), NPU_PUNT_NONE);
 	assert_int_equal(le64toh(e->packets[0]), 2);
 	assert_int_equal(le64toh(e->packets[1]), 1);
-	assert_int_equal(le64toh(e->bytes[0]), 2 * a.len);
-	assert_int_equal(le64toh(e->bytes[1]), b.len);
+	assert_int_equal(le64toh(e->bytes[0]), 2 * a.pkt.l3_len);
+	assert_int_equal(le64toh(e->bytes[1]), b.pkt.l3_len);
 	assert_int_equal(le32toh(e->last_ms), 42);
 
 	assert_int_equal(npusim_ft_giveback(&t->ft, 3, 50 * MS), NPU_ST_OK);
@@ -916,6 +919,41 @@ static void test_mtu_session(void **state)
 	free(t);
 }
 
+/*
+ * A connection counts the bytes of its IP packets, as the host's software
+ * path does (conntrack's counters): neither the tags and session around
+ * them nor the Ethernet padding after them.
+ */
+static void test_bytes_l3(void **state)
+{
+	static const u16 tpid[2] = { 0x88a8, 0x8100 }, vid[2] = { 100, 200 };
+	struct npu_conn_stats_entry area[NCONNS];
+	struct tbl *t = tbl_new();
+	struct npu_cmd_conn_create c;
+	struct npusim_ft_result r;
+	struct frame a, small;
+
+	(void)state;
+	npusim_ft_area_set(&t->ft, area, NCONNS);
+	mk(&a, 1, IPPROTO_TCP, "2001:db8:3::2", "2001:db8:8::2", 40000, 5201, 1, 0x10, 100);
+	encap(&a, 2, tpid, vid, 5);
+	assert_int_equal(a.len, 14 + 8 + 8 + 40 + 20 + 100);
+	mk(&small, 0, IPPROTO_UDP, "198.51.100.2", "203.0.113.2", 4000, 53, 0, 0, 4);
+	assert_int_equal(small.len, 60);
+	conn_cmd(&c, 1, 1, &a, &small);
+	c.dir[0].flags |= NPU_RW_VLAN_POP;
+	c.dir[0].l2 = NPU_RW_L2_POP2 | NPU_RW_L2_PPPOE_POP;
+	assert_int_equal(npusim_ft_conn_create(&t->ft, &c, 0), NPU_ST_OK);
+	assert_int_equal(proc(t, &a, 2, 0, &r), NPU_PUNT_NONE);
+	assert_int_equal(proc(t, &small, 7, 0, &r), NPU_PUNT_NONE);
+	assert_int_equal(proc(t, &small, 7, 0, &r), NPU_PUNT_NONE);
+	assert_int_equal(t->conns[1].bytes[0], 40 + 20 + 100);
+	assert_int_equal(t->conns[1].bytes[1], 2 * (20 + 8 + 4));
+	assert_int_equal(le64toh(area[1].bytes[0]), 40 + 20 + 100);
+	assert_int_equal(le64toh(area[1].bytes[1]), 2 * (20 + 8 + 4));
+	free(t);
+}
+
 static void test_mtu_fastpath_off_ttl(void **state)
 {
 	struct tbl *t = tbl_new();
@@ -1098,6 +1136,7 @@ int main(void)
 		cmocka_unit_test(test_stats_area),
 		cmocka_unit_test(test_l2_exception),
 		cmocka_unit_test(test_mtu_session),
+		cmocka_unit_test(test_bytes_l3),
 	};
 	struct CMUnitTest ftests[ARRAY_SIZE(fcases)];
 	struct CMUnitTest l2tests[ARRAY_SIZE(l2cases)];
