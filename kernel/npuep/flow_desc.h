@@ -28,7 +28,9 @@
 #define NPUEP_FD_PORTS		BIT(5)
 #define NPUEP_FD_TCP		BIT(6)
 #define NPUEP_FD_VLAN		BIT(7)
-#define NPUEP_FD_OTHER		BIT(8)	/* any key not above */
+#define NPUEP_FD_OTHER		BIT(8)	/* any key not here */
+#define NPUEP_FD_CVLAN		BIT(9)	/* the inner tag */
+#define NPUEP_FD_PPPOE		BIT(10)
 
 /* struct npuep_fd_control.addr_type */
 enum npuep_fd_addr {
@@ -49,6 +51,8 @@ enum npuep_fd_act_id {
 	NPUEP_FA_REDIRECT,
 	NPUEP_FA_VLAN_PUSH,
 	NPUEP_FA_VLAN_POP,
+	NPUEP_FA_PPPOE_PUSH,
+	NPUEP_FA_ACCEPT,	/* nf_flow_table's push of an 802.1ad tag */
 };
 
 /* struct npuep_fd_act.mangle.htype */
@@ -103,6 +107,12 @@ struct npuep_fd_vlan {
 	__be16 eth_type;	/* the ethertype after the tag */
 };
 
+struct npuep_fd_pppoe {
+	__be16 sid;
+	__be16 ppp_proto;
+	__be16 type;		/* the session's ethertype: 0x8864 */
+};
+
 /**
  * struct npuep_fd_act - one action of the rule
  * @id: enum npuep_fd_act_id
@@ -115,6 +125,8 @@ struct npuep_fd_vlan {
  * @vlan.proto: the tag's TPID
  * @vlan.vid: VLAN id as given (may exceed 12 bits)
  * @vlan.prio: priority code point as given (may exceed 3 bits)
+ * @pppoe: NPUEP_FA_PPPOE_PUSH
+ * @pppoe.sid: the session id
  * @redirect: NPUEP_FA_REDIRECT
  * @redirect.port: 0-based port index of this device, or
  *	NPUEP_FD_PORT_FOREIGN
@@ -135,6 +147,9 @@ struct npuep_fd_act {
 			u8 prio;
 		} vlan;
 		struct {
+			u16 sid;
+		} pppoe;
+		struct {
 			s32 port;
 			u32 mtu;
 		} redirect;
@@ -147,6 +162,10 @@ struct npuep_fd_act {
  * @ifindex: the ingress port's ifindex
  * @routed_ttl: the rule is routed without saying so (an nftables flowtable):
  *	decrement the TTL
+ * @ft: the rule is an nftables flowtable's: its pushes come outermost
+ *	first (tc's come innermost first, each becoming the outer one)
+ * @l2_encap: the coprocessor keys and rewrites two tags and PPPoE sessions
+ *	(NPU_CAP_L2_ENCAP)
  * @keys: NPUEP_FD_* keys the rule matches on; a key's @key and @mask are
  *	zero when it is not used
  * @meta: META key and mask
@@ -156,7 +175,9 @@ struct npuep_fd_act {
  * @ipv6: IPV6_ADDRS key and mask
  * @ports: PORTS key and mask
  * @tcp_flags: TCP key and mask (the 12 flag bits, network order)
- * @vlan: VLAN key and mask
+ * @vlan: VLAN key and mask (the outer tag)
+ * @cvlan: CVLAN key and mask (the inner tag)
+ * @pppoe: PPPOE key and mask
  * @nact: actions of the rule (may exceed NPUEP_FD_ACT_MAX)
  * @act: the first NPUEP_FD_ACT_MAX of them, in order
  */
@@ -164,6 +185,8 @@ struct npuep_flow_desc {
 	u8 port;
 	s32 ifindex;
 	bool routed_ttl;
+	bool ft;
+	bool l2_encap;
 	u32 keys;
 	struct { struct npuep_fd_meta key, mask; } meta;
 	struct { struct npuep_fd_control key, mask; } control;
@@ -173,6 +196,8 @@ struct npuep_flow_desc {
 	struct { struct npuep_fd_ports key, mask; } ports;
 	struct { __be16 key, mask; } tcp_flags;
 	struct { struct npuep_fd_vlan key, mask; } vlan;
+	struct { struct npuep_fd_vlan key, mask; } cvlan;
+	struct { struct npuep_fd_pppoe key, mask; } pppoe;
 	u32 nact;
 	struct npuep_fd_act act[NPUEP_FD_ACT_MAX];
 };

@@ -27,6 +27,8 @@ static const struct {
 	{ FLOW_DISSECTOR_KEY_PORTS, NPUEP_FD_PORTS },
 	{ FLOW_DISSECTOR_KEY_TCP, NPUEP_FD_TCP },
 	{ FLOW_DISSECTOR_KEY_VLAN, NPUEP_FD_VLAN },
+	{ FLOW_DISSECTOR_KEY_CVLAN, NPUEP_FD_CVLAN },
+	{ FLOW_DISSECTOR_KEY_PPPOE, NPUEP_FD_PPPOE },
 };
 
 static u32 npuep_fd_read_keys(const struct flow_rule *rule)
@@ -137,9 +139,32 @@ static void npuep_fd_read_vlan(struct flow_rule *rule, struct npuep_flow_desc *d
 {
 	struct flow_match_vlan m;
 
-	flow_rule_match_vlan(rule, &m);
-	npuep_fd_vlan(&d->vlan.key, m.key);
-	npuep_fd_vlan(&d->vlan.mask, m.mask);
+	if (d->keys & NPUEP_FD_VLAN) {
+		flow_rule_match_vlan(rule, &m);
+		npuep_fd_vlan(&d->vlan.key, m.key);
+		npuep_fd_vlan(&d->vlan.mask, m.mask);
+	}
+	if (d->keys & NPUEP_FD_CVLAN) {
+		flow_rule_match_cvlan(rule, &m);
+		npuep_fd_vlan(&d->cvlan.key, m.key);
+		npuep_fd_vlan(&d->cvlan.mask, m.mask);
+	}
+}
+
+static void npuep_fd_pppoe(struct npuep_fd_pppoe *p, const struct flow_dissector_key_pppoe *k)
+{
+	p->sid = k->session_id;
+	p->ppp_proto = k->ppp_proto;
+	p->type = k->type;
+}
+
+static void npuep_fd_read_pppoe(struct flow_rule *rule, struct npuep_flow_desc *d)
+{
+	struct flow_match_pppoe m;
+
+	flow_rule_match_pppoe(rule, &m);
+	npuep_fd_pppoe(&d->pppoe.key, m.key);
+	npuep_fd_pppoe(&d->pppoe.mask, m.mask);
 }
 
 static void npuep_fd_read_matches(struct flow_rule *rule, struct npuep_flow_desc *d)
@@ -153,8 +178,9 @@ static void npuep_fd_read_matches(struct flow_rule *rule, struct npuep_flow_desc
 		npuep_fd_read_basic(rule, d);
 	npuep_fd_read_addrs(rule, d);
 	npuep_fd_read_l4(rule, d);
-	if (d->keys & NPUEP_FD_VLAN)
-		npuep_fd_read_vlan(rule, d);
+	npuep_fd_read_vlan(rule, d);
+	if (d->keys & NPUEP_FD_PPPOE)
+		npuep_fd_read_pppoe(rule, d);
 }
 
 static u8 npuep_fd_htype(enum flow_action_mangle_base htype)
@@ -227,6 +253,13 @@ static void npuep_fd_read_act(const struct npuep_port *port,
 	case FLOW_ACTION_VLAN_POP:
 		fa->id = NPUEP_FA_VLAN_POP;
 		break;
+	case FLOW_ACTION_PPPOE_PUSH:
+		fa->id = NPUEP_FA_PPPOE_PUSH;
+		fa->pppoe.sid = a->pppoe.sid;
+		break;
+	case FLOW_ACTION_ACCEPT:
+		fa->id = NPUEP_FA_ACCEPT;
+		break;
 	default:
 		fa->id = NPUEP_FA_OTHER;
 		break;
@@ -252,8 +285,8 @@ static void npuep_fd_read_actions(const struct npuep_port *port,
  * npuep_flow_parse() - a flow_rule as one direction of a connection
  * @port: the port whose callback was offered the rule (the ingress port)
  * @rule: the rule
- * @routed_ttl: decrement the TTL without a pedit saying so (a flowtable's
- *	rules are routed)
+ * @ft: the rule is a flowtable's: routed (the TTL decremented without a
+ *	pedit saying so), its pushes outermost first
  * @spec: filled: the microflow key and the rewrite
  * @extack: why a rule is refused
  *
@@ -263,13 +296,15 @@ static void npuep_fd_read_actions(const struct npuep_port *port,
  * execute exactly.
  */
 int npuep_flow_parse(struct npuep_port *port, struct flow_rule *rule,
-		     bool routed_ttl, struct npuep_flow_spec *spec,
+		     bool ft, struct npuep_flow_spec *spec,
 		     struct netlink_ext_ack *extack)
 {
 	struct npuep_flow_desc d = {
 		.port = port->idx,
 		.ifindex = port->netdev->ifindex,
-		.routed_ttl = routed_ttl,
+		.routed_ttl = ft,
+		.ft = ft,
+		.l2_encap = port->ndev->caps & NPU_CAP_L2_ENCAP,
 	};
 	const char *msg;
 	int err;

@@ -40,6 +40,8 @@
 #define NPUEP_FP_ETHERTYPE	"fast path needs the ethertype of its addresses (IPv4 or IPv6)"
 #define NPUEP_FP_VLAN_EXACT	"fast path matches an exact 802.1Q VLAN id only"
 #define NPUEP_FP_REDIR_LAST	"fast path needs the redirect as the last action"
+#define NPUEP_FP_NO_ACT		"action not supported by the fast path"
+#define NPUEP_FP_FT_AD		"802.1ad tags are not described by the kernel's flowtable (use npuflowd)"
 
 /* What the parse of one rule has found so far. */
 struct npuep_fp {
@@ -442,6 +444,15 @@ static int npuep_fp_act_pop(struct npuep_fp *p)
 	return 0;
 }
 
+/*
+ * nf_flow_table leaves the push of an 802.1ad tag an entry it does not
+ * fill (FLOW_ACTION_ACCEPT): the rule has no id for the tag.
+ */
+static int npuep_fp_act_accept(struct npuep_fp *p)
+{
+	return npuep_fp_refuse(p, p->d->ft ? NPUEP_FP_FT_AD : NPUEP_FP_NO_ACT);
+}
+
 static int npuep_fp_act(struct npuep_fp *p, const struct npuep_fd_act *a)
 {
 	switch (a->id) {
@@ -458,8 +469,10 @@ static int npuep_fp_act(struct npuep_fp *p, const struct npuep_fd_act *a)
 		return npuep_fp_act_push(p, a);
 	case NPUEP_FA_VLAN_POP:
 		return npuep_fp_act_pop(p);
+	case NPUEP_FA_ACCEPT:
+		return npuep_fp_act_accept(p);
 	default:
-		return npuep_fp_refuse(p, "action not supported by the fast path");
+		return npuep_fp_refuse(p, NPUEP_FP_NO_ACT);
 	}
 }
 

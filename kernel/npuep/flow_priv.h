@@ -101,7 +101,7 @@ struct npuep_flow_spec {
 
 /* flow_parse.c */
 int npuep_flow_parse(struct npuep_port *port, struct flow_rule *rule,
-		     bool routed_ttl, struct npuep_flow_spec *spec,
+		     bool ft, struct npuep_flow_spec *spec,
 		     struct netlink_ext_ack *extack);
 
 /* flow_table.c */

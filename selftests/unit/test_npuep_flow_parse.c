@@ -47,6 +47,7 @@ static void rule(int v6, u8 proto)
 	memset(&d, 0, sizeof(d));
 	d.port = IN_PORT;
 	d.ifindex = IN_IF;
+	d.l2_encap = true;
 	d.keys = NPUEP_FD_CONTROL | NPUEP_FD_BASIC | NPUEP_FD_PORTS |
 		 (v6 ? NPUEP_FD_IPV6 : NPUEP_FD_IPV4);
 	d.control.key.addr_type = v6 ? NPUEP_FD_ADDR_IPV6 : NPUEP_FD_ADDR_IPV4;
@@ -76,6 +77,7 @@ static void rule(int v6, u8 proto)
 static void rule_ft(int v6)
 {
 	rule(v6, IPPROTO_TCP);
+	d.ft = true;
 	d.keys |= NPUEP_FD_META | NPUEP_FD_TCP;
 	d.meta.key.ingress_ifindex = IN_IF;
 	d.meta.mask.ingress_ifindex = -1;
@@ -221,6 +223,7 @@ enum { STEP_END, STEP_ACT, STEP_SET };
  * @tpid: NPUEP_FA_VLAN_PUSH: the tag's TPID
  * @vid: NPUEP_FA_VLAN_PUSH: its VLAN id
  * @prio: NPUEP_FA_VLAN_PUSH: its priority
+ * @sid: NPUEP_FA_PPPOE_PUSH: the session id
  */
 struct pstep {
 	u8 kind;
@@ -234,6 +237,7 @@ struct pstep {
 	u32 mtu;
 	u16 tpid, vid;
 	u8 prio;
+	u16 sid;
 };
 
 #define ACT(i)			{ STEP_ACT, .id = (i) }
@@ -241,6 +245,7 @@ struct pstep {
 #define POP			ACT(NPUEP_FA_VLAN_POP)
 #define PUSH(t, v, p)		{ STEP_ACT, .id = NPUEP_FA_VLAN_PUSH, .tpid = (t), \
 				  .vid = (v), .prio = (p) }
+#define PPPOE_PUSH(s)		{ STEP_ACT, .id = NPUEP_FA_PPPOE_PUSH, .sid = (s) }
 #define REDIRECT(p, m)		{ STEP_ACT, .id = NPUEP_FA_REDIRECT, .port = (p), .mtu = (m) }
 #define FWD			REDIRECT(OUT_PORT, 1500)
 #define PEDIT(i, h, o, m, v)	{ STEP_ACT, .id = (i), .htype = (h), .off = (o), \
@@ -623,24 +628,29 @@ static const struct pcase cases[] = {
 	  .refusal = "action not supported by the fast path" },
 
 	/*
-	 * Two tags and PPPoE sessions: the glue reads a CVLAN or PPPOE key
-	 * as NPUEP_FD_OTHER, a PPPOE_PUSH and nf_flow_table's 802.1ad push
-	 * (an ACCEPT) as NPUEP_FA_OTHER.
+	 * Two tags and PPPoE sessions, in the shapes nf_flow_table and flower
+	 * give them: the glue reads their keys (CVLAN, PPPOE) and actions
+	 * (PPPOE_PUSH; ACCEPT, nf_flow_table's push of an 802.1ad tag), the
+	 * parser refuses them.
 	 */
-	{ "QinQ: the inner tag's CVLAN key", FT4, TAG(100), .keys_on = NPUEP_FD_OTHER,
-	  .set = { D_BE(vlan.key.eth_type, ETH_P_8021Q), D(vlan.mask.eth_type, 0xffff) },
+	{ "QinQ: the inner tag's CVLAN key", FT4, TAG(100), .keys_on = NPUEP_FD_CVLAN,
+	  .set = { D(cvlan.key.id, 200), D(cvlan.mask.id, 0xfff), D_BE(cvlan.key.tpid, 0x8100) },
 	  .steps = { POP, POP, FWD }, .refusal = MATCHES },
-	{ "PPPoE session matched (flower pppoe_sid)", TCP4, .keys_on = NPUEP_FD_OTHER,
-	  .set = { D(basic.key.n_proto, 0), D(basic.mask.n_proto, 0) },
+	{ "PPPoE session matched (flower pppoe_sid)", TCP4, .keys_on = NPUEP_FD_PPPOE,
+	  .set = { D_BE(pppoe.key.sid, 5), D(pppoe.mask.sid, 0xffff),
+		   D_BE(pppoe.key.type, 0x8864) },
 	  .steps = { TTL_DEC4, FWD }, .refusal = MATCHES },
 	{ "PPPoE session pushed (nf_flow_table, out of ppp0)", FT4, .set = { D(routed_ttl, 1) },
-	  .steps = { SET_DMAC, SET_SMAC, ACT(NPUEP_FA_OTHER), FWD },
+	  .steps = { SET_DMAC, SET_SMAC, PPPOE_PUSH(5), FWD },
 	  .refusal = "action not supported by the fast path" },
 	{ "PPPoE session pushed inside VLAN 7 (nf_flow_table)", FT4, .set = { D(routed_ttl, 1) },
-	  .steps = { SET_DMAC, SET_SMAC, PUSH(ETH_P_8021Q, 7, 0), ACT(NPUEP_FA_OTHER), FWD },
+	  .steps = { SET_DMAC, SET_SMAC, PUSH(ETH_P_8021Q, 7, 0), PPPOE_PUSH(5), FWD },
 	  .refusal = "action not supported by the fast path" },
+	/* nf_flow_table gives an 802.1ad push no id: an ACCEPT */
 	{ "802.1ad push of nf_flow_table (an ACCEPT)", FT4,
-	  .steps = { ACT(NPUEP_FA_OTHER), PUSH(ETH_P_8021Q, 200, 0), FWD },
+	  .steps = { ACT(NPUEP_FA_ACCEPT), PUSH(ETH_P_8021Q, 200, 0), FWD },
+	  .refusal = "802.1ad tags are not described by the kernel's flowtable (use npuflowd)" },
+	{ "accept in a flower rule", TCP4, .steps = { ACT(NPUEP_FA_ACCEPT), FWD },
 	  .refusal = "action not supported by the fast path" },
 };
 
@@ -667,6 +677,9 @@ static void step(const struct pstep *s)
 		a->vlan.proto = htons(s->tpid);
 		a->vlan.vid = s->vid;
 		a->vlan.prio = s->prio;
+		break;
+	case NPUEP_FA_PPPOE_PUSH:
+		act(s->id)->pppoe.sid = s->sid;
 		break;
 	default:
 		act(s->id);
