@@ -1,9 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * npuep flow offload: a rule's description (flow_desc.h) turned into one
- * direction of a connection: a microflow key (ingress port, VLAN,
- * addresses, ports, protocol: an exact match) and its rewrite (MACs, NAT of
- * addresses and ports, VLAN push/pop, egress port, TTL).
+ * direction of a connection: a microflow key (ingress port, VLAN tags,
+ * PPPoE session, addresses, ports, protocol: an exact match) and its
+ * rewrite (MACs, NAT of addresses and ports, pops and pushes of tags and
+ * sessions, egress port, TTL).
+ *
+ * Two tags, 802.1ad and PPPoE need a coprocessor that keys and rewrites
+ * them (NPU_CAP_L2_ENCAP); without it the parser takes what it took
+ * before, one 802.1Q tag, with the same messages.
+ *
+ * tc has no PPPoE push or pop.  A flower rule that matches a PPPoE
+ * session and is routed (its pedit decrements the TTL) ends the session:
+ * the fast path pops its header, with the tags its "vlan pop" pops.  In
+ * software the rule would forward the frame still in its session; no tc
+ * rule says what the host does (routes it out of ppp0's session), so the
+ * driver reads a skip_sw rule so.  An unrouted one is refused.
  *
  * Pure C (npu_compat.h): compiled into npuep.ko and, unchanged, into
  * the cmocka unit tests.  Every refusal returns -EOPNOTSUPP with the message
@@ -26,6 +38,13 @@
 #define NPUEP_FP_KEYS	(NPUEP_FD_META | NPUEP_FD_CONTROL | NPUEP_FD_BASIC | \
 			 NPUEP_FD_IPV4 | NPUEP_FD_IPV6 | NPUEP_FD_PORTS |    \
 			 NPUEP_FD_TCP | NPUEP_FD_VLAN)
+/* ... and with NPU_CAP_L2_ENCAP */
+#define NPUEP_FP_KEYS_L2	(NPUEP_FD_CVLAN | NPUEP_FD_PPPOE)
+/* pushes: two tags and a PPPoE session */
+#define NPUEP_FP_PUSH_MAX	3
+#define NPUEP_FP_PPPOE_HLEN	8
+#define NPUEP_FP_PPP_IP		0x0021
+#define NPUEP_FP_PPP_IPV6	0x0057
 
 #define NPUEP_FP_VID_MASK	0x0fff
 #define NPUEP_FP_PRIO_SHIFT	13
@@ -39,6 +58,9 @@
 #define NPUEP_FP_IP_ONLY	"fast path rewrites only IP addresses"
 #define NPUEP_FP_ETHERTYPE	"fast path needs the ethertype of its addresses (IPv4 or IPv6)"
 #define NPUEP_FP_VLAN_EXACT	"fast path matches an exact 802.1Q VLAN id only"
+#define NPUEP_FP_VLANS_EXACT	"fast path matches exact VLAN ids only"
+#define NPUEP_FP_PRIO_TAG	"fast path cannot match a priority tag (VLAN id 0)"
+#define NPUEP_FP_PUSH_ONE	"fast path pushes one 802.1Q tag"
 #define NPUEP_FP_REDIR_LAST	"fast path needs the redirect as the last action"
 #define NPUEP_FP_NO_ACT		"action not supported by the fast path"
 #define NPUEP_FP_FT_AD		"802.1ad tags are not described by the kernel's flowtable (use npuflowd)"
@@ -60,6 +82,9 @@ struct npuep_fp {
 	s32 eport;			/* egress port, or -1 before a redirect */
 	u32 emtu;
 	bool ttl_dec;			/* a pedit decrements the TTL */
+	u32 npop;			/* VLAN pops */
+	u32 npush;			/* pushes of tags and sessions */
+	const struct npuep_fd_act *push[NPUEP_FP_PUSH_MAX]; /* as listed */
 };
 
 static int npuep_fp_refuse(struct npuep_fp *p, const char *msg)
@@ -74,6 +99,8 @@ static int npuep_fp_keys(struct npuep_fp *p)
 {
 	u32 keys = p->d->keys;
 
+	if (p->d->l2_encap)
+		keys &= ~NPUEP_FP_KEYS_L2;
 	if (keys & ~NPUEP_FP_KEYS)
 		return npuep_fp_refuse(p,
 				       "fast path matches port, VLAN, addresses, protocol, ports only");
@@ -191,21 +218,31 @@ static int npuep_fp_addrs(struct npuep_fp *p)
 	}
 }
 
+/* A matched ethertype: none, or exactly @want. */
+static bool npuep_fp_type_ok(__be16 key, __be16 mask, __be16 want)
+{
+	return !mask || (mask == htons(0xffff) && key == want);
+}
+
 /*
- * The ethertype after the tags, where the rule matches it, must be the
- * addresses': a rule for another one (a second tag, say) means frames the
- * microflow key cannot tell apart.
+ * The ethertypes along the headers, where the rule matches them: after the
+ * outer tag the inner one's TPID, after the tags the session's, then the
+ * addresses' (the flow dissector's n_proto).  A rule for another one (a
+ * tag it does not match, say) means frames the microflow key cannot tell
+ * apart.
  */
 static int npuep_fp_ethertype(struct npuep_fp *p)
 {
 	const struct npuep_flow_desc *d = p->d;
-	__be16 type = htons(p->v6 ? ETH_P_IPV6 : ETH_P_IP);
+	__be16 ip = htons(p->v6 ? ETH_P_IPV6 : ETH_P_IP);
+	__be16 inner = d->keys & NPUEP_FD_PPPOE ? htons(ETH_P_PPP_SES) : ip;
+	__be16 outer = d->keys & NPUEP_FD_CVLAN ? htons(ETH_P_8021Q) : inner;
 
-	if (d->basic.mask.n_proto &&
-	    (d->basic.mask.n_proto != htons(0xffff) || d->basic.key.n_proto != type))
-		return npuep_fp_refuse(p, NPUEP_FP_ETHERTYPE);
-	if ((d->keys & NPUEP_FD_VLAN) && d->vlan.mask.eth_type &&
-	    (d->vlan.mask.eth_type != htons(0xffff) || d->vlan.key.eth_type != type))
+	if (!npuep_fp_type_ok(d->basic.key.n_proto, d->basic.mask.n_proto, ip) ||
+	    ((d->keys & NPUEP_FD_VLAN) &&
+	     !npuep_fp_type_ok(d->vlan.key.eth_type, d->vlan.mask.eth_type, outer)) ||
+	    ((d->keys & NPUEP_FD_CVLAN) &&
+	     !npuep_fp_type_ok(d->cvlan.key.eth_type, d->cvlan.mask.eth_type, inner)))
 		return npuep_fp_refuse(p, NPUEP_FP_ETHERTYPE);
 	return 0;
 }
@@ -241,22 +278,89 @@ static int npuep_fp_tcp(struct npuep_fp *p)
 	return 0;
 }
 
-/* One 802.1Q tag of an exact id 1..4095: what a microflow key holds. */
+/* A tag's exact id, of neither priority nor DEI; @msg otherwise. */
+static int npuep_fp_tag_exact(struct npuep_fp *p, const struct npuep_fd_vlan *mask,
+			      const char *msg)
+{
+	if (mask->id != NPUEP_FP_VID_MASK || mask->priority || mask->dei)
+		return npuep_fp_refuse(p, msg);
+	return 0;
+}
+
+/*
+ * The outer tag of an exact id 1..4095: 802.1Q, or 802.1ad with
+ * NPU_CAP_L2_ENCAP.  The key's 0 is "untagged"; the coprocessor punts
+ * priority tags.
+ */
 static int npuep_fp_vlan(struct npuep_fp *p)
 {
 	const struct npuep_flow_desc *d = p->d;
+	__be16 tpid = d->vlan.mask.tpid ? d->vlan.key.tpid : htons(ETH_P_8021Q);
+	int err;
 
 	if (!(d->keys & NPUEP_FD_VLAN))
 		return 0;
-	if (d->vlan.mask.id != NPUEP_FP_VID_MASK || d->vlan.mask.priority ||
-	    d->vlan.mask.dei ||
-	    (d->vlan.mask.tpid && d->vlan.key.tpid != htons(ETH_P_8021Q)))
-		return npuep_fp_refuse(p, NPUEP_FP_VLAN_EXACT);
-	/* the key's 0 is "untagged"; the coprocessor punts priority tags */
+	if (!d->l2_encap) {
+		err = npuep_fp_tag_exact(p, &d->vlan.mask, NPUEP_FP_VLAN_EXACT);
+		if (!err && tpid != htons(ETH_P_8021Q))
+			err = npuep_fp_refuse(p, NPUEP_FP_VLAN_EXACT);
+	} else {
+		err = npuep_fp_tag_exact(p, &d->vlan.mask, NPUEP_FP_VLANS_EXACT);
+		if (!err && tpid != htons(ETH_P_8021Q) && tpid != htons(ETH_P_8021AD))
+			err = npuep_fp_refuse(p,
+					      "fast path matches 802.1Q and 802.1ad tags only");
+	}
+	if (err)
+		return err;
 	if (!d->vlan.key.id)
-		return npuep_fp_refuse(p,
-				       "fast path cannot match a priority tag (VLAN id 0)");
+		return npuep_fp_refuse(p, NPUEP_FP_PRIO_TAG);
 	p->key->vlan = htons(d->vlan.key.id);
+	if (tpid == htons(ETH_P_8021AD))
+		p->key->l2 |= NPU_KEY_L2_AD;
+	return 0;
+}
+
+/* The inner tag: 802.1Q, of an exact id 1..4095, under the outer one. */
+static int npuep_fp_cvlan(struct npuep_fp *p)
+{
+	const struct npuep_flow_desc *d = p->d;
+	int err;
+
+	if (!(d->keys & NPUEP_FD_CVLAN))
+		return 0;
+	if (!(d->keys & NPUEP_FD_VLAN))
+		return npuep_fp_refuse(p, "fast path matches an inner tag under an outer one");
+	err = npuep_fp_tag_exact(p, &d->cvlan.mask, NPUEP_FP_VLANS_EXACT);
+	if (err)
+		return err;
+	if (d->cvlan.mask.tpid && d->cvlan.key.tpid != htons(ETH_P_8021Q))
+		return npuep_fp_refuse(p, "fast path matches an inner 802.1Q tag only");
+	if (!d->cvlan.key.id)
+		return npuep_fp_refuse(p, NPUEP_FP_PRIO_TAG);
+	p->key->vlan_inner = htons(d->cvlan.key.id);
+	return 0;
+}
+
+/*
+ * A PPPoE session of an exact id 1..0xfffe carrying the addresses' IP
+ * version: what the coprocessor keys (npu_hw.h).  The rule ends it
+ * (npuep_fp_rewrite()).
+ */
+static int npuep_fp_pppoe(struct npuep_fp *p)
+{
+	const struct npuep_flow_desc *d = p->d;
+	const struct npuep_fd_pppoe *k = &d->pppoe.key, *m = &d->pppoe.mask;
+	u16 proto = p->v6 ? NPUEP_FP_PPP_IPV6 : NPUEP_FP_PPP_IP;
+
+	if (!(d->keys & NPUEP_FD_PPPOE))
+		return 0;
+	if (!npuep_fp_type_ok(k->type, m->type, htons(ETH_P_PPP_SES)))
+		return npuep_fp_refuse(p, "fast path matches PPPoE sessions (0x8864) only");
+	if (m->sid != htons(0xffff) || !k->sid || k->sid == htons(0xffff))
+		return npuep_fp_refuse(p, "fast path needs an exact PPPoE session id of 1-65534");
+	if (m->ppp_proto != htons(0xffff) || k->ppp_proto != htons(proto))
+		return npuep_fp_refuse(p, "fast path needs ppp_proto ip or ipv6");
+	p->key->pppoe_sid = k->sid;
 	return 0;
 }
 
@@ -284,6 +388,10 @@ static int npuep_fp_matches(struct npuep_fp *p)
 		err = npuep_fp_tcp(p);
 	if (!err)
 		err = npuep_fp_vlan(p);
+	if (!err)
+		err = npuep_fp_cvlan(p);
+	if (!err)
+		err = npuep_fp_pppoe(p);
 	return err;
 }
 
@@ -419,28 +527,27 @@ static int npuep_fp_act_redirect(struct npuep_fp *p, const struct npuep_fd_act *
 	return 0;
 }
 
+/* A push of a tag or a session, taken in the rule's order (npuep_fp_pushes()). */
 static int npuep_fp_act_push(struct npuep_fp *p, const struct npuep_fd_act *a)
 {
-	if (a->vlan.proto != htons(ETH_P_8021Q) ||
-	    (p->rw->flags & NPU_RW_VLAN_PUSH))
-		return npuep_fp_refuse(p, "fast path pushes one 802.1Q tag");
-	if (a->vlan.vid > NPUEP_FP_VID_MASK || a->vlan.prio > 7)
-		return npuep_fp_refuse(p,
-				       "fast path pushes VLAN ids 0-4095 with priority 0-7");
-	p->rw->flags |= NPU_RW_VLAN_PUSH;
-	p->rw->vlan_tci = htons(a->vlan.vid |
-				(a->vlan.prio << NPUEP_FP_PRIO_SHIFT));
+	if (p->npush == NPUEP_FP_PUSH_MAX)
+		return npuep_fp_refuse(p, p->d->l2_encap ? "fast path pushes two tags at most" :
+				       NPUEP_FP_PUSH_ONE);
+	p->push[p->npush++] = a;
 	return 0;
 }
 
-/* The coprocessor pops the outer tag, then pushes (npu_hw.h). */
+/* The coprocessor pops the outer tag (or two), then pushes (npu_hw.h). */
 static int npuep_fp_act_pop(struct npuep_fp *p)
 {
-	if (p->rw->flags & NPU_RW_VLAN_POP)
-		return npuep_fp_refuse(p, "fast path pops one tag");
-	if (p->rw->flags & NPU_RW_VLAN_PUSH)
+	if (p->npush)
 		return npuep_fp_refuse(p, "fast path pops a tag before it pushes one");
+	if (p->npop == (p->d->l2_encap ? 2 : 1))
+		return npuep_fp_refuse(p, p->d->l2_encap ? "fast path pops two tags at most" :
+				       "fast path pops one tag");
 	p->rw->flags |= NPU_RW_VLAN_POP;
+	if (++p->npop == 2)
+		p->rw->l2 |= NPU_RW_L2_POP2;
 	return 0;
 }
 
@@ -467,6 +574,10 @@ static int npuep_fp_act(struct npuep_fp *p, const struct npuep_fd_act *a)
 		return npuep_fp_act_redirect(p, a);
 	case NPUEP_FA_VLAN_PUSH:
 		return npuep_fp_act_push(p, a);
+	case NPUEP_FA_PPPOE_PUSH:
+		if (!p->d->l2_encap)
+			return npuep_fp_refuse(p, NPUEP_FP_NO_ACT);
+		return npuep_fp_act_push(p, a);
 	case NPUEP_FA_VLAN_POP:
 		return npuep_fp_act_pop(p);
 	case NPUEP_FA_ACCEPT:
@@ -474,6 +585,77 @@ static int npuep_fp_act(struct npuep_fp *p, const struct npuep_fd_act *a)
 	default:
 		return npuep_fp_refuse(p, NPUEP_FP_NO_ACT);
 	}
+}
+
+/* A session pushed, @i-th from the inside: the innermost. */
+static int npuep_fp_push_pppoe(struct npuep_fp *p, const struct npuep_fd_act *a, u32 i)
+{
+	if (i)
+		return npuep_fp_refuse(p,
+				       "fast path pushes one PPPoE session, inside the tags it pushes");
+	if (!a->pppoe.sid || a->pppoe.sid == 0xffff)
+		return npuep_fp_refuse(p, "fast path pushes PPPoE sessions 1-65534 only");
+	p->rw->l2 |= NPU_RW_L2_PPPOE_PUSH;
+	p->rw->pppoe_sid = htons(a->pppoe.sid);
+	return 0;
+}
+
+/*
+ * The @nth tag pushed from the inside, the @outer one of all the pushes or
+ * not: two at most, 802.1ad only outside (one 802.1Q tag without
+ * NPU_CAP_L2_ENCAP).
+ */
+static int npuep_fp_push_tag(struct npuep_fp *p, const struct npuep_fd_act *a,
+			     u32 nth, bool outer)
+{
+	bool ad = a->vlan.proto == htons(ETH_P_8021AD);
+	struct npu_rewrite *rw = p->rw;
+	__be16 tci;
+
+	if (!p->d->l2_encap && (nth || a->vlan.proto != htons(ETH_P_8021Q)))
+		return npuep_fp_refuse(p, NPUEP_FP_PUSH_ONE);
+	if (nth > 1)
+		return npuep_fp_refuse(p, "fast path pushes two tags at most");
+	if (!ad && a->vlan.proto != htons(ETH_P_8021Q))
+		return npuep_fp_refuse(p, "fast path pushes 802.1Q and 802.1ad tags only");
+	if (ad && !outer)
+		return npuep_fp_refuse(p, "fast path pushes an 802.1ad tag as the outer one only");
+	if (a->vlan.vid > NPUEP_FP_VID_MASK || a->vlan.prio > 7)
+		return npuep_fp_refuse(p,
+				       "fast path pushes VLAN ids 0-4095 with priority 0-7");
+	tci = htons(a->vlan.vid | (a->vlan.prio << NPUEP_FP_PRIO_SHIFT));
+	if (!nth) {
+		rw->flags |= NPU_RW_VLAN_PUSH;
+		rw->vlan_tci = tci;
+		rw->l2 |= ad ? NPU_RW_L2_AD1 : 0;
+	} else {
+		rw->l2 |= NPU_RW_L2_PUSH2 | (ad ? NPU_RW_L2_AD2 : 0);
+		rw->vlan_tci2 = tci;
+	}
+	return 0;
+}
+
+/*
+ * The pushes, innermost first: tc lists them so (each tag it pushes
+ * becomes the outer one), a flowtable outermost first.  A session goes
+ * innermost, inside up to two tags.
+ */
+static int npuep_fp_pushes(struct npuep_fp *p)
+{
+	const struct npuep_fd_act *a;
+	u32 i, n = p->npush, ntags = 0;
+	int err;
+
+	for (i = 0; i < n; i++) {
+		a = p->push[p->d->ft ? n - 1 - i : i];
+		if (a->id == NPUEP_FA_PPPOE_PUSH)
+			err = npuep_fp_push_pppoe(p, a, i);
+		else
+			err = npuep_fp_push_tag(p, a, ntags++, i == n - 1);
+		if (err)
+			return err;
+	}
+	return 0;
 }
 
 static int npuep_fp_actions(struct npuep_fp *p)
@@ -496,10 +678,11 @@ static int npuep_fp_actions(struct npuep_fp *p)
 		if (err)
 			return err;
 	}
-	if (p->eport < 0)
-		return npuep_fp_refuse(p,
-				       "fast path needs a redirect to a port of this device");
-	return 0;
+	err = npuep_fp_pushes(p);
+	if (!err && p->eport < 0)
+		err = npuep_fp_refuse(p,
+				      "fast path needs a redirect to a port of this device");
+	return err;
 }
 
 /* ---- the rewrite -------------------------------------------------- */
@@ -543,16 +726,37 @@ static void npuep_fp_nat(struct npuep_fp *p)
 	memcpy(&rw->nat_dport, p->l4 + dp, 2);
 }
 
+/*
+ * The egress's L3 MTU: the port's, a pushed session's header taken off
+ * (1492 on a port of 1500).  Tags count outside it, as Linux counts them.
+ */
+static u16 npuep_fp_mtu(struct npuep_fp *p)
+{
+	u32 mtu = p->emtu;
+
+	if ((p->rw->l2 & NPU_RW_L2_PPPOE_PUSH) && mtu > NPUEP_FP_PPPOE_HLEN)
+		mtu -= NPUEP_FP_PPPOE_HLEN;
+	return mtu < 0xffff ? mtu : 0xffff;
+}
+
 static int npuep_fp_rewrite(struct npuep_fp *p)
 {
+	bool routed = p->ttl_dec || p->d->routed_ttl;
 	int err;
 
 	err = npuep_fp_mac(p);
 	if (err)
 		return err;
+	/* a session matched is ended: popped, the packet routed on (the top) */
+	if (p->d->keys & NPUEP_FD_PPPOE) {
+		if (!routed)
+			return npuep_fp_refuse(p,
+					       "fast path ends the PPPoE sessions it routes; it does not bridge them");
+		p->rw->l2 |= NPU_RW_L2_PPPOE_POP;
+	}
 	p->rw->egress_port = (u8)p->eport;
-	p->rw->mtu = cpu_to_le16(p->emtu < 0xffff ? p->emtu : 0xffff);
-	if (p->ttl_dec || p->d->routed_ttl)
+	p->rw->mtu = cpu_to_le16(npuep_fp_mtu(p));
+	if (routed)
 		p->rw->flags |= NPU_RW_TTL;
 	npuep_fp_nat(p);
 	return 0;
@@ -566,10 +770,11 @@ static int npuep_fp_rewrite(struct npuep_fp *p)
  * @msg: set on a refusal: why, for the extack (static storage, at most
  *	72 characters); NULL otherwise
  *
- * The fast path takes an exact IPv4 or IPv6 TCP/UDP 5-tuple, optionally on
- * one 802.1Q VLAN, redirected (the last action) to one port of this device,
+ * The fast path takes an exact IPv4 or IPv6 TCP/UDP 5-tuple, optionally in
+ * one or two VLAN tags and a PPPoE session (NPU_CAP_L2_ENCAP; one 802.1Q
+ * tag without), redirected (the last action) to one port of this device,
  * with both MACs set whole, address and port rewrites, one TTL decrement,
- * one VLAN pop and then one push of an 802.1Q tag.
+ * pops of up to two tags and then pushes of a session and up to two tags.
  *
  * Return: 0; -ENODEV for another port's rule (no message: it is not ours
  * to refuse); -EOPNOTSUPP for anything the fast path cannot do exactly.

@@ -47,7 +47,6 @@ static void rule(int v6, u8 proto)
 	memset(&d, 0, sizeof(d));
 	d.port = IN_PORT;
 	d.ifindex = IN_IF;
-	d.l2_encap = true;
 	d.keys = NPUEP_FD_CONTROL | NPUEP_FD_BASIC | NPUEP_FD_PORTS |
 		 (v6 ? NPUEP_FD_IPV6 : NPUEP_FD_IPV4);
 	d.control.key.addr_type = v6 ? NPUEP_FD_ADDR_IPV6 : NPUEP_FD_ADDR_IPV4;
@@ -85,14 +84,39 @@ static void rule_ft(int v6)
 	d.tcp_flags.mask = htons(0x0005);
 }
 
+/* A tag's key and mask: an exact 802.1Q VLAN id. */
+static void exact_tag(struct npuep_fd_vlan *key, struct npuep_fd_vlan *mask, u16 vid)
+{
+	key->id = vid;
+	mask->id = 0xfff;
+	key->tpid = htons(ETH_P_8021Q);
+	mask->tpid = 0xffff;
+}
+
 /* The rule matches one exact 802.1Q VLAN id. */
 static void tag(u16 vid)
 {
 	d.keys |= NPUEP_FD_VLAN;
-	d.vlan.key.id = vid;
-	d.vlan.mask.id = 0xfff;
-	d.vlan.key.tpid = htons(ETH_P_8021Q);
-	d.vlan.mask.tpid = 0xffff;
+	exact_tag(&d.vlan.key, &d.vlan.mask, vid);
+}
+
+/* ... and an exact inner 802.1Q VLAN id. */
+static void ctag(u16 vid)
+{
+	d.keys |= NPUEP_FD_CVLAN;
+	exact_tag(&d.cvlan.key, &d.cvlan.mask, vid);
+}
+
+/* The rule matches PPPoE session @sid of its addresses' IP version. */
+static void session(u16 sid, int v6)
+{
+	d.keys |= NPUEP_FD_PPPOE;
+	d.pppoe.key.type = htons(ETH_P_PPP_SES);
+	d.pppoe.mask.type = 0xffff;
+	d.pppoe.key.sid = htons(sid);
+	d.pppoe.mask.sid = 0xffff;
+	d.pppoe.key.ppp_proto = htons(v6 ? 0x0057 : 0x0021);
+	d.pppoe.mask.ppp_proto = 0xffff;
 }
 
 static struct npuep_fd_act *act(u8 id)
@@ -284,6 +308,9 @@ static const u8 a4_flip[4] = { 10, 0, 3, 3 };
  * @flags: the rewrite's NPU_RW_*; with NPU_RW_MAC its MACs are dmac, smac
  * @mtu: the rewrite's MTU, 1500 when 0
  * @tci: the rewrite's VLAN TCI
+ * @l2: the rewrite's NPU_RW_L2_*
+ * @tci2: the rewrite's second VLAN TCI
+ * @sid: the rewrite's PPPoE session
  * @saddr: the rewrite's source address (v6: 16 bytes, else 4), or none
  * @daddr: the same for the destination
  * @sport: the rewrite's source port, the rule's when 0
@@ -293,6 +320,8 @@ struct pwant {
 	u8 flags;
 	u16 mtu;
 	u16 tci;
+	u8 l2;
+	u16 tci2, sid;
 	const u8 *saddr, *daddr;
 	u16 sport, dport;
 };
@@ -303,8 +332,13 @@ struct pwant {
  * @v6: the rule is IPv6 (else IPv4)
  * @proto: its IPPROTO_* (rule()); TCP for @ft
  * @ft: the rule is nf_flow_table's (rule_ft())
+ * @cap: the coprocessor takes two tags and PPPoE sessions (NPU_CAP_L2_ENCAP)
  * @tagged: the rule matches VLAN id @vid (tag())
  * @vid: that VLAN id
+ * @ad: of TPID 0x88a8
+ * @ctagged: the rule matches inner VLAN id @cvid (ctag())
+ * @cvid: that VLAN id
+ * @sid: the rule matches this PPPoE session (session()), 0: none
  * @keys_on: NPUEP_FD_* keys added to the rule's
  * @keys_off: NPUEP_FD_* keys taken from the rule's
  * @set: fields of the description set after those
@@ -318,10 +352,15 @@ struct pcase {
 	u8 v6;
 	u8 proto;
 	bool ft;
+	bool cap;
 	bool tagged;
 	u16 vid;
+	bool ad;
+	bool ctagged;
+	u16 cvid;
+	u16 sid;
 	u32 keys_on, keys_off;
-	struct case_field set[3];
+	struct case_field set[5];
 	struct pstep steps[10];
 	const char *refusal;
 	bool not_ours;
@@ -335,6 +374,14 @@ struct pcase {
 #define FT4		.ft = true
 #define FT6		.ft = true, .v6 = 1
 #define TAG(v)		.tagged = true, .vid = (v)
+#define AD_TAG(v)	TAG(v), .ad = true
+#define CTAG(v)		.ctagged = true, .cvid = (v)
+#define SES(s)		.sid = (s)
+#define CAP		.cap = true
+/* the ethertype after the outer (inner) tag, as flower matches it */
+#define VLAN_ETYPE(t)	D_BE(vlan.key.eth_type, t), D(vlan.mask.eth_type, 0xffff)
+#define CVLAN_ETYPE(t)	D_BE(cvlan.key.eth_type, t), D(cvlan.mask.eth_type, 0xffff)
+#define ROUTED		D(routed_ttl, 1)
 
 #define MATCHES		"fast path matches port, VLAN, addresses, protocol, ports only"
 #define TUPLE		"fast path needs an exact 5-tuple (protocol, addresses, ports)"
@@ -355,6 +402,12 @@ struct pcase {
 #define NOT_LAST	"fast path needs the redirect as the last action"
 #define ETHERTYPE	"fast path needs the ethertype of its addresses (IPv4 or IPv6)"
 #define PRIO_TAG	"fast path cannot match a priority tag (VLAN id 0)"
+#define VLANS_ID	"fast path matches exact VLAN ids only"
+#define AD_OUTER	"fast path pushes an 802.1ad tag as the outer one only"
+#define SES_INSIDE	"fast path pushes one PPPoE session, inside the tags it pushes"
+#define SES_PUSHED	"fast path pushes PPPoE sessions 1-65534 only"
+#define SES_ID		"fast path needs an exact PPPoE session id of 1-65534"
+#define PPP_PROTO	"fast path needs ppp_proto ip or ipv6"
 
 static const struct pcase cases[] = {
 	/* ---- accepted rules ---- */
@@ -629,9 +682,10 @@ static const struct pcase cases[] = {
 
 	/*
 	 * Two tags and PPPoE sessions, in the shapes nf_flow_table and flower
-	 * give them: the glue reads their keys (CVLAN, PPPOE) and actions
-	 * (PPPOE_PUSH; ACCEPT, nf_flow_table's push of an 802.1ad tag), the
-	 * parser refuses them.
+	 * give them, to a coprocessor without NPU_CAP_L2_ENCAP: the glue
+	 * reads their keys (CVLAN, PPPOE) and actions (PPPOE_PUSH; ACCEPT,
+	 * nf_flow_table's push of an 802.1ad tag), the parser refuses them.
+	 * (The cases above are such a coprocessor's too.)
 	 */
 	{ "QinQ: the inner tag's CVLAN key", FT4, TAG(100), .keys_on = NPUEP_FD_CVLAN,
 	  .set = { D(cvlan.key.id, 200), D(cvlan.mask.id, 0xfff), D_BE(cvlan.key.tpid, 0x8100) },
@@ -652,6 +706,150 @@ static const struct pcase cases[] = {
 	  .refusal = "802.1ad tags are not described by the kernel's flowtable (use npuflowd)" },
 	{ "accept in a flower rule", TCP4, .steps = { ACT(NPUEP_FA_ACCEPT), FWD },
 	  .refusal = "action not supported by the fast path" },
+	/* the pushes are refused before a missing redirect, as they were */
+	{ "two tags pushed, no redirect", TCP4,
+	  .steps = { PUSH(ETH_P_8021Q, 100, 0), PUSH(ETH_P_8021Q, 200, 0) }, .refusal = PUSH_ONE },
+
+	/* ---- a coprocessor with NPU_CAP_L2_ENCAP: two tags ---- */
+	{ "802.1ad tag matched (L2 cap)", TCP4, CAP, AD_TAG(10), .steps = { FWD } },
+	{ "QinQ of nf_flow_table: two 802.1Q tags popped", FT4, CAP, TAG(100), CTAG(200),
+	  .set = { ROUTED }, .steps = { POP, POP, FWD },
+	  .w = { NPU_RW_VLAN_POP | NPU_RW_TTL, .l2 = NPU_RW_L2_POP2 } },
+	{ "QinQ of flower: 802.1ad 100 + 802.1Q 200 popped", TCP6, CAP, AD_TAG(100),
+	  CTAG(200), .set = { VLAN_ETYPE(ETH_P_8021Q), CVLAN_ETYPE(ETH_P_IPV6) },
+	  .steps = { POP, POP, TTL_DEC6, FWD },
+	  .w = { NPU_RW_VLAN_POP | NPU_RW_TTL, .l2 = NPU_RW_L2_POP2 } },
+	{ "QinQ, the outer tag popped", TCP4, CAP, TAG(100), CTAG(200), .steps = { POP, FWD },
+	  .w = { NPU_RW_VLAN_POP } },
+	/* a pop of nothing pops nothing, in software and in the coprocessor */
+	{ "two pops of one tag", TCP4, CAP, TAG(7), .steps = { POP, POP, FWD },
+	  .w = { NPU_RW_VLAN_POP, .l2 = NPU_RW_L2_POP2 } },
+	/* tc pushes inside out: the first pushed is the inner tag */
+	{ "802.1Q 200 then 802.1ad 100 pushed (tc)", TCP4, CAP,
+	  .steps = { PUSH(ETH_P_8021Q, 200, 0), PUSH(ETH_P_8021AD, 100, 5), FWD },
+	  .w = { NPU_RW_VLAN_PUSH, .l2 = NPU_RW_L2_PUSH2 | NPU_RW_L2_AD2, .tci = 200,
+		 .tci2 = 5 << 13 | 100 } },
+	/* nf_flow_table pushes outside in: the first pushed is the outer tag */
+	{ "802.1Q 100 then 802.1Q 200 pushed (nf_flow_table)", FT4, CAP,
+	  .steps = { PUSH(ETH_P_8021Q, 100, 0), PUSH(ETH_P_8021Q, 200, 0), FWD },
+	  .w = { NPU_RW_VLAN_PUSH, .l2 = NPU_RW_L2_PUSH2, .tci = 200, .tci2 = 100 } },
+	{ "802.1ad pushed alone", TCP4, CAP, .steps = { PUSH(ETH_P_8021AD, 100, 3), FWD },
+	  .w = { NPU_RW_VLAN_PUSH, .l2 = NPU_RW_L2_AD1, .tci = 3 << 13 | 100 } },
+	{ "from QinQ to QinQ", TCP4, CAP, AD_TAG(100), CTAG(200),
+	  .set = { VLAN_ETYPE(ETH_P_8021Q), CVLAN_ETYPE(ETH_P_IP) },
+	  .steps = { POP, POP, PUSH(ETH_P_8021Q, 4, 0), PUSH(ETH_P_8021AD, 3, 0), FWD },
+	  .w = { NPU_RW_VLAN_POP | NPU_RW_VLAN_PUSH,
+		 .l2 = NPU_RW_L2_POP2 | NPU_RW_L2_PUSH2 | NPU_RW_L2_AD2, .tci = 4, .tci2 = 3 } },
+	{ "VLAN id masked (L2 cap)", TCP4, CAP, TAG(10), .set = { D(vlan.mask.id, 0xff0) },
+	  .steps = { FWD }, .refusal = VLANS_ID },
+	{ "a tag of TPID 0x9100 matched", TCP4, CAP, TAG(10), .set = { D_BE(vlan.key.tpid, 0x9100) },
+	  .steps = { FWD }, .refusal = "fast path matches 802.1Q and 802.1ad tags only" },
+	{ "an inner tag alone", TCP4, CAP, CTAG(200), .steps = { FWD },
+	  .refusal = "fast path matches an inner tag under an outer one" },
+	{ "inner VLAN id masked", TCP4, CAP, TAG(100), CTAG(200),
+	  .set = { D(cvlan.mask.id, 0xf00) }, .steps = { FWD }, .refusal = VLANS_ID },
+	{ "inner VLAN priority matched", TCP4, CAP, TAG(100), CTAG(200),
+	  .set = { D(cvlan.mask.priority, 7) }, .steps = { FWD }, .refusal = VLANS_ID },
+	{ "inner 802.1ad tag", TCP4, CAP, TAG(100), CTAG(200),
+	  .set = { D_BE(cvlan.key.tpid, ETH_P_8021AD) }, .steps = { FWD },
+	  .refusal = "fast path matches an inner 802.1Q tag only" },
+	{ "inner priority tag", TCP4, CAP, TAG(100), CTAG(0), .steps = { FWD },
+	  .refusal = PRIO_TAG },
+	/* the ethertypes along the tags */
+	{ "QinQ, IPv4 after the outer tag", TCP4, CAP, TAG(100), CTAG(200),
+	  .set = { VLAN_ETYPE(ETH_P_IP) }, .steps = { FWD }, .refusal = ETHERTYPE },
+	{ "QinQ, 802.1Q after the inner tag (a third)", TCP4, CAP, TAG(100), CTAG(200),
+	  .set = { CVLAN_ETYPE(ETH_P_8021Q) }, .steps = { FWD }, .refusal = ETHERTYPE },
+	{ "QinQ, IPv6 after the inner tag, IPv4 addresses", TCP4, CAP, TAG(100), CTAG(200),
+	  .set = { CVLAN_ETYPE(ETH_P_IPV6) }, .steps = { FWD }, .refusal = ETHERTYPE },
+	{ "three tags pushed", TCP4, CAP,
+	  .steps = { PUSH(ETH_P_8021Q, 1, 0), PUSH(ETH_P_8021Q, 2, 0), PUSH(ETH_P_8021Q, 3, 0),
+		     FWD }, .refusal = "fast path pushes two tags at most" },
+	{ "four pushes", TCP4, CAP,
+	  .steps = { PUSH(ETH_P_8021Q, 1, 0), PUSH(ETH_P_8021Q, 2, 0), PUSH(ETH_P_8021Q, 3, 0),
+		     PUSH(ETH_P_8021Q, 4, 0), FWD }, .refusal = "fast path pushes two tags at most" },
+	{ "802.1ad pushed inside 802.1Q (tc)", TCP4, CAP,
+	  .steps = { PUSH(ETH_P_8021AD, 100, 0), PUSH(ETH_P_8021Q, 200, 0), FWD },
+	  .refusal = AD_OUTER },
+	{ "802.1ad pushed inside 802.1Q (nf_flow_table)", FT4, CAP,
+	  .steps = { PUSH(ETH_P_8021Q, 100, 0), PUSH(ETH_P_8021AD, 200, 0), FWD },
+	  .refusal = AD_OUTER },
+	{ "a tag of TPID 0x9100 pushed", TCP4, CAP, .steps = { PUSH(0x9100, 100, 0), FWD },
+	  .refusal = "fast path pushes 802.1Q and 802.1ad tags only" },
+	{ "two tags pushed, VLAN 4096 outside", TCP4, CAP,
+	  .steps = { PUSH(ETH_P_8021Q, 100, 0), PUSH(ETH_P_8021Q, 4096, 0), FWD },
+	  .refusal = PUSH_RANGE },
+	{ "three tags popped", TCP4, CAP, TAG(100), CTAG(200), .steps = { POP, POP, POP, FWD },
+	  .refusal = "fast path pops two tags at most" },
+
+	/* ---- a coprocessor with NPU_CAP_L2_ENCAP: PPPoE sessions ---- */
+	/* nf_flow_table out of ppp0: the session inside the tags, MTU 8 less */
+	{ "PPPoE session pushed (nf_flow_table, out of ppp0)", FT4, CAP, .set = { ROUTED },
+	  .steps = { SET_DMAC, SET_SMAC, PPPOE_PUSH(5), FWD },
+	  .w = { NPU_RW_MAC | NPU_RW_TTL, .l2 = NPU_RW_L2_PPPOE_PUSH, .sid = 5, .mtu = 1492 } },
+	{ "PPPoE session pushed in VLAN 7 (nf_flow_table)", FT6, CAP, .set = { ROUTED },
+	  .steps = { SET_DMAC, SET_SMAC, PUSH(ETH_P_8021Q, 7, 0), PPPOE_PUSH(0xfffe), FWD },
+	  .w = { NPU_RW_MAC | NPU_RW_TTL | NPU_RW_VLAN_PUSH, .l2 = NPU_RW_L2_PPPOE_PUSH,
+		 .tci = 7, .sid = 0xfffe, .mtu = 1492 } },
+	{ "from VLAN 7 into a session in VLAN 8 (nf_flow_table)", FT4, CAP, TAG(7),
+	  .set = { ROUTED }, .steps = { POP, PUSH(ETH_P_8021Q, 8, 0), PPPOE_PUSH(9), FWD },
+	  .w = { NPU_RW_VLAN_POP | NPU_RW_VLAN_PUSH | NPU_RW_TTL, .l2 = NPU_RW_L2_PPPOE_PUSH,
+		 .tci = 8, .sid = 9, .mtu = 1492 } },
+	{ "PPPoE session pushed, a port of MTU 9000", FT4, CAP,
+	  .steps = { PPPOE_PUSH(1), REDIRECT(OUT_PORT, 9000) },
+	  .w = { .l2 = NPU_RW_L2_PPPOE_PUSH, .sid = 1, .mtu = 8992 } },
+	{ "PPPoE session pushed, a port of MTU 70000", FT4, CAP,
+	  .steps = { PPPOE_PUSH(1), REDIRECT(OUT_PORT, 70000) },
+	  .w = { .l2 = NPU_RW_L2_PPPOE_PUSH, .sid = 1, .mtu = 0xffff } },
+	{ "PPPoE session pushed outside a tag (nf_flow_table)", FT4, CAP,
+	  .steps = { PPPOE_PUSH(5), PUSH(ETH_P_8021Q, 7, 0), FWD }, .refusal = SES_INSIDE },
+	{ "two PPPoE sessions pushed", FT4, CAP, .steps = { PPPOE_PUSH(5), PPPOE_PUSH(6), FWD },
+	  .refusal = SES_INSIDE },
+	{ "PPPoE session 0 pushed", FT4, CAP, .steps = { PPPOE_PUSH(0), FWD },
+	  .refusal = SES_PUSHED },
+	{ "PPPoE session 0xffff pushed", FT4, CAP, .steps = { PPPOE_PUSH(0xffff), FWD },
+	  .refusal = SES_PUSHED },
+	{ "a pop after a PPPoE push", FT4, CAP, TAG(7), .steps = { PPPOE_PUSH(5), POP, FWD },
+	  .refusal = "fast path pops a tag before it pushes one" },
+	/* flower: a routed rule that matches a session ends it */
+	{ "PPPoE session ended (flower, pppoe_sid 5 ppp_proto ip)", TCP4, CAP, SES(5),
+	  .steps = { SET_DMAC, SET_SMAC, TTL_DEC4, FWD },
+	  .w = { NPU_RW_MAC | NPU_RW_TTL, .l2 = NPU_RW_L2_PPPOE_POP } },
+	{ "PPPoE session in VLAN 7 ended, the tag popped", TCP6, CAP, TAG(7), SES(0xfffe),
+	  .set = { VLAN_ETYPE(ETH_P_PPP_SES) }, .steps = { POP, TTL_DEC6, FWD },
+	  .w = { NPU_RW_VLAN_POP | NPU_RW_TTL, .l2 = NPU_RW_L2_PPPOE_POP } },
+	{ "PPPoE session in VLAN 7 ended, the tag kept", TCP4, CAP, TAG(7), SES(1),
+	  .steps = { TTL_DEC4, FWD }, .w = { NPU_RW_TTL, .l2 = NPU_RW_L2_PPPOE_POP } },
+	{ "PPPoE session in 802.1ad 100 + 802.1Q 200 ended", UDP4, CAP, AD_TAG(100), CTAG(200),
+	  SES(5), .set = { VLAN_ETYPE(ETH_P_8021Q), CVLAN_ETYPE(ETH_P_PPP_SES) },
+	  .steps = { POP, POP, TTL_DEC4, FWD },
+	  .w = { NPU_RW_VLAN_POP | NPU_RW_TTL, .l2 = NPU_RW_L2_POP2 | NPU_RW_L2_PPPOE_POP } },
+	{ "PPPoE session bridged", TCP4, CAP, SES(5), .steps = { FWD },
+	  .refusal = "fast path ends the PPPoE sessions it routes; it does not bridge them" },
+	{ "PPPoE session of another ethertype", TCP4, CAP, SES(5),
+	  .set = { D_BE(pppoe.key.type, ETH_P_PPP_DISC) }, .steps = { TTL_DEC4, FWD },
+	  .refusal = "fast path matches PPPoE sessions (0x8864) only" },
+	{ "PPPoE session id masked", TCP4, CAP, SES(5), .set = { D_BE(pppoe.mask.sid, 0xff00) },
+	  .steps = { TTL_DEC4, FWD }, .refusal = SES_ID },
+	{ "PPPoE session 0", TCP4, CAP, SES(5), .set = { D(pppoe.key.sid, 0) },
+	  .steps = { TTL_DEC4, FWD }, .refusal = SES_ID },
+	{ "PPPoE session 0xffff", TCP4, CAP, SES(0xffff), .steps = { TTL_DEC4, FWD },
+	  .refusal = SES_ID },
+	/* flower without ppp_proto: no n_proto either */
+	{ "PPPoE session, no ppp_proto", TCP4, CAP, SES(5),
+	  .set = { D(pppoe.mask.ppp_proto, 0), D(basic.key.n_proto, 0), D(basic.mask.n_proto, 0) },
+	  .steps = { TTL_DEC4, FWD }, .refusal = PPP_PROTO },
+	{ "PPPoE session, ppp_proto ipv6, IPv4 addresses", TCP4, CAP, SES(5),
+	  .set = { D_BE(pppoe.key.ppp_proto, 0x0057) }, .steps = { TTL_DEC4, FWD },
+	  .refusal = PPP_PROTO },
+	{ "PPPoE in VLAN 7, IPv4 after the tag", TCP4, CAP, TAG(7), SES(5),
+	  .set = { VLAN_ETYPE(ETH_P_IP) }, .steps = { TTL_DEC4, FWD }, .refusal = ETHERTYPE },
+	{ "PPPoE in QinQ, IPv4 after the inner tag", TCP4, CAP, TAG(7), CTAG(8), SES(5),
+	  .set = { CVLAN_ETYPE(ETH_P_IP) }, .steps = { TTL_DEC4, FWD }, .refusal = ETHERTYPE },
+	/* an 802.1ad push stays nf_flow_table's hole with the cap too */
+	{ "802.1ad push of nf_flow_table (an ACCEPT), L2 cap", FT4, CAP,
+	  .steps = { ACT(NPUEP_FA_ACCEPT), PUSH(ETH_P_8021Q, 200, 0), FWD },
+	  .refusal = "802.1ad tags are not described by the kernel's flowtable (use npuflowd)" },
 };
 
 /* Step @s of a case's actions, added to the rule. */
@@ -695,8 +893,15 @@ static void build(const struct pcase *c)
 		rule_ft(c->v6);
 	else
 		rule(c->v6, c->proto);
+	d.l2_encap = c->cap;
 	if (c->tagged)
 		tag(c->vid);
+	if (c->ad)
+		d.vlan.key.tpid = htons(ETH_P_8021AD);
+	if (c->ctagged)
+		ctag(c->cvid);
+	if (c->sid)
+		session(c->sid, c->v6);
 	d.keys |= c->keys_on;
 	d.keys &= ~c->keys_off;
 	case_fields_set(&d, c->set, ARRAY_SIZE(c->set));
@@ -713,7 +918,15 @@ static void want_case(const struct pcase *c)
 	want(c->v6, c->ft ? IPPROTO_TCP : c->proto, w->mtu ? w->mtu : 1500);
 	if (c->tagged)
 		want_key.vlan = htons(c->vid);
+	if (c->ad)
+		want_key.l2 = NPU_KEY_L2_AD;
+	if (c->ctagged)
+		want_key.vlan_inner = htons(c->cvid);
+	want_key.pppoe_sid = htons(c->sid);
 	want_rw.flags = w->flags;
+	want_rw.l2 = w->l2;
+	want_rw.vlan_tci2 = htons(w->tci2);
+	want_rw.pppoe_sid = htons(w->sid);
 	if (w->flags & NPU_RW_MAC) {
 		memcpy(want_rw.dmac, dmac, 6);
 		memcpy(want_rw.smac, smac, 6);
