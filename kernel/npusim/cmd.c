@@ -104,8 +104,8 @@ void npusim_cmdq_write(struct npusim_dev *nd, u32 ring, u32 reg, u32 val)
 	WRITE_ONCE(cq->tail, 0);
 out:
 	spin_unlock_irqrestore(&nd->cmd_lock, flags);
-	if (kick && !READ_ONCE(nd->dead))
-		queue_work(system_highpri_wq, &nd->cmd_work);
+	if (kick)
+		npusim_cores_queue_cmd(nd);
 }
 
 static u16 npusim_cmd_fw_info(struct npusim_dev *nd, struct npu_cmd *c)
@@ -273,10 +273,12 @@ static bool npusim_cmd_one(struct npusim_dev *nd, u32 ring,
  *
  * Drains the high ring before each slot of the normal ring; raises the
  * command vector once per pass if a waited command completed.  Runs on
- * system_highpri_wq: the firmware's command core is not the host's CPU, so
- * it must not queue behind the model's own transmit work and the guest's
- * traffic (62 under TCG: CONN_CREATE timed out after 2 s with the ring's
- * head not moving while 1,024 connections streamed).
+ * system_highpri_wq, or on a high-priority per-CPU workqueue on the mask's
+ * first CPU while the model runs on cores of its own (cores.c): the
+ * firmware's command core is not the host's CPU, so it must not queue
+ * behind the model's own transmit work and the guest's traffic (62 under
+ * TCG: CONN_CREATE timed out after 2 s with the ring's head not moving
+ * while 1,024 connections streamed).
  */
 void npusim_cmd_work(struct work_struct *work)
 {
@@ -289,9 +291,10 @@ void npusim_cmd_work(struct work_struct *work)
 		return;
 	t0 = ktime_get_ns();
 	nd->cmd_tm.runs++;
+	npusim_cores_count(nd, NPUSIM_CW_CMD);
 	c = kmalloc(sizeof(*c), GFP_KERNEL);
 	if (!c) {
-		queue_work(system_highpri_wq, &nd->cmd_work);
+		npusim_cores_queue_cmd(nd);
 		return;
 	}
 	do {

@@ -2,13 +2,17 @@
 /*
  * /sys/kernel/debug/npusim/<ID>/
  *
- *   p<N>/stats       port N's counters (panel numbering, as the wires)
+ *   p<N>/stats       port N's counters (panel numbering, as the wires),
+ *                    its ingress FIFO's (ingress.c)
  *   p<N>/q<Q>        queue pair Q's counters and ring state
  *   force_rx_full    every receive ring reads full: frames are dropped and
  *                    counted in rx_qfull (exercises the host's counters)
  *   tx_defer         transmit passes run from the work item (default Y);
  *                    N runs them inline in the doorbell writer when its
- *                    context allows
+ *                    context allows and every CPU is the model's
+ *   cores            the CPUs the model's work runs on, a cpulist
+ *                    (cores.c)
+ *   core_work        per CPU, the model's work done there (cores.c)
  *   cmd_stall        the command channel stops executing (a hung
  *                    firmware); clearing it resumes at the next doorbell
  *   cmd_delay_us     every command takes this much longer (a slow
@@ -28,8 +32,9 @@
  *   cmd_irqs, bad_cmds
  *   datapath_ns      CPU time the model's datapath took, all CPUs (ns):
  *                    ingress, transmit passes, wire NAPI less the stack
- *   dp_work_ns       of datapath_ns, the transmit passes run in the model's
- *                    work items (kworkers), all CPUs (ns)
+ *   dp_work_ns       of datapath_ns, the transmit passes and deferred
+ *                    ingress run in the model's work items (kworkers), all
+ *                    CPUs (ns)
  *
  * Counters are read through the same code as the registers.
  */
@@ -54,6 +59,7 @@ static int npusim_dbg_port_show(struct seq_file *m, void *v)
 	seq_printf(m, "rx_oversize %lld\n", atomic64_read(&port->rx_oversize));
 	seq_printf(m, "rx_noqueue %lld\n", atomic64_read(&port->rx_noqueue));
 	seq_printf(m, "tx_bad %lld\n", atomic64_read(&port->tx_bad));
+	npusim_ingress_show(m, port);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(npusim_dbg_port);

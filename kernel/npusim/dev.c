@@ -393,6 +393,8 @@ static void npusim_free(struct npusim_dev *nd)
 {
 	u32 p;
 
+	npusim_cores_fini(nd);		/* first: waits for its work items */
+	npusim_ingress_fini(nd);
 	if (nd->ports) {
 		for (p = 0; p < nd->nports; p++)
 			kfree(nd->ports[p].qps);
@@ -559,6 +561,11 @@ struct npusim_dev *npusim_dev_create(struct device *bus_dev, u32 id,
 	err = npusim_policer_init(nd);
 	if (err)
 		goto err_free;
+	err = npusim_cores_init(nd);
+	if (!err)
+		err = npusim_ingress_init(nd);
+	if (err)
+		goto err_free;
 
 	nd->wq = alloc_workqueue(DRV_NAME "%u", WQ_UNBOUND, 0, id);
 	if (!nd->wq) {
@@ -576,6 +583,7 @@ struct npusim_dev *npusim_dev_create(struct device *bus_dev, u32 id,
 	npusim_fp_debugfs(nd);
 	npusim_cmd_debugfs(nd);
 	npusim_ntuple_debugfs(nd);
+	npusim_cores_debugfs(nd);
 
 	nd->hw.ops = &npusim_hw_ops;
 	nd->hw.dma_dev = bus_dev;

@@ -194,7 +194,7 @@ static void npusim_qp_coal_act(struct npusim_qp *qp, unsigned int act)
 		hrtimer_try_to_cancel(&qp->timer);
 	if ((act & NPUSIM_COAL_ARM) && !READ_ONCE(qp->nd->dead))
 		hrtimer_start(&qp->timer, ns_to_ktime(qp->coal.usecs * NSEC_PER_USEC),
-			      HRTIMER_MODE_REL);
+			      HRTIMER_MODE_REL_PINNED);	/* on the model's core */
 	if (act & NPUSIM_COAL_RAISE)
 		WRITE_ONCE(qp->rx_irqs, qp->rx_irqs + 1);
 }
@@ -211,6 +211,7 @@ static enum hrtimer_restart npusim_qp_timer(struct hrtimer *t)
 	unsigned long flags;
 	unsigned int act;
 
+	npusim_cores_count(qp->nd, NPUSIM_CW_TIMER);
 	spin_lock_irqsave(&qp->irq_lock, flags);
 	act = npusim_coal_timer(&qp->coal);
 	npusim_qp_coal_act(qp, act & ~(NPUSIM_COAL_CANCEL | NPUSIM_COAL_ARM));

@@ -90,12 +90,15 @@ enum npusim_corrupt {
 	NPUSIM_CORRUPT_MAX,
 };
 
+struct seq_file;
 struct npusim_dev;
 struct npusim_port;
 struct npusim_fp;
 struct npusim_nt_port;
 struct npusim_pol;
 struct npusim_vec;
+struct npusim_cores;
+struct npusim_ingress;
 
 /**
  * struct npusim_qp - one queue pair as the device keeps it
@@ -250,7 +253,7 @@ struct npusim_cmdq {
  * @nvec: interrupt vectors
  * @ports: ports
  * @wq: work queue for deferred transmit (the command loop runs on
- *	system_highpri_wq)
+ *	system_highpri_wq) while every CPU is the model's (cores.c)
  * @cmd_lock: command ring registers
  * @cmdq: command rings
  * @cmd_work: command channel processing
@@ -268,6 +271,8 @@ struct npusim_cmdq {
  * @fp: the fast path (fastpath.c)
  * @nt: the ingress classifier, one per port (ntuple.c)
  * @pol: the trap policers (policer.c)
+ * @cores: the CPUs the device's work runs on (cores.c)
+ * @ing: the ports' ingress FIFOs, used on cores of its own (ingress.c)
  * @dbg: debugfs directory
  * @force_rx_full: knob: every receive ring reads as full (QFULL drops)
  * @tx_defer: knob: transmit passes run from the work item (default), not
@@ -307,9 +312,11 @@ struct npusim_dev {
 	struct npusim_fp *fp;
 	struct npusim_nt_port *nt;
 	struct npusim_pol *pol;
+	struct npusim_cores *cores;
+	struct npusim_ingress *ing;
 
 	u64 __percpu *datapath_ns;	/* see npusim_dp_clock() */
-	u64 __percpu *dp_work_ns;	/* datapath_ns's part run in @wq */
+	u64 __percpu *dp_work_ns;	/* datapath_ns's part in work items */
 
 	/* command loop timing (debugfs cmd_timing; written by cmd_work only) */
 	struct {
@@ -431,6 +438,7 @@ u32 npusim_cmdq_read(struct npusim_dev *nd, u32 ring, u32 reg);
 /* wire.c */
 int npusim_wires_create(struct npusim_dev *nd);
 void npusim_wires_destroy(struct npusim_dev *nd);
+netdev_tx_t npusim_wire_ingress(struct npusim_port *port, struct sk_buff *skb);
 void npusim_wire_rx(struct net_device *wire, struct sk_buff *skb);
 bool npusim_wire_tx_ok(struct npusim_port *port);
 void npusim_port_set_host_up(struct npusim_port *port, bool up);
@@ -472,6 +480,33 @@ u64 npusim_policer_read(struct npusim_dev *nd, u32 reg);
 void npusim_policer_write(struct npusim_dev *nd, u32 reg, u32 val);
 u64 npusim_policer_port_drops(struct npusim_port *port);
 bool npusim_policer_admit(struct npusim_port *port, u8 reason);
+
+/* cores.c: what core_work counts per CPU */
+enum npusim_cw {
+	NPUSIM_CW_INGRESS,	/* frames taken by ingress */
+	NPUSIM_CW_TX,		/* transmit passes */
+	NPUSIM_CW_CMD,		/* command passes */
+	NPUSIM_CW_TIMER,	/* moderation timer expiries */
+	NPUSIM_CW_MAX,
+};
+
+int npusim_cores_init(struct npusim_dev *nd);
+void npusim_cores_fini(struct npusim_dev *nd);
+void npusim_cores_debugfs(struct npusim_dev *nd);
+void npusim_cores_count(struct npusim_dev *nd, enum npusim_cw what);
+bool npusim_cores_narrow(struct npusim_dev *nd);
+void npusim_cores_queue_tx(struct npusim_qp *qp);
+void npusim_cores_queue_cmd(struct npusim_dev *nd);
+void npusim_cores_queue_ingress(struct npusim_port *port,
+				struct work_struct *work);
+
+/* ingress.c */
+int npusim_ingress_init(struct npusim_dev *nd);
+void npusim_ingress_fini(struct npusim_dev *nd);
+netdev_tx_t npusim_ingress_defer(struct npusim_port *port, struct sk_buff *skb);
+void npusim_ingress_move(struct npusim_port *port);
+void npusim_ingress_stop(struct npusim_port *port);
+void npusim_ingress_show(struct seq_file *m, struct npusim_port *port);
 
 /* debugfs.c */
 void npusim_debugfs_create(struct npusim_dev *nd);

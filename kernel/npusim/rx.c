@@ -3,10 +3,14 @@
  * Ingress: a frame arrives on a front port (the wire netdev
  * transmitted it) and is punted to the host through a receive ring.
  *
- * Runs inline in the wire's ndo_start_xmit (as veth does), under the
- * chosen ring's lock.  The model has no buffering of its own: a frame the
- * host ring has no buffer for is dropped and counted in NPU_QP_RX_QFULL,
- * which therefore only moves when the host falls behind (seed 003).
+ * Runs inline in the wire's ndo_start_xmit (as veth does), on the sender's
+ * CPU; while the model runs on cores of its own (debugfs cores, cores.c),
+ * from the port's work item on the port's core instead, which takes the
+ * frames the wire left in the port's FIFO (ingress.c).  Either way with BH
+ * disabled, under the chosen ring's lock.  The model has no buffering of
+ * its own between the port and the host: a frame the host ring has no
+ * buffer for is dropped and counted in NPU_QP_RX_QFULL, which therefore
+ * only moves when the host falls behind (seed 003).
  */
 #include <linux/etherdevice.h>
 #include <linux/log2.h>
@@ -212,6 +216,7 @@ netdev_tx_t npusim_port_ingress(struct npusim_port *port, struct sk_buff *skb)
 	u32 hash, caplen, conn;
 	u8 q;
 
+	npusim_cores_count(port->nd, NPUSIM_CW_INGRESS);
 	if (skb->len < NPU_MIN_FRAME) {
 		atomic64_inc(&port->rx_runts);
 		goto drop;

@@ -6,7 +6,9 @@
  * The TX_TAIL doorbell queues the pair's work item on the device's unbound
  * workqueue: the model's transmit engine, which the scheduler runs on
  * whichever CPU is free, as a coprocessor's own cores run beside the
- * host's.  (With the debugfs knob tx_defer cleared, a pass runs inline in
+ * host's; while the model runs on cores of its own (debugfs cores,
+ * cores.c), on a per-CPU workqueue, on the pair's core.  (With the debugfs
+ * knob tx_defer cleared and every CPU in the mask, a pass runs inline in
  * the doorbell writer when its context allows: BH may be disabled, e.g.
  * ndo_start_xmit, interrupts enabled.  Inline, the sender's CPU carried the
  * whole chain; iperf3 through the host in a 2-vCPU TCG guest, make bench:
@@ -318,6 +320,7 @@ static bool npusim_tx_pass(struct npusim_qp *qp)
 	u64 bytes = 0;
 	bool bad, more;
 
+	npusim_cores_count(qp->nd, NPUSIM_CW_TX);
 	__skb_queue_head_init(&q);
 	if (!npusim_wire_tx_ok(port))
 		return false;	/* the wire's NAPI restarts us */
@@ -377,7 +380,7 @@ static u64 npusim_tx_run(struct npusim_qp *qp)
 	while (npusim_tx_pass(qp)) {
 		if (++passes >= 4) {
 			/* Long queue: let the work item continue. */
-			queue_work(qp->nd->wq, &qp->tx_work);
+			npusim_cores_queue_tx(qp);
 			break;
 		}
 	}
@@ -409,7 +412,9 @@ void npusim_tx_work(struct work_struct *work)
  * @qp: queue pair
  * @tail: descriptors posted up to (excluded)
  *
- * Any context.  An index outside the ring is ignored.
+ * Any context.  An index outside the ring is ignored.  The pass runs
+ * inline only while every CPU is the model's (cores.c), under an RCU read
+ * lock: a narrower mask's write waits for it.
  */
 void npusim_qp_tx_doorbell(struct npusim_qp *qp, u32 tail)
 {
@@ -430,12 +435,14 @@ void npusim_qp_tx_doorbell(struct npusim_qp *qp, u32 tail)
 	if (READ_ONCE(nd->dead))
 		return;
 
+	rcu_read_lock();
 	if (in_hardirq() || in_nmi() || irqs_disabled() ||
-	    READ_ONCE(nd->tx_defer)) {
+	    READ_ONCE(nd->tx_defer) || npusim_cores_narrow(nd)) {
 		WRITE_ONCE(qp->tx_deferred, qp->tx_deferred + 1);
-		queue_work(nd->wq, &qp->tx_work);
-		return;
+		npusim_cores_queue_tx(qp);
+	} else {
+		WRITE_ONCE(qp->tx_inline, qp->tx_inline + 1);
+		npusim_tx_run(qp);
 	}
-	WRITE_ONCE(qp->tx_inline, qp->tx_inline + 1);
-	npusim_tx_run(qp);
+	rcu_read_unlock();
 }

@@ -11,6 +11,12 @@
  * another network namespace (it is not netns-local); it cannot be deleted
  * with "ip link del" (no rtnl_link_ops), and a namespace that goes away
  * hands it back to init_net, like a physical NIC.
+ *
+ * A wire has a transmit queue (the system's default qdisc): while the model
+ * runs on cores of its own, its port stops the queue when its ingress FIFO
+ * fills (ingress.c), and the sender's frames wait there; a noqueue device
+ * cannot hold a frame.  Otherwise the queue never stops and a frame goes
+ * through it to ingress inline in the wire's transmit, on the sender's CPU.
  */
 #include <linux/etherdevice.h>
 #include <linux/ethtool.h>
@@ -84,10 +90,8 @@ static void npusim_wire_unblock(struct npusim_wire *w)
 	u32 q;
 
 	WRITE_ONCE(port->wire_blocked, false);
-	if (READ_ONCE(port->nd->dead))
-		return;
 	for (q = 0; q < port->nd->nqueues; q++)
-		queue_work(port->nd->wq, &port->qps[q].tx_work);
+		npusim_cores_queue_tx(&port->qps[q]);
 }
 
 /*
@@ -207,22 +211,43 @@ static int npusim_wire_stop(struct net_device *dev)
 	return 0;
 }
 
-static netdev_tx_t npusim_wire_xmit(struct sk_buff *skb,
-				    struct net_device *dev)
+/**
+ * npusim_wire_ingress - a frame the wire transmitted enters its port
+ * @port: port
+ * @skb: the frame (consumed)
+ *
+ * Counted on the wire: sent, or dropped by the port.  BH disabled.
+ *
+ * Return: npusim_port_ingress()'s.
+ */
+netdev_tx_t npusim_wire_ingress(struct npusim_port *port, struct sk_buff *skb)
 {
-	struct npusim_wire *w = netdev_priv(dev);
+	struct net_device *dev = port->wire;
 	unsigned int len = skb->len;
 	netdev_tx_t ret;
-	u64 t0;
 
-	skb_tx_timestamp(skb);
-	t0 = npusim_dp_clock();
-	ret = npusim_port_ingress(w->port, skb);
-	npusim_dp_clock_end(w->port->nd, t0, 0);
+	ret = npusim_port_ingress(port, skb);
 	if (ret == NETDEV_TX_OK)
 		dev_dstats_tx_add(dev, len);
 	else
 		dev_dstats_tx_dropped(dev);
+	return ret;
+}
+
+static netdev_tx_t npusim_wire_xmit(struct sk_buff *skb,
+				    struct net_device *dev)
+{
+	struct npusim_wire *w = netdev_priv(dev);
+	netdev_tx_t ret;
+	u64 t0;
+
+	skb_tx_timestamp(skb);
+	/* BH off: an RCU read-side section, as npusim_cores_narrow() asks */
+	if (npusim_cores_narrow(w->port->nd))
+		return npusim_ingress_defer(w->port, skb);
+	t0 = npusim_dp_clock();
+	ret = npusim_wire_ingress(w->port, skb);
+	npusim_dp_clock_end(w->port->nd, t0, 0);
 	return ret;
 }
 
@@ -272,7 +297,7 @@ static void npusim_wire_setup(struct net_device *dev)
 	dev->netdev_ops = &npusim_wire_ops;
 	dev->ethtool_ops = &npusim_wire_ethtool_ops;
 	dev->priv_flags &= ~IFF_TX_SKB_SHARING;
-	dev->priv_flags |= IFF_LIVE_ADDR_CHANGE | IFF_NO_QUEUE;
+	dev->priv_flags |= IFF_LIVE_ADDR_CHANGE;	/* a queue: see above */
 	dev->lltx = true;
 	dev->features |= NPUSIM_WIRE_FEATURES | NETIF_F_RXCSUM;
 	dev->hw_features |= NPUSIM_WIRE_FEATURES | NETIF_F_RXCSUM;
@@ -345,6 +370,7 @@ void npusim_wires_destroy(struct npusim_dev *nd)
 			continue;
 		w = netdev_priv(port->wire);
 		unregister_netdev(port->wire);	/* stops it: NAPI disabled */
+		npusim_ingress_stop(port);
 		skb_queue_purge(&w->fifo);
 		netif_napi_del(&w->napi);
 		free_netdev(port->wire);
