@@ -33,15 +33,7 @@ fw0=$(eth_sum "$P3" '^hw_fwd_frames$'); miss0=$(eth_sum "$P3" '^hw_punt_flow_mis
 ip netns exec far socat -u UDP-RECV:5000 OPEN:/tmp/far-udp.out,create,trunc &
 rpid=$!
 sleep 1
-# 200 datagrams, one sendto each (socat reading a pipe may join two lines in one)
-ip netns exec pc python3 -c "
-import socket, time
-s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-s.bind(('', 4000))
-for i in range(1, 201):
-    s.sendto(b'datagram-%d\\n' % i, ('$FAR4', 5000))
-    time.sleep(0.005)
-"
+udp_pc_far 200
 sleep 2
 kill $rpid 2>/dev/null; wait $rpid 2>/dev/null
 got=$(grep -c datagram /tmp/far-udp.out)

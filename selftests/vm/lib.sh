@@ -302,6 +302,20 @@ flower_ports() {
 	farmac=$(ip -n far link show npuw0p8 | awk '/ether/ { print $2 }')
 }
 mac() { cat /sys/class/net/$1/address; }
+# udp_pc_far N [CPUS]: N datagrams "datagram-I\n" from pc:4000 to far:5000,
+# one sendto each (a reader of a pipe may join two lines in one), 5 ms
+# apart; the sender on CPUS (taskset -c) if given.
+udp_pc_far() {
+	# shellcheck disable=SC2086 # taskset's words, split on purpose
+	ip netns exec pc ${2:+taskset -c $2} python3 -c "
+import socket, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(('', 4000))
+for i in range(1, $1 + 1):
+    s.sendto(b'datagram-%d\\n' % i, ('$FAR4', 5000))
+    time.sleep(0.005)
+"
+}
 
 # ---- the flow maker (npuflowd) on ports 3 and 8 -------------------------
 # fm_firewall: conntrack on the host between the ports, invalid-state drops
