@@ -8,10 +8,10 @@
  *
  * Backpressure, as a MAC's pause frames: at NPUSIM_INGRESS_HIGH frames the
  * wire's transmit queue stops, and the sender's frames wait in the wire's
- * qdisc (wire.c gives the wire one); the work item wakes the queue once the
+ * root qdisc, if it has one (wire.c); the work item wakes the queue once the
  * FIFO is down to NPUSIM_INGRESS_LOW, on the CPU that stopped it, so that
  * the sender's qdisc runs on the sender's CPU, not on the coprocessor's.  A
- * wire with no queue (a noqueue root) cannot wait: past NPUSIM_INGRESS_MAX
+ * wire with no queue (noqueue, its default) cannot wait: past NPUSIM_INGRESS_MAX
  * frames are dropped, counted in the port's rx_fifo_drops and in the wire's
  * tx_dropped.
  */

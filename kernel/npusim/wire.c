@@ -12,11 +12,12 @@
  * with "ip link del" (no rtnl_link_ops), and a namespace that goes away
  * hands it back to init_net, like a physical NIC.
  *
- * A wire has a transmit queue (the system's default qdisc): while the model
- * runs on cores of its own, its port stops the queue when its ingress FIFO
- * fills (ingress.c), and the sender's frames wait there; a noqueue device
- * cannot hold a frame.  Otherwise the queue never stops and a frame goes
- * through it to ingress inline in the wire's transmit, on the sender's CPU.
+ * A wire has no queue by default (IFF_NO_QUEUE, as veth): a frame goes to
+ * ingress inline in the wire's transmit, on the sender's CPU.  While the
+ * model runs on cores of its own, its port stops the wire's transmit queue
+ * when its ingress FIFO fills (ingress.c): a root qdisc given to the wire
+ * ("tc qdisc replace dev npuw0p3 root pfifo") holds the sender's frames
+ * meanwhile; without one they are dropped past the FIFO's limit.
  */
 #include <linux/etherdevice.h>
 #include <linux/ethtool.h>
@@ -297,7 +298,7 @@ static void npusim_wire_setup(struct net_device *dev)
 	dev->netdev_ops = &npusim_wire_ops;
 	dev->ethtool_ops = &npusim_wire_ethtool_ops;
 	dev->priv_flags &= ~IFF_TX_SKB_SHARING;
-	dev->priv_flags |= IFF_LIVE_ADDR_CHANGE;	/* a queue: see above */
+	dev->priv_flags |= IFF_LIVE_ADDR_CHANGE | IFF_NO_QUEUE;
 	dev->lltx = true;
 	dev->features |= NPUSIM_WIRE_FEATURES | NETIF_F_RXCSUM;
 	dev->hw_features |= NPUSIM_WIRE_FEATURES | NETIF_F_RXCSUM;
