@@ -6,7 +6,8 @@
  * The pure files, each named NAME_pure.c, are the model's parser,
  * fast-path table, moderation, ntuple rules and trap policers' token
  * buckets (kernel/npusim/: parse, ft, coal, ntuple, tb) and the driver's
- * rule parser and ntuple translation (kernel/npuep/: flow_parse, ntuple).
+ * rule parser, its pairing of directions and ntuple translation
+ * (kernel/npuep/: flow_parse, flow_pair, ntuple).
  * They use the kernel's names for integer types, byte order and bit
  * helpers, and the kernel's header layouts (<linux/ip.h>, <linux/ipv6.h>,
  * <linux/udp.h>, <linux/if_ether.h>): in a module the kernel headers, in a

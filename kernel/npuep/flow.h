@@ -46,6 +46,8 @@ enum npuep_flow_owner {
  * @flows_added: directions written into the fast path
  * @flows_deleted: directions removed
  * @paired: directions that joined the other direction's connection
+ * @pppoe_paired: flowtable pairs whose direction arriving in a PPPoE
+ *	session took its session from the other's push
  * @enospc: refused: a table full (the flow stays on the host)
  * @unsupported: refused: a match or action the fast path lacks
  * @revived: revives sent by the revive work item (the receive path's own
@@ -74,6 +76,7 @@ struct npuep_ft_stats {
 	u64 flows_added;
 	u64 flows_deleted;
 	u64 paired;
+	u64 pppoe_paired;
 	u64 enospc;
 	u64 unsupported;
 	u64 revived;

@@ -20,6 +20,7 @@
 
 #include "npuep.h"
 #include "flow_priv.h"
+#include "flow_pair.h"
 #include "trace.h"
 
 /* A purge drops the flow-table lock after this many removals. */
@@ -234,27 +235,6 @@ static int npuep_conn_reclaim(struct npuep_ft *ft, struct npuep_conn *c)
 	return npuep_ft_cmd(ft, NPU_CMD_CONN_RECLAIM, &ref, sizeof(ref), NULL, 0);
 }
 
-/* The key the reply of @f's direction arrives with. */
-static void npuep_flow_reply_key(const struct npuep_flow *f,
-				 struct npu_mflow_key *r)
-{
-	const struct npu_rewrite *rw = &f->rw;
-	int alen = f->key.family == NPU_AF_INET6 ? 16 : 4;
-
-	memset(r, 0, sizeof(*r));
-	r->port = rw->egress_port;
-	r->family = f->key.family;
-	r->proto = f->key.proto;
-	if (rw->flags & NPU_RW_VLAN_PUSH)
-		r->vlan = htons(ntohs(rw->vlan_tci) & VLAN_VID_MASK);
-	else if (!(rw->flags & NPU_RW_VLAN_POP))
-		r->vlan = f->key.vlan;
-	memcpy(r->saddr, rw->flags & NPU_RW_DNAT ? rw->nat_daddr : f->key.daddr, alen);
-	memcpy(r->daddr, rw->flags & NPU_RW_SNAT ? rw->nat_saddr : f->key.saddr, alen);
-	r->sport = rw->nat_dport;
-	r->dport = rw->nat_sport;
-}
-
 /* ------------------------------------------------------------------ */
 /* The shadow table.                                                   */
 
@@ -382,15 +362,84 @@ static int npuep_flow_update(struct npuep_ft *ft, struct npuep_flow *f,
 	return 0;
 }
 
-/* The connection a new direction joins: its reply's if alone, else a new one. */
-static struct npuep_conn *npuep_flow_pair(struct npuep_ft *ft, struct npuep_flow *f)
+/*
+ * Give @g, alone in its connection, the session @f pushes (a flowtable's
+ * pair, g offered first): re-hash it under its new match.  Return: whether
+ * it was re-keyed; unchanged otherwise.
+ */
+static bool npuep_flow_rekey(struct npuep_ft *ft, const struct npuep_flow *f,
+			     struct npuep_flow *g)
 {
-	struct npu_mflow_key reply;
+	struct npu_mflow_key key = g->key;
+	struct npu_rewrite rw = g->rw;
+
+	if (!npuep_flow_complete(&f->key, &f->rw, &key, &rw))
+		return false;
+	rhashtable_remove_fast(&ft->by_key, &g->knode, npuep_flow_key_params);
+	swap(g->key, key);
+	swap(g->rw, rw);
+	if (!rhashtable_lookup_insert_fast(&ft->by_key, &g->knode,
+					   npuep_flow_key_params))
+		return true;
+	g->key = key;
+	g->rw = rw;
+	WARN_ON_ONCE(rhashtable_lookup_insert_fast(&ft->by_key, &g->knode,
+						   npuep_flow_key_params));
+	return false;
+}
+
+/* Undo npuep_flow_rekey(): @g back under the match the kernel gave. */
+static void npuep_flow_unkey(struct npuep_ft *ft, struct npuep_flow *g)
+{
+	rhashtable_remove_fast(&ft->by_key, &g->knode, npuep_flow_key_params);
+	g->key.pppoe_sid = 0;
+	g->rw.l2 &= ~NPU_RW_L2_PPPOE_POP;
+	WARN_ON_ONCE(rhashtable_lookup_insert_fast(&ft->by_key, &g->knode,
+						   npuep_flow_key_params));
+}
+
+/* The direction alone in its connection under @key, or NULL. */
+static struct npuep_flow *npuep_flow_alone(struct npuep_ft *ft,
+					   const struct npu_mflow_key *key)
+{
 	struct npuep_flow *g;
 
-	npuep_flow_reply_key(f, &reply);
-	g = rhashtable_lookup_fast(&ft->by_key, &reply, npuep_flow_key_params);
-	if (g && g->conn && !g->conn->flow[!g->dir]) {
+	g = rhashtable_lookup_fast(&ft->by_key, key, npuep_flow_key_params);
+	if (g && g->conn && !g->conn->flow[!g->dir])
+		return g;
+	return NULL;
+}
+
+/*
+ * The connection a new direction joins: its reply's if alone, else a new
+ * one.  Two flowtable directions of a PPPoE session pair whichever comes
+ * first: the one arriving in the session takes its id from the other's
+ * push, before it is hashed (@f, *@completed) or re-hashed (*@rekeyed, the
+ * one found).
+ */
+static struct npuep_conn *npuep_flow_pair(struct npuep_ft *ft, struct npuep_flow *f,
+					  struct npuep_flow **rekeyed, bool *completed)
+{
+	bool ft_owned = f->owner == NPUEP_OWNER_FT;
+	struct npu_mflow_key reply;
+	struct npuep_flow *g = NULL;
+
+	*rekeyed = NULL;
+	*completed = false;
+	if (npuep_flow_reply_key(&f->key, &f->rw, &reply))
+		g = npuep_flow_alone(ft, &reply);
+	if (!g && ft_owned && reply.pppoe_sid) {
+		reply.pppoe_sid = 0;
+		g = npuep_flow_alone(ft, &reply);
+		if (g && g->owner == NPUEP_OWNER_FT && npuep_flow_rekey(ft, f, g))
+			*rekeyed = g;
+		else
+			g = NULL;
+	}
+	if (g) {
+		if (ft_owned && g->owner == NPUEP_OWNER_FT)
+			*completed = npuep_flow_complete(&g->key, &g->rw,
+							 &f->key, &f->rw);
 		f->dir = !g->dir;
 		return g->conn;
 	}
@@ -426,9 +475,9 @@ static int npuep_flow_add(struct npuep_ft *ft, const struct npuep_flow_spec *spe
 			  const struct npuep_ft_bind *bind,
 			  struct netlink_ext_ack *extack)
 {
-	struct npuep_flow *f;
+	struct npuep_flow *f, *rekeyed;
 	struct npuep_conn *c;
-	bool paired;
+	bool paired, completed;
 	int err;
 
 	if (ft->nflows >= ft->mflow_max) {
@@ -445,7 +494,7 @@ static int npuep_flow_add(struct npuep_ft *ft, const struct npuep_flow_spec *spe
 	f->ck.port = spec->key.port;
 	f->owner = owner;
 	f->bind = bind;
-	c = npuep_flow_pair(ft, f);
+	c = npuep_flow_pair(ft, f, &rekeyed, &completed);
 	if (!c) {
 		kfree(f);
 		NL_SET_ERR_MSG_MOD(extack, "fast path connection table full");
@@ -464,6 +513,8 @@ static int npuep_flow_add(struct npuep_ft *ft, const struct npuep_flow_spec *spe
 		NL_SET_ERR_MSG_MOD(extack, "coprocessor refused the connection");
 		npuep_flow_unhash(ft, f);
 		c->flow[f->dir] = NULL;
+		if (rekeyed)
+			npuep_flow_unkey(ft, rekeyed);
 		if (paired)
 			npuep_conn_unwrite(ft, c);
 		goto err_free;
@@ -471,15 +522,36 @@ static int npuep_flow_add(struct npuep_ft *ft, const struct npuep_flow_spec *spe
 	ft->st.flows_added++;
 	if (paired)
 		ft->st.paired++;
+	if (rekeyed || completed)
+		ft->st.pppoe_paired++;
 	return 0;
 
 err_unlink:
+	if (rekeyed)
+		npuep_flow_unkey(ft, rekeyed);
 	c->flow[f->dir] = NULL;
 err_free:
 	if (!paired)
 		npuep_conn_free(ft, c);
 	kfree_rcu(f, rcu);
 	return err;
+}
+
+/*
+ * A flowtable's refresh of a direction its pair completed with a session
+ * (npuep_flow_complete()) comes as the kernel gave it first: complete it
+ * again from the partner's push, so that it finds itself.
+ */
+static void npuep_flow_spec_complete(const struct npuep_flow *old,
+				     struct npuep_flow_spec *spec)
+{
+	const struct npuep_flow *p;
+
+	if (!old || old->owner != NPUEP_OWNER_FT || !old->conn)
+		return;
+	p = old->conn->flow[!old->dir];
+	if (p && p->owner == NPUEP_OWNER_FT)
+		npuep_flow_complete(&p->key, &p->rw, &spec->key, &spec->rw);
 }
 
 /**
@@ -532,8 +604,10 @@ int npuep_flow_replace(struct npuep_ft *ft, struct npuep_port *port,
 		return -EBUSY;
 	}
 
-	f = rhashtable_lookup_fast(&ft->by_key, &spec.key, npuep_flow_key_params);
 	old = npuep_flow_by_cookie(ft, cls->cookie, port->idx);
+	if (owner == NPUEP_OWNER_FT)
+		npuep_flow_spec_complete(old, &spec);
+	f = rhashtable_lookup_fast(&ft->by_key, &spec.key, npuep_flow_key_params);
 	if (old && old != f)
 		npuep_flow_remove(ft, old);
 	if (f)

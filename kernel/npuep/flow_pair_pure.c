@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * npuep flow offload: the pairing of a connection's two directions.
+ *
+ * A direction's reply arrives with the direction's rewrite applied: on its
+ * egress port, addresses and ports swapped and translated, in the tags and
+ * the PPPoE session the rewrite leaves the frame in.  That reply key is the
+ * other direction's match (npuep_flow_reply_key()).
+ *
+ * nf_flow_table gives no PPPoE match and no PPPoE pop: the direction that
+ * arrives in a session reads like one that arrives outside it, and the
+ * session id is only in the other direction's PPPOE_PUSH.  Such a
+ * direction is completed from its partner's push (npuep_flow_complete()),
+ * whichever of the two the kernel offers first.
+ *
+ * Pure C (npu_compat.h): compiled into npuep.ko and, unchanged, into the
+ * cmocka unit tests.
+ */
+#include "flow_pair.h"
+
+#define NPUEP_PAIR_VID_MASK	0x0fff
+/* Tags a frame can carry after a rewrite: two kept, two pushed. */
+#define NPUEP_PAIR_TAGS_MAX	4
+
+/* A frame's L2 encapsulation: its tags outermost first, its session. */
+struct npuep_pair_l2 {
+	u8 ntags;
+	__be16 vid[NPUEP_PAIR_TAGS_MAX];
+	bool ad[NPUEP_PAIR_TAGS_MAX];
+	__be16 sid;
+};
+
+static void npuep_pair_l2_of_key(const struct npu_mflow_key *key,
+				 struct npuep_pair_l2 *l2)
+{
+	memset(l2, 0, sizeof(*l2));
+	if (key->vlan) {
+		l2->vid[l2->ntags] = key->vlan;
+		l2->ad[l2->ntags++] = key->l2 & NPU_KEY_L2_AD;
+	}
+	if (key->vlan_inner)
+		l2->vid[l2->ntags++] = key->vlan_inner;
+	l2->sid = key->pppoe_sid;
+}
+
+/* Put a tag of @tci (VID bits kept) outside the frame's tags. */
+static void npuep_pair_l2_push(struct npuep_pair_l2 *l2, __be16 tci, bool ad)
+{
+	memmove(l2->vid + 1, l2->vid, (NPUEP_PAIR_TAGS_MAX - 1) * sizeof(l2->vid[0]));
+	memmove(l2->ad + 1, l2->ad, (NPUEP_PAIR_TAGS_MAX - 1) * sizeof(l2->ad[0]));
+	l2->vid[0] = cpu_to_be16(be16_to_cpu(tci) & NPUEP_PAIR_VID_MASK);
+	l2->ad[0] = ad;
+	l2->ntags++;
+}
+
+/* @rw's pops and pushes applied to @l2, in npu_hw.h's order. */
+static void npuep_pair_l2_rewrite(struct npuep_pair_l2 *l2,
+				  const struct npu_rewrite *rw)
+{
+	u8 pops = 0;
+
+	if (rw->flags & NPU_RW_VLAN_POP)
+		pops = rw->l2 & NPU_RW_L2_POP2 ? 2 : 1;
+	/* A pop of what the frame does not have pops nothing. */
+	if (pops > l2->ntags)
+		pops = l2->ntags;
+	l2->ntags -= pops;
+	memmove(l2->vid, l2->vid + pops, l2->ntags * sizeof(l2->vid[0]));
+	memmove(l2->ad, l2->ad + pops, l2->ntags * sizeof(l2->ad[0]));
+	if (rw->l2 & NPU_RW_L2_PPPOE_POP)
+		l2->sid = 0;
+	if (rw->l2 & NPU_RW_L2_PPPOE_PUSH)
+		l2->sid = rw->pppoe_sid;
+	if (!(rw->flags & NPU_RW_VLAN_PUSH))
+		return;
+	npuep_pair_l2_push(l2, rw->vlan_tci, rw->l2 & NPU_RW_L2_AD1);
+	if (rw->l2 & NPU_RW_L2_PUSH2)
+		npuep_pair_l2_push(l2, rw->vlan_tci2, rw->l2 & NPU_RW_L2_AD2);
+}
+
+/**
+ * npuep_flow_reply_key() - the key a direction's reply arrives with
+ * @key: the direction's match
+ * @rw: its rewrite
+ * @r: the reply's key (written whole)
+ *
+ * The reply enters on @rw's egress port, its addresses and ports those
+ * the direction sends, swapped, in the tags and the session the rewrite
+ * leaves: a pop of a tag the match does not have pops nothing.
+ *
+ * Return: false if no key holds the reply's tags (more than two, or an
+ * inner 802.1ad one): nothing pairs with the direction.
+ */
+bool npuep_flow_reply_key(const struct npu_mflow_key *key,
+			  const struct npu_rewrite *rw, struct npu_mflow_key *r)
+{
+	int alen = key->family == NPU_AF_INET6 ? 16 : 4;
+	struct npuep_pair_l2 l2;
+
+	npuep_pair_l2_of_key(key, &l2);
+	npuep_pair_l2_rewrite(&l2, rw);
+
+	memset(r, 0, sizeof(*r));
+	r->port = rw->egress_port;
+	r->family = key->family;
+	r->proto = key->proto;
+	memcpy(r->saddr, rw->flags & NPU_RW_DNAT ? rw->nat_daddr : key->daddr, alen);
+	memcpy(r->daddr, rw->flags & NPU_RW_SNAT ? rw->nat_saddr : key->saddr, alen);
+	r->sport = rw->nat_dport;
+	r->dport = rw->nat_sport;
+	r->pppoe_sid = l2.sid;
+	if (l2.ntags > 2 || (l2.ntags == 2 && l2.ad[1]))
+		return false;
+	if (l2.ntags > 0) {
+		r->vlan = l2.vid[0];
+		r->l2 = l2.ad[0] ? NPU_KEY_L2_AD : 0;
+	}
+	if (l2.ntags > 1)
+		r->vlan_inner = l2.vid[1];
+	return true;
+}
+
+/**
+ * npuep_flow_complete() - a flowtable direction's session, from its partner's push
+ * @fkey: the match of the direction that pushes a session (f)
+ * @frw: its rewrite
+ * @gkey: the match of the other direction (g), as nf_flow_table gave it
+ * @grw: its rewrite
+ *
+ * When f pushes a PPPoE session and g's match is f's reply but for the
+ * session (g keys none, pops and pushes none), g arrives in that session:
+ * @gkey takes its id and @grw pops its header after g's tag pops.  Both
+ * must be nf_flow_table's: a flower rule says its session itself.
+ *
+ * Return: whether g was completed; unchanged otherwise.
+ */
+bool npuep_flow_complete(const struct npu_mflow_key *fkey,
+			 const struct npu_rewrite *frw,
+			 struct npu_mflow_key *gkey, struct npu_rewrite *grw)
+{
+	struct npu_mflow_key r;
+
+	if (!(frw->l2 & NPU_RW_L2_PPPOE_PUSH) || gkey->pppoe_sid ||
+	    (grw->l2 & (NPU_RW_L2_PPPOE_POP | NPU_RW_L2_PPPOE_PUSH)))
+		return false;
+	if (!npuep_flow_reply_key(fkey, frw, &r))
+		return false;
+	r.pppoe_sid = 0;
+	if (memcmp(&r, gkey, sizeof(r)))
+		return false;
+	gkey->pppoe_sid = frw->pppoe_sid;
+	grw->l2 |= NPU_RW_L2_PPPOE_POP;
+	return true;
+}
