@@ -10,7 +10,9 @@
  *     (veth, generic XDP) reason is NPUFLOW_R_NONE and the port slot is
  *     derived from the ingress ifindex;
  *  2. per-CPU counters of the port slot: frames and bytes per reason;
- *  3. parse: Ethernet, up to two VLAN tags (802.1ad/802.1Q), IPv4 (options,
+ *  3. parse: Ethernet, up to two VLAN tags (802.1ad/802.1Q, keyed with
+ *     their TPID), a PPPoE session carrying IP (keyed with its session id),
+ *     IPv4 (options,
  *     fragments), IPv6 (at most NPUFLOW_IPV6_EXT_MAX extension headers),
  *     TCP, UDP, ICMP, ICMPv6.  Every read is preceded by an explicit check
  *     against data_end; header lengths read from the frame are range
@@ -55,6 +57,12 @@
 #ifndef ETH_P_8021AD
 #define ETH_P_8021AD	0x88A8
 #endif
+#ifndef ETH_P_PPP_SES
+#define ETH_P_PPP_SES	0x8864
+#endif
+#define PPP_IP		0x0021
+#define PPP_IPV6	0x0057
+#define PPPOE_VERTYPE	0x11
 #define IP_MF		0x2000
 #define IP_OFFSET	0x1fff
 #define IP6_OFFSET	0xfff8
@@ -185,6 +193,15 @@ struct vlan_hdr {
 	__be16 encap_proto;
 };
 
+/* A PPPoE session header and the PPP protocol after it (RFC 2516). */
+struct pppoe_min {
+	__u8 vertype;
+	__u8 code;
+	__be16 sid;
+	__be16 len;		/* the PPP payload's: protocol + IP packet */
+	__be16 proto;
+};
+
 struct ipv6_opt_hdr_min {
 	__u8 nexthdr;
 	__u8 hdrlen;
@@ -220,13 +237,14 @@ _Static_assert(__builtin_offsetof(struct npuflow_key, vlan_outer) == 4 &&
 	       __builtin_offsetof(struct npuflow_key, vlan_inner) == 6 &&
 	       __builtin_offsetof(struct npuflow_key, family) == 8 &&
 	       __builtin_offsetof(struct npuflow_key, proto) == 9 &&
+	       __builtin_offsetof(struct npuflow_key, pppoe_sid) == 10 &&
 	       __builtin_offsetof(struct npuflow_key, sport) == 12 &&
 	       __builtin_offsetof(struct npuflow_key, dport) == 14 &&
 	       __builtin_offsetof(struct npuflow_key, saddr) == 16 &&
 	       __builtin_offsetof(struct npuflow_key, daddr) == 32,
 	       "the key's words, as parse() writes them");
 
-/* Key word 1: family, protocol, ports (pad zero). */
+/* Key word 1: family, protocol, ports (the session id zero: parse_pppoe()). */
 static __always_inline void key_l4(union npuflow_key_w *k, __u8 family, __u8 proto,
 				   __be16 sport, __be16 dport)
 {
@@ -256,6 +274,13 @@ static __always_inline void fail(struct parsed *p, __u32 st)
 static __always_inline int vlan_proto(__be16 p)
 {
 	return p == bpf_htons(ETH_P_8021Q) || p == bpf_htons(ETH_P_8021AD);
+}
+
+/* A tag's key half: its VID, NPUFLOW_VLAN_AD for TPID 0x88a8. */
+static __always_inline __u16 vlan_key(__be16 tpid, __be16 tci)
+{
+	return (bpf_ntohs(tci) & NPUFLOW_VLAN_VID) |
+	       (tpid == bpf_htons(ETH_P_8021AD) ? NPUFLOW_VLAN_AD : 0);
 }
 
 static __always_inline int icmp_has_id(__u8 type)
@@ -476,6 +501,55 @@ trunc:
 	fail(p, NPUFLOW_S_TRUNC_L3);
 }
 
+/*
+ * A PPPoE session frame at @off: version and type 1, code 0, a session id
+ * other than 0 and 0xffff, PPP carrying IPv4 or IPv6 is parsed on, its
+ * session id in the key; discovery, LCP, IPCP and the rest are NON_IP.  A
+ * length field other than the IP packet's + 2 is MALFORMED (where the IP
+ * header is whole enough to say; a frame that ends early is TRUNC_L3).
+ */
+static __always_inline void parse_pppoe(void *data, void *end, __u32 off,
+					union npuflow_key_w *k, struct parsed *p)
+{
+	struct pppoe_min *ph = data + off;
+	__u16 sid, len;
+
+	if ((void *)(ph + 1) > end) {
+		fail(p, NPUFLOW_S_TRUNC_L2);
+		return;
+	}
+	sid = bpf_ntohs(ph->sid);
+	if (ph->vertype != PPPOE_VERTYPE || ph->code || !sid || sid == 0xffff) {
+		fail(p, NPUFLOW_S_NON_IP);
+		return;
+	}
+	len = bpf_ntohs(ph->len);
+	off += sizeof(*ph);
+	if (ph->proto == bpf_htons(PPP_IP)) {
+		struct iphdr *iph = (void *)(ph + 1);
+
+		if ((void *)(iph + 1) <= end && len != bpf_ntohs(iph->tot_len) + 2) {
+			fail(p, NPUFLOW_S_MALFORMED);
+			return;
+		}
+		parse_ipv4(data, end, off, k, p);
+	} else if (ph->proto == bpf_htons(PPP_IPV6)) {
+		struct ipv6hdr *ip6 = (void *)(ph + 1);
+
+		if ((void *)(ip6 + 1) <= end &&
+		    len != bpf_ntohs(ip6->payload_len) + sizeof(*ip6) + 2) {
+			fail(p, NPUFLOW_S_MALFORMED);
+			return;
+		}
+		parse_ipv6(data, end, off, k, p);
+	} else {
+		fail(p, NPUFLOW_S_NON_IP);
+		return;
+	}
+	if (p->stat == NPUFLOW_S_CANDIDATE)
+		k->w[1] |= KW(sid, 2, 2);
+}
+
 /* @k: the key of a candidate (p->stat NPUFLOW_S_CANDIDATE), else partly written. */
 static __always_inline void parse(void *data, void *end, __u32 ifindex,
 				  union npuflow_key_w *k, struct parsed *p)
@@ -493,14 +567,14 @@ static __always_inline void parse(void *data, void *end, __u32 ifindex,
 		vh = data + off;
 		if ((void *)(vh + 1) > end)
 			goto trunc;
-		outer = bpf_ntohs(vh->tci) & 0x0fff;
+		outer = vlan_key(proto, vh->tci);
 		proto = vh->encap_proto;
 		off += sizeof(*vh);
 		if (vlan_proto(proto)) {
 			vh = data + off;
 			if ((void *)(vh + 1) > end)
 				goto trunc;
-			inner = bpf_ntohs(vh->tci) & 0x0fff;
+			inner = vlan_key(proto, vh->tci);
 			proto = vh->encap_proto;
 			off += sizeof(*vh);
 			if (vlan_proto(proto)) {
@@ -514,6 +588,8 @@ static __always_inline void parse(void *data, void *end, __u32 ifindex,
 		parse_ipv4(data, end, off, k, p);
 	else if (proto == bpf_htons(ETH_P_IPV6))
 		parse_ipv6(data, end, off, k, p);
+	else if (proto == bpf_htons(ETH_P_PPP_SES))
+		parse_pppoe(data, end, off, k, p);
 	else
 		fail(p, NPUFLOW_S_NON_IP);
 	return;

@@ -41,20 +41,27 @@
  * TCP/UDP: the ports.  ICMP/ICMPv6 (as conntrack keys them): sport is the
  * echo/query identifier (0 for error messages), dport is type << 8 | code,
  * both network order.  Other protocols: ports zero.  VLANs: the 12-bit VID
- * of the outer and inner tag (0 when absent).
+ * of the outer and inner tag (0 when absent), NPUFLOW_VLAN_AD set when the
+ * tag's TPID is 0x88a8 (802.1ad), clear for 0x8100.  PPPoE: the session id
+ * of a session frame (0x8864) that carries IPv4 or IPv6, 0 for a frame
+ * outside a session.
  */
 struct npuflow_key {
 	__u32 ifindex;		/* ingress netdev */
-	__u16 vlan_outer;	/* VID of the outer tag (802.1ad or 802.1Q), 0 = none */
-	__u16 vlan_inner;	/* VID of the inner tag (Q-in-Q), 0 = none */
+	__u16 vlan_outer;	/* VID of the outer tag | NPUFLOW_VLAN_AD, 0 = none */
+	__u16 vlan_inner;	/* VID of the inner tag (Q-in-Q) | NPUFLOW_VLAN_AD, 0 = none */
 	__u8 family;		/* AF_INET (2) or AF_INET6 (10) */
 	__u8 proto;		/* IPPROTO_* of the L4 header */
-	__u16 pad;		/* zero */
+	__u16 pppoe_sid;	/* PPPoE session id, 0 = none */
 	__be16 sport;
 	__be16 dport;
 	__u8 saddr[16];		/* bytes as on the wire (bpftool prints them readably) */
 	__u8 daddr[16];
 };
+
+/* struct npuflow_key.vlan_outer, vlan_inner: the tag's TPID is 0x88a8 */
+#define NPUFLOW_VLAN_AD		0x8000
+#define NPUFLOW_VLAN_VID	0x0fff
 
 /* 48 bytes, no holes. */
 struct npuflow_cand {

@@ -130,16 +130,35 @@ int npuflow_fmt_endpoint(const struct npuflow_key *k, int dst, char *buf, size_t
 	return snprintf(buf, len, "%s:%u", a, port);
 }
 
+/* A tag's half of the key: "100", or "ad100" for 802.1ad. */
+static int fmt_tag(uint16_t v, char *buf, size_t len)
+{
+	return snprintf(buf, len, "%s%u", v & NPUFLOW_VLAN_AD ? "ad" : "",
+			v & NPUFLOW_VLAN_VID);
+}
+
+int npuflow_fmt_tags(const struct npuflow_key *k, char *buf, size_t len)
+{
+	char o[8] = "", i[8] = "", s[8] = "";
+
+	if (k->vlan_outer)
+		fmt_tag(k->vlan_outer, o, sizeof(o));
+	if (k->vlan_inner)
+		fmt_tag(k->vlan_inner, i, sizeof(i));
+	if (k->pppoe_sid)
+		snprintf(s, sizeof(s), "%u", k->pppoe_sid);
+	return snprintf(buf, len, "%s%s%s%s%s", o, *i ? "." : "", i,
+			!*s ? "" : *o ? ":s" : "s", s);
+}
+
 int npuflow_fmt_key(const struct npuflow_key *k, char *buf, size_t len)
 {
-	char s[96], d[96], vlan[24] = "", pb[8];
+	char s[96], d[96], tags[24], vlan[32] = "", pb[8];
 
 	npuflow_fmt_endpoint(k, 0, s, sizeof(s));
 	npuflow_fmt_endpoint(k, 1, d, sizeof(d));
-	if (k->vlan_inner)
-		snprintf(vlan, sizeof(vlan), " vlan %u.%u", k->vlan_outer, k->vlan_inner);
-	else if (k->vlan_outer)
-		snprintf(vlan, sizeof(vlan), " vlan %u", k->vlan_outer);
+	if (npuflow_fmt_tags(k, tags, sizeof(tags)) > 0)
+		snprintf(vlan, sizeof(vlan), " vlan %s", tags);
 	return snprintf(buf, len, "if %u%s %s %s > %s", k->ifindex, vlan,
 			npuflow_proto_name(k->proto, pb, sizeof(pb)), s, d);
 }
@@ -222,15 +241,11 @@ void npuflow_print_cand(FILE *f, const struct npuflow_row *r, const char *ifname
 {
 	const struct npuflow_key *k = &r->key;
 	const struct npuflow_cand *v = &r->val;
-	char s[96], d[96], vlan[16], pb[8], fl[9], port[8], conn[16], idle[24];
+	char s[96], d[96], vlan[24], pb[8], fl[9], port[8], conn[16], idle[24];
 
 	npuflow_fmt_endpoint(k, 0, s, sizeof(s));
 	npuflow_fmt_endpoint(k, 1, d, sizeof(d));
-	if (k->vlan_inner)
-		snprintf(vlan, sizeof(vlan), "%u.%u", k->vlan_outer, k->vlan_inner);
-	else if (k->vlan_outer)
-		snprintf(vlan, sizeof(vlan), "%u", k->vlan_outer);
-	else
+	if (npuflow_fmt_tags(k, vlan, sizeof(vlan)) <= 0)
 		snprintf(vlan, sizeof(vlan), "-");
 	if (v->port == NPUFLOW_PORT_NONE)
 		snprintf(port, sizeof(port), "-");

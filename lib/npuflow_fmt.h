@@ -73,10 +73,22 @@ int npuflow_fmt_addr(unsigned int family, const __u8 addr[16], char *buf, size_t
 int npuflow_fmt_endpoint(const struct npuflow_key *k, int dst, char *buf, size_t len);
 
 /**
+ * npuflow_fmt_tags - a key's VLAN tags and PPPoE session, short
+ * @k: the key
+ * @buf: where to write: "100", "100.200", "ad100.200" (an 802.1ad tag's VID
+ *       after "ad"), then ":s5" for session 5 ("s5" untagged); "" when
+ *       untagged outside a session
+ * @len: @buf's size
+ *
+ * Return: what snprintf() returns.
+ */
+int npuflow_fmt_tags(const struct npuflow_key *k, char *buf, size_t len);
+
+/**
  * npuflow_fmt_key - a key on one line
  * @k: the key
  * @buf: where to write: "if 3 vlan 100.200 tcp 10.0.0.1:1 > 10.0.0.2:80"
- *       (no vlan part when untagged)
+ *       (no vlan part when untagged; npuflow_fmt_tags()'s form)
  * @len: @buf's size
  *
  * Return: what snprintf() returns.

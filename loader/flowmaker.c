@@ -90,7 +90,7 @@ void fm_ct_key(struct npuflow_key *out, const struct npuflow_key *t, uint32_t zo
 	out->ifindex = 0;
 	out->vlan_outer = (uint16_t)zone;
 	out->vlan_inner = 0;
-	out->pad = 0;
+	out->pppoe_sid = 0;
 }
 
 /* 48 bytes: six words, multiply-xorshift. */

@@ -260,7 +260,8 @@ uint32_t fmd_egress(struct fmd *d, const struct npuflow_key *k, const uint8_t *o
 	struct nls_route r;
 
 	memset(eg, 0, sizeof(*eg));
-	if (k->vlan_inner)
+	/* two tags, a PPPoE session: not resolved here */
+	if (k->vlan_inner || k->pppoe_sid)
 		return FM_EG_VLAN;
 	if (k->vlan_outer) {
 		vlans_fresh(d, now);

@@ -106,7 +106,7 @@ static void prove_forwarded(const struct fmd *d, struct fm_lookup *l)
 		tcfl_out_key(l->key, dir, &out);
 		out.ifindex = l->out_ifindex[dir];
 		out.vlan_outer = out.vlan_inner = 0;
-		out.pad = 0;
+		out.pppoe_sid = 0;
 		if (d->fwd_fd < 0 || bpf_map_lookup_elem(d->fwd_fd, &out, &t) ||
 		    t < d->ruleset_ns)
 			l->eg_flags[dir] |= FM_EG_UNPROVEN;

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * pktgen.h - craft Ethernet frames for the classifier tests and the
- * benchmark: VLAN tags, IPv4 (options, fragments), IPv6 (extension header
- * chains), TCP, UDP, ICMP, ICMPv6, with consistent lengths.  Tests then
+ * benchmark: VLAN tags, a PPPoE session, IPv4 (options, fragments), IPv6
+ * (extension header chains), TCP, UDP, ICMP, ICMPv6, with consistent
+ * lengths.  Tests then
  * break single fields through the offsets returned in struct frame.
  */
 #ifndef _NPUFLOW_PKTGEN_H
@@ -18,6 +19,8 @@
 #define ETH_P_ARP_	0x0806
 #define ETH_P_8021Q_	0x8100
 #define ETH_P_8021AD_	0x88a8
+#define ETH_P_PPP_SES_	0x8864
+#define PPPOE_HLEN_	8		/* session header and PPP protocol */
 
 struct fspec {
 	int nvlan;			/* 0..3 tags */
@@ -37,12 +40,14 @@ struct fspec {
 	int next_n;
 	uint16_t frag6;			/* IPv6 fragment header: offset<<3 | M */
 	int payload;			/* L4 payload bytes */
+	uint16_t pppoe_sid;		/* in this PPPoE session, 0: none */
+	uint16_t ppp_proto;		/* its PPP protocol, 0: the family's */
 };
 
 struct frame {
 	uint8_t b[2048];
 	size_t len;
-	size_t l3, l4;			/* offsets */
+	size_t l3, l4;			/* offsets (a session's header: l3 - 8) */
 };
 
 static inline void put16(uint8_t *p, uint16_t v)
@@ -72,7 +77,16 @@ static inline size_t frame_build(const struct fspec *s, struct frame *f)
 		off += 4;
 	}
 	et = s->family == 4 ? ETH_P_IP_ : s->family == 6 ? ETH_P_IPV6_ : s->ethertype;
-	put16(p + off, et);
+	if (s->pppoe_sid) {
+		put16(p + off, ETH_P_PPP_SES_);
+		p[off + 2] = 0x11;			/* version 1, type 1; code 0 */
+		put16(p + off + 4, s->pppoe_sid);
+		put16(p + off + 8, s->ppp_proto ? s->ppp_proto :
+			       s->family == 4 ? 0x0021 : 0x0057);
+		off += PPPOE_HLEN_;
+	} else {
+		put16(p + off, et);
+	}
 	off += 2;
 	f->l3 = off;
 
@@ -80,7 +94,7 @@ static inline size_t frame_build(const struct fspec *s, struct frame *f)
 		memset(p + off, 0xab, 28);		/* e.g. an ARP body */
 		f->len = off + 28;
 		f->l4 = f->len;
-		return f->len;
+		goto done;
 	}
 
 	/* L4 first, at its offset, then the IP header around it. */
@@ -174,6 +188,9 @@ static inline size_t frame_build(const struct fspec *s, struct frame *f)
 		}
 	}
 	f->len = f->l4 + l4len;
+done:
+	if (s->pppoe_sid)		/* the PPP payload: protocol and packet */
+		put16(p + f->l3 - 4, f->len - f->l3 + 2);
 	return f->len;
 }
 

@@ -253,11 +253,17 @@ static struct npuflow_key key_of(const struct fspec *s)
 	int i;
 
 	for (i = 0; i < s->nvlan && i < 2; i++) {
+		/* pktgen's TPIDs: 802.1ad outside another tag unless given */
+		uint16_t tpid = s->tpid[i] ? s->tpid[i] :
+				(i == 0 && s->nvlan > 1 ? ETH_P_8021AD_ : ETH_P_8021Q_);
+		uint16_t v = s->vid[i] | (tpid == ETH_P_8021AD_ ? NPUFLOW_VLAN_AD : 0);
+
 		if (i == 0)
-			k.vlan_outer = s->vid[0];
+			k.vlan_outer = v;
 		else
-			k.vlan_inner = s->vid[1];
+			k.vlan_inner = v;
 	}
+	k.pppoe_sid = s->pppoe_sid;
 	k.family = s->family == 4 ? 2 : 10;
 	k.proto = s->proto;
 	inet_pton(s->family == 4 ? AF_INET : AF_INET6, s->src, k.saddr);
@@ -714,6 +720,121 @@ static int t_vlan_triple(void)
 	return not_cand(f.b, f.len, NPUFLOW_S_VLAN_DEPTH, -1);
 }
 
+/* 802.1ad alone, and inside an 802.1Q tag: the TPID in the key. */
+static int t_vlan_8021ad(void)
+{
+	struct fspec s = v4tcp();
+
+	s.nvlan = 1;
+	s.tpid[0] = ETH_P_8021AD_;
+	s.vid[0] = 100;
+	TRY(one_frame(&s, NPUFLOW_R_FLOW_MISS, 3, 0, -1, -1));
+	reset_maps();
+	s.nvlan = 2;
+	s.tpid[0] = ETH_P_8021Q_;
+	s.tpid[1] = ETH_P_8021AD_;
+	s.vid[1] = 200;
+	return one_frame(&s, NPUFLOW_R_FLOW_MISS, 3, 0, -1, -1);
+}
+
+/* IPv4 and IPv6 in PPPoE sessions: the session id in the key. */
+static int t_pppoe(void)
+{
+	struct fspec s4 = v4tcp(), s6 = v6tcp();
+
+	s4.pppoe_sid = 5;
+	TRY(one_frame(&s4, NPUFLOW_R_FLOW_MISS, 3, 0, -1, -1));
+	reset_maps();
+	s6.pppoe_sid = 0xfffe;
+	return one_frame(&s6, NPUFLOW_R_FLOW_MISS, 3, 0, -1, -1);
+}
+
+/* Sessions inside VLAN 7, and inside 802.1ad 100 + 802.1Q 200. */
+static int t_pppoe_vlan(void)
+{
+	struct fspec s = v4tcp();
+
+	s.pppoe_sid = 1;
+	s.nvlan = 1;
+	s.vid[0] = 7;
+	TRY(one_frame(&s, NPUFLOW_R_FLOW_MISS, 3, 0, -1, -1));
+	reset_maps();
+	s = v6tcp();
+	s.pppoe_sid = 0x1234;
+	s.nvlan = 2;
+	s.vid[0] = 100;
+	s.vid[1] = 200;
+	return one_frame(&s, NPUFLOW_R_FLOW_MISS, 3, 0, -1, -1);
+}
+
+/*
+ * Session frames that carry no IP, or are not a session's data: discovery,
+ * LCP, IPCP, IPV6CP, another version, type or code, sessions 0 and 0xffff.
+ */
+static int t_pppoe_not_ip(void)
+{
+	struct fspec s = v4tcp(), lcp = { .family = 0, .pppoe_sid = 5, .ppp_proto = 0xc021 };
+	struct frame f;
+	int n = 0;
+
+#define NOT_IP(spec, mutate) do {							frame_build(&(spec), &f);						mutate;									reset_maps();								snprintf(casemsg, sizeof(casemsg), "case %d (%s): ", n, #mutate); 		TRY(not_cand(f.b, f.len, NPUFLOW_S_NON_IP, -1));			n++;								} while (0)
+
+	s.pppoe_sid = 5;
+	NOT_IP(lcp, (void)0);						/* LCP echo */
+	NOT_IP(lcp, put16(f.b + f.l3 - 2, 0x8021));			/* IPCP */
+	NOT_IP(lcp, put16(f.b + f.l3 - 2, 0x8057));			/* IPV6CP */
+	NOT_IP(s, put16(f.b + f.l3 - 10, 0x8863));			/* discovery */
+	NOT_IP(s, f.b[f.l3 - 8] = 0x12);				/* type 2 */
+	NOT_IP(s, f.b[f.l3 - 8] = 0x21);				/* version 2 */
+	NOT_IP(s, f.b[f.l3 - 7] = 0x09);				/* code: PADI */
+	NOT_IP(s, put16(f.b + f.l3 - 6, 0));				/* session 0 */
+	NOT_IP(s, put16(f.b + f.l3 - 6, 0xffff));			/* session 0xffff */
+	casemsg[0] = '\0';
+#undef NOT_IP
+	return 0;
+}
+
+/* A session's length field other than the IP packet's + 2: malformed. */
+static int t_pppoe_length(void)
+{
+	struct fspec s4 = v4tcp(), s6 = v6tcp();
+	struct frame f;
+	int n = 0;
+
+#define BADLEN(spec, delta, stat) do {							frame_build(&(spec), &f);						put16(f.b + f.l3 - 4, f.len - f.l3 + 2 + (delta));			reset_maps();								snprintf(casemsg, sizeof(casemsg), "case %d (%s %d): ", n, #spec, delta); 		TRY(not_cand(f.b, f.len, (stat), -1));					n++;								} while (0)
+
+	s4.pppoe_sid = 5;
+	s6.pppoe_sid = 5;
+	BADLEN(s4, 1, NPUFLOW_S_MALFORMED);
+	BADLEN(s4, -1, NPUFLOW_S_MALFORMED);
+	BADLEN(s4, -2, NPUFLOW_S_MALFORMED);	/* the IP packet's own length */
+	BADLEN(s4, 1000, NPUFLOW_S_MALFORMED);	/* past the frame */
+	BADLEN(s6, 1, NPUFLOW_S_MALFORMED);
+	BADLEN(s6, -42, NPUFLOW_S_MALFORMED);	/* IPv6's payload length */
+	casemsg[0] = '\0';
+#undef BADLEN
+	/* an IPv4 packet the session says is IPv6 */
+	frame_build(&s4, &f);
+	put16(f.b + f.l3 - 2, 0x0057);
+	reset_maps();
+	TRY(not_cand(f.b, f.len, NPUFLOW_S_MALFORMED, -1));
+	/* padding after the IP packet (a short frame) is fine */
+	{
+		struct fspec sp = v4tcp();
+		struct frame g;
+		struct npuflow_meta m = mkmeta(NPUFLOW_R_FLOW_MISS, 3, NPUFLOW_CONN_NONE);
+		struct npuflow_row rows[2];
+
+		sp.pppoe_sid = 5;
+		frame_build(&sp, &g);
+		memset(g.b + g.len, 0, 6);
+		TRY(run(g.b, g.len + 6, &m));
+		CHECK(read_cands(rows, 2) == 1, "a padded session frame is a candidate");
+		CHECK(rows[0].key.pppoe_sid == 5, "session %u, want 5", rows[0].key.pppoe_sid);
+	}
+	return 0;
+}
+
 static int t_non_ip(void)
 {
 	struct fspec s = { .family = 0, .ethertype = ETH_P_ARP_ };
@@ -780,6 +901,8 @@ static int trunc_sweep(const struct fspec *s)
 				put16(g.b + g.l3 + 2, cut - g.l3);
 			else
 				put16(g.b + g.l3 + 4, cut - g.l3 - 40);
+			if (s->pppoe_sid)	/* the session's length agrees */
+				put16(g.b + g.l3 - 4, cut - g.l3 + 2);
 			TRY(run(g.b, cut, &m));
 			e.frames++;
 			e.bytes += cut;
@@ -826,6 +949,22 @@ static int t_trunc_v4_udp_vlan(void)
 			   .dst = "10.0.0.2", .sport = 1, .dport = 2, .payload = 4,
 			   .nvlan = 2, .vid = { 10, 20 }, .ip_opt_len = 8 };
 
+	return trunc_sweep(&s);
+}
+
+static int t_trunc_pppoe_vlan(void)
+{
+	struct fspec s = v4tcp();
+
+	s.pppoe_sid = 5;
+	s.nvlan = 1;
+	s.vid[0] = 7;
+	s.payload = 6;
+	TRY(trunc_sweep(&s));
+	reset_maps();
+	s = v6tcp();
+	s.pppoe_sid = 5;
+	s.payload = 4;
 	return trunc_sweep(&s);
 }
 
@@ -1563,11 +1702,17 @@ static const struct test tests[] = {
 	{ "vlan_qinq_8021ad", t_vlan_double },
 	{ "vlan_double_8021q", t_vlan_double_8021q },
 	{ "vlan_three_tags", t_vlan_triple },
+	{ "vlan_8021ad_tpid_in_key", t_vlan_8021ad },
+	{ "pppoe_session_ipv4_ipv6", t_pppoe },
+	{ "pppoe_session_in_vlan_and_qinq", t_pppoe_vlan },
+	{ "pppoe_not_ip", t_pppoe_not_ip },
+	{ "pppoe_length_field", t_pppoe_length },
 	{ "non_ip", t_non_ip },
 	{ "other_l4", t_other_l4 },
 	{ "truncated_ipv4_tcp_every_byte", t_trunc_v4_tcp },
 	{ "truncated_ipv4_udp_qinq_options_every_byte", t_trunc_v4_udp_vlan },
 	{ "truncated_ipv6_tcp_vlan_exthdr_every_byte", t_trunc_v6_tcp_ext },
+	{ "truncated_pppoe_every_byte", t_trunc_pppoe_vlan },
 	{ "truncated_icmp", t_trunc_icmp },
 	{ "malformed", t_malformed },
 	{ "no_metadata", t_no_meta },

@@ -83,6 +83,18 @@ static void cand_shape(void **state)
 	assert_string_equal(str(o, "daddr"), "ff02::fb");
 	assert_int_equal(u64(o, "family"), 10);
 	json_object_put(o);
+
+	/* 802.1ad 100 + 802.1Q 200, PPPoE session 5: VIDs, the TPID, the session */
+	r.key.vlan_outer = 100 | NPUFLOW_VLAN_AD;
+	r.key.vlan_inner = 200;
+	r.key.pppoe_sid = 5;
+	o = npuctl_cand_json(&r, "ra");
+	assert_int_equal(u64(o, "vlan_outer"), 100);
+	assert_int_equal(u64(o, "vlan_inner"), 200);
+	assert_true(json_object_get_boolean(json_object_object_get(o, "vlan_outer_ad")));
+	assert_null(json_object_object_get(o, "vlan_inner_ad"));
+	assert_int_equal(u64(o, "pppoe_sid"), 5);
+	json_object_put(o);
 }
 
 /* A name with every character JSON must escape reads back as it was. */

@@ -32,6 +32,25 @@ static void key_v4(void **state)
 	k.vlan_inner = 7;
 	npuflow_fmt_key(&k, b, sizeof(b));
 	assert_string_equal(b, "if 3 vlan 100.7 tcp 10.0.0.1:40000 > 192.0.2.9:80");
+	/* 802.1ad tags and a PPPoE session */
+	k.vlan_outer = 100 | NPUFLOW_VLAN_AD;
+	k.vlan_inner = 200;
+	k.pppoe_sid = 5;
+	npuflow_fmt_key(&k, b, sizeof(b));
+	assert_string_equal(b, "if 3 vlan ad100.200:s5 tcp 10.0.0.1:40000 > 192.0.2.9:80");
+	k.vlan_outer = 4094 | NPUFLOW_VLAN_AD;
+	k.vlan_inner = 4094 | NPUFLOW_VLAN_AD;
+	k.pppoe_sid = 65534;
+	npuflow_fmt_key(&k, b, sizeof(b));
+	assert_string_equal(b, "if 3 vlan ad4094.ad4094:s65534 tcp 10.0.0.1:40000 > "
+			    "192.0.2.9:80");
+	k.vlan_outer = k.vlan_inner = 0;
+	k.pppoe_sid = 5;
+	npuflow_fmt_key(&k, b, sizeof(b));
+	assert_string_equal(b, "if 3 vlan s5 tcp 10.0.0.1:40000 > 192.0.2.9:80");
+	k.vlan_outer = 100;
+	k.vlan_inner = 7;
+	k.pppoe_sid = 0;
 	/* truncation is safe */
 	npuflow_fmt_key(&k, b, 10);
 	assert_int_equal(strlen(b), 9);

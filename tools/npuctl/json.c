@@ -77,8 +77,14 @@ struct json_object *npuctl_cand_json(const struct npuflow_row *r, const char *if
 	npuflow_fmt_addr(k->family, k->daddr, d, sizeof(d));
 	put_u64(&j, "ifindex", k->ifindex);
 	put_str(&j, "ifname", ifname);
-	put_u64(&j, "vlan_outer", k->vlan_outer);
-	put_u64(&j, "vlan_inner", k->vlan_inner);
+	put_u64(&j, "vlan_outer", k->vlan_outer & NPUFLOW_VLAN_VID);
+	put_u64(&j, "vlan_inner", k->vlan_inner & NPUFLOW_VLAN_VID);
+	if (k->vlan_outer & NPUFLOW_VLAN_AD)
+		put_bool(&j, "vlan_outer_ad", 1);
+	if (k->vlan_inner & NPUFLOW_VLAN_AD)
+		put_bool(&j, "vlan_inner_ad", 1);
+	if (k->pppoe_sid)
+		put_u64(&j, "pppoe_sid", k->pppoe_sid);
 	put_u64(&j, "family", k->family);
 	put_u64(&j, "proto", k->proto);
 	put_str(&j, "saddr", s);
@@ -149,7 +155,7 @@ static struct json_object *dir_json(const struct npuctl_flow *f, int dir)
 	inet_ntop(af, k->daddr, d, sizeof(d));
 	put_str(&j, "in", f->in[dir]);
 	put_str(&j, "out", f->out[dir]);
-	put_u64(&j, "vlan", k->vlan_outer);
+	put_u64(&j, "vlan", k->vlan_outer & NPUFLOW_VLAN_VID);
 	put_u64(&j, "out_vlan", f->c->out_vid[dir]);
 	put_str(&j, "src", s);
 	put_u64(&j, "sport", ntohs(k->sport));

@@ -13,7 +13,9 @@
 
 /*
  * npuctl_cand_json - one candidate as an object: ifindex, ifname (@ifname),
- * vlan_outer, vlan_inner, family (2 or 10), proto, saddr, daddr, sport,
+ * vlan_outer, vlan_inner (VIDs; vlan_outer_ad, vlan_inner_ad true only for
+ * an 802.1ad tag), pppoe_sid (only in a session), family (2 or 10), proto,
+ * saddr, daddr, sport,
  * dport (host order), frames, bytes, first_ns, last_ns, tcp_flags,
  * reason (a punt reason's name), port (panel number, -1 none), conn (the
  * hardware connection index, -1 none), flags (NPUFLOW_CF_*).  The caller
