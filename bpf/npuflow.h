@@ -268,7 +268,8 @@ struct npuflow_event {
 #define NPUFLOW_FR_CONFLICT		14	/* a direction already belongs to another connection */
 #define NPUFLOW_FR_VLAN			15	/* tagged as npuflowd does not write: Q-in-Q, 802.1ad,
 						 * no 802.1Q device of the host for the tag */
-#define NPUFLOW_FR_SLOTS		16
+#define NPUFLOW_FR_PPPOE		16	/* a PPPoE session npuflowd cannot resolve */
+#define NPUFLOW_FR_SLOTS		17
 
 #define NPUFLOW_CONN_F_NAT	0x01	/* addresses or ports translated */
 #define NPUFLOW_CONN_F_ROUTED	0x02	/* TTL/hop limit decremented (routed, not bridged) */
@@ -417,6 +418,6 @@ _Static_assert(sizeof(struct npuflow_event) == 88, "npuflow_event: no holes");
 _Static_assert(NPUFLOW_S_MAX <= NPUFLOW_S_SLOTS, "stat slots");
 _Static_assert(sizeof(struct npuflow_conn) == 304, "npuflow_conn: no holes");
 _Static_assert(NPUFLOW_FM_MAX <= NPUFLOW_FM_SLOTS, "fm stat slots");
-_Static_assert(sizeof(struct npuflow_fmstats) == 8 * (48 + 16 + 8 + 2), "npuflow_fmstats");
+_Static_assert(sizeof(struct npuflow_fmstats) == 8 * (48 + 17 + 8 + 2), "npuflow_fmstats");
 
 #endif /* _NPUFLOW_H */

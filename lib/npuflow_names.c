@@ -22,7 +22,7 @@ const char *fm_reason_name(unsigned int r)
 	static const char *const n[NPUFLOW_FR_SLOTS] = {
 		"none", "no_ct", "not_established", "helper", "seqadj", "ipsec", "shaping",
 		"foreign_egress", "no_route", "no_neigh", "local", "proto", "table_full",
-		"hw_error", "conflict", "vlan",
+		"hw_error", "conflict", "vlan", "pppoe",
 	};
 
 	return r < NPUFLOW_FR_SLOTS ? n[r] : "?";

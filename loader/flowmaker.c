@@ -663,6 +663,9 @@ enum fm_action fm_lookup_done(struct fm *fm, uint32_t id, const struct fm_lookup
 			return refuse(fm, e, NPUFLOW_FR_SHAPING, 1, now);
 		if (g & FM_EG_VLAN)
 			return refuse(fm, e, NPUFLOW_FR_VLAN, 1, now);
+		/* retried: a session comes up, or its peer's lookup resolves it */
+		if (g & FM_EG_PPPOE)
+			return refuse(fm, e, NPUFLOW_FR_PPPOE, 0, now);
 	}
 	for (d = 0; d < 2; d++)
 		if (l->eg_flags[d] & FM_EG_NO_NEIGH)

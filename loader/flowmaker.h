@@ -128,6 +128,7 @@ enum fm_action {
 #define FM_EG_VLAN	0x20	/* tagged as npuflowd does not write (Q-in-Q, no 802.1Q device) */
 #define FM_EG_UNPROVEN	0x40	/* the host has forwarded none of its frames since the last
 				 * ruleset change (or ever): the firewall may drop it */
+#define FM_EG_PPPOE	0x80	/* in or out of a PPPoE session npuflowd cannot resolve */
 
 /* Conntrack facts. */
 #define FM_CT_FOUND		0x01

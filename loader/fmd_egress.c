@@ -260,9 +260,11 @@ uint32_t fmd_egress(struct fmd *d, const struct npuflow_key *k, const uint8_t *o
 	struct nls_route r;
 
 	memset(eg, 0, sizeof(*eg));
-	/* two tags, a PPPoE session: not resolved here */
-	if (k->vlan_inner || k->pppoe_sid)
+	if (k->vlan_inner)
 		return FM_EG_VLAN;
+	/* a session's frames: not resolved here */
+	if (k->pppoe_sid)
+		return FM_EG_PPPOE;
 	if (k->vlan_outer) {
 		vlans_fresh(d, now);
 		vi = vlan_on(d, k->ifindex, k->vlan_outer);

@@ -76,6 +76,7 @@ static const char *egress_why(uint32_t rc)
 	       rc == FM_EG_SHAPED ? "its egress cannot be made any more: a shaped port" :
 	       rc == FM_EG_LOCAL ? "its egress cannot be made any more: the host's own" :
 	       rc == FM_EG_VLAN ? "its egress cannot be made any more: a tag not written" :
+	       rc == FM_EG_PPPOE ? "its egress cannot be made any more: its PPPoE session" :
 	       "its egress cannot be made any more";
 }
 

@@ -322,6 +322,31 @@ static void test_refusals(void **st)
 	fm_free(fm);
 }
 
+/* A session npuflowd cannot resolve: refused pppoe, retried like no_route. */
+static void test_refuse_pppoe(void **st)
+{
+	struct fm *fm = new_fm(64);
+	struct fm_lookup l = lk_ok(0);
+	struct npuflow_key k = korig(0);
+	uint32_t id;
+	int d;
+
+	(void)st;
+	for (d = 0; d < 2; d++) {
+		l.eg_flags[0] = d ? 0 : FM_EG_PPPOE;
+		l.eg_flags[1] = d ? FM_EG_PPPOE | FM_EG_NO_NEIGH : 0;
+		assert_int_equal(fm_candidate(fm, &k, 16, 0, 1, 0, 100, &id), FM_A_LOOKUP);
+		assert_int_equal(fm_lookup_done(fm, id, &l, 100), FM_A_REFUSE);
+		assert_int_equal(fm->e[id].rec.reason, NPUFLOW_FR_PPPOE);
+		assert_int_equal(fm->e[id].rec.until_ns, 100 + FM_RETRY_NS_DEFAULT);
+		k = korig(1);
+		l = lk_ok(1);
+	}
+	assert_int_equal(fm->refused[NPUFLOW_FR_PPPOE], 2);
+	assert_string_equal(fm_reason_name(NPUFLOW_FR_PPPOE), "pppoe");
+	fm_free(fm);
+}
+
 /*
  * A direction the host has not forwarded since the last ruleset change
  * (FM_EG_UNPROVEN: its frames may be dropped by the new ruleset, though
@@ -1828,6 +1853,7 @@ int main(void)
 		cmocka_unit_test(test_made_from_reply_and_nat),
 		cmocka_unit_test(test_ct_match_after_gap),
 		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_refuse_pppoe),
 		cmocka_unit_test(test_unproven),
 		cmocka_unit_test(test_nexthop_kept),
 		cmocka_unit_test(test_table_full),

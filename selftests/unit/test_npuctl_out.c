@@ -274,6 +274,7 @@ static struct npuctl_status status(void)
 	s.st.stat[NPUFLOW_FM_RESCAN_LOST] = 17;
 	s.st.refused[NPUFLOW_FR_NO_CT] = 4;
 	s.st.refused[NPUFLOW_FR_VLAN] = 2;
+	s.st.refused[NPUFLOW_FR_PPPOE] = 3;
 	return s;
 }
 
@@ -308,6 +309,7 @@ static void status_fields(void **state)
 		assert_true(json_object_object_get_ex(get(o, "counters"), fm_stat_name(i), NULL));
 	assert_int_equal(u64(o, "refused.no_ct"), 4);
 	assert_int_equal(u64(o, "refused.vlan"), 2);
+	assert_int_equal(u64(o, "refused.pppoe"), 3);
 	assert_false(json_object_object_get_ex(get(o, "refused"), "none", NULL));
 	assert_int_equal(length(get(o, "refused")), NPUFLOW_FR_SLOTS - 1);
 	json_object_put(o);
@@ -507,6 +509,7 @@ static void prom_status_lines(void **state)
 	has_line(buf, "# TYPE npuflow_refusals_total counter");
 	has_line(buf, "npuflow_refusals_total{reason=\"no_ct\"} 4");
 	has_line(buf, "npuflow_refusals_total{reason=\"vlan\"} 2");
+	has_line(buf, "npuflow_refusals_total{reason=\"pppoe\"} 3");
 	assert_null(strstr(buf, "reason=\"none\""));
 	has_line(buf, "npuflow_flowmaker_made_total 9");
 	has_line(buf, "npuflow_flowmaker_lookups_total 12");
