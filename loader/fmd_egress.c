@@ -100,7 +100,7 @@ static void vlans_ask(struct fmd *d, uint64_t now)
 	uint8_t shaped[FMD_VLANS_MAX];
 	int i, n;
 
-	n = nls_vlans_get(&d->rt, v, FMD_VLANS_MAX);
+	n = nls_vlans_get(&d->rt, v, FMD_VLANS_MAX, 0);
 	n = n > 0 ? n : 0;
 	for (i = 0; i < n; i++)
 		shaped[i] = fmd_port_of(d, v[i].lower) >= 0 &&

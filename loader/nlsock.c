@@ -457,6 +457,7 @@ static void route_end(const void *hdr, void *ctx);
 static int rule_attr(const struct nlattr *a, void *ctx);
 static int neigh_head(const void *hdr, void *ctx);
 static int neigh_attr(const struct nlattr *a, void *ctx);
+static int link_head(const void *hdr, void *ctx);
 static int link_attr(const struct nlattr *a, void *ctx);
 static int qdisc_head(const void *hdr, void *ctx);
 static int qdisc_attr(const struct nlattr *a, void *ctx);
@@ -470,7 +471,7 @@ static const struct answer_kind answers[] = {
 	/* struct neigh_ctx: the entry's state and MAC; got */
 	[A_NEIGH] = { RTM_NEWNEIGH, sizeof(struct ndmsg), neigh_head, neigh_attr, NULL },
 	/* struct nls_link */
-	[A_LINK] = { RTM_NEWLINK, sizeof(struct ifinfomsg), NULL, link_attr, NULL },
+	[A_LINK] = { RTM_NEWLINK, sizeof(struct ifinfomsg), link_head, link_attr, NULL },
 	/* struct qd_ctx: whether a qdisc of its device shapes */
 	[A_QDISC] = { RTM_NEWQDISC, sizeof(struct tcmsg), qdisc_head, qdisc_attr, NULL },
 };
@@ -838,6 +839,16 @@ static int link_info(const struct nlattr *a, struct nls_link *l)
 	return 0;
 }
 
+/* The link's type (ARPHRD_*), from its fixed header.  Always read on. */
+static int link_head(const void *hdr, void *ctx)
+{
+	const struct ifinfomsg *ifi = hdr;
+	struct nls_link *l = ctx;
+
+	l->type = ifi->ifi_type;
+	return 1;
+}
+
 static int link_attr(const struct nlattr *a, void *ctx)
 {
 	struct nls_link *l = ctx;
@@ -884,10 +895,11 @@ int nls_link_get(struct nlsock *s, uint32_t ifindex, struct nls_link *out)
 	return talk(s, nlh, A_LINK, out);
 }
 
-/* The dump's 802.1Q devices, into the caller's array. */
+/* The dump's VLAN devices, into the caller's array: 802.1ad ones with @ad. */
 struct vlans_ctx {
 	struct nls_vlan *v;
 	int n, max;
+	int ad;
 };
 
 static int vlans_cb(const struct nlmsghdr *nlh, void *data)
@@ -901,7 +913,8 @@ static int vlans_cb(const struct nlmsghdr *nlh, void *data)
 	rc = read_answer(A_LINK, nlh, &l);	/* another message leaves @l empty: no "vlan" */
 	if (rc != MNL_CB_OK)
 		return rc;
-	if (strcmp(l.kind, "vlan") || l.vlan_proto != ETH_P_8021Q || !l.link)
+	if (strcmp(l.kind, "vlan") || !l.link ||
+	    (l.vlan_proto != ETH_P_8021Q && !(c->ad && l.vlan_proto == ETH_P_8021AD)))
 		return MNL_CB_OK;
 	if (c->n == c->max)
 		return MNL_CB_OK;	/* counted past max: the caller sees n == max */
@@ -909,16 +922,18 @@ static int vlans_cb(const struct nlmsghdr *nlh, void *data)
 	c->v[c->n].ifindex = ifi->ifi_index;
 	c->v[c->n].lower = l.link;
 	c->v[c->n].vid = l.vlan_id;
+	c->v[c->n].proto = l.vlan_proto;
 	memcpy(c->v[c->n].mac, l.mac, 6);
+	c->v[c->n].pad = 0;
 	c->n++;
 	return MNL_CB_OK;
 }
 
-int nls_vlans_get(struct nlsock *s, struct nls_vlan *out, int max)
+int nls_vlans_get(struct nlsock *s, struct nls_vlan *out, int max, int ad)
 {
 	char buf[256] __attribute__((aligned(8)));
 	struct nlmsghdr *nlh = request(buf, s, RTM_GETLINK, NLM_F_REQUEST | NLM_F_DUMP);
-	struct vlans_ctx c = { .v = out, .max = max };
+	struct vlans_ctx c = { .v = out, .max = max, .ad = ad };
 	struct ifinfomsg *ifi;
 	struct nlattr *li;
 	int rc;

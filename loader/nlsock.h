@@ -177,21 +177,24 @@ struct nls_link {
 	uint32_t link;		/* IFLA_LINK: the lower device (VLAN, veth peer), 0 = none */
 	uint16_t vlan_id;	/* a VLAN device's id and protocol (host order), else 0 */
 	uint16_t vlan_proto;
+	uint16_t type;		/* ifi_type: ARPHRD_ETHER, ARPHRD_PPP (a ppp unit), ... */
 };
 int nls_link_get(struct nlsock *s, uint32_t ifindex, struct nls_link *out);
-/* An 802.1Q VLAN device of the namespace. */
+/* A VLAN device of the namespace (no implicit padding: entries compare whole). */
 struct nls_vlan {
 	uint32_t ifindex;	/* the VLAN device */
-	uint32_t lower;		/* the device it tags on (IFLA_LINK) */
+	uint32_t lower;		/* the device it tags on (IFLA_LINK): a port, or a VLAN device */
 	uint16_t vid;
+	uint16_t proto;		/* its TPID, host order: ETH_P_8021Q or ETH_P_8021AD */
 	uint8_t mac[6];
+	uint16_t pad;		/* 0 */
 };
 /*
- * Every 802.1Q VLAN device (kind "vlan", protocol 802.1Q; 802.1ad ones are
- * left out) into @out, at most @max: their number (== @max if there may be
- * more), or -errno.  One RTM_GETLINK dump filtered by kind.
+ * Every VLAN device (kind "vlan") into @out, at most @max: their number
+ * (== @max if there may be more), or -errno.  802.1ad devices only with
+ * @ad (else left out).  One RTM_GETLINK dump filtered by kind.
  */
-int nls_vlans_get(struct nlsock *s, struct nls_vlan *out, int max);
+int nls_vlans_get(struct nlsock *s, struct nls_vlan *out, int max, int ad);
 /* 1 if the device's root qdisc shapes (tbf, htb, hfsc, cake, netem, cbs,
  * taprio, ets, drr, qfq, cbq), 0 if not, -errno. */
 int nls_shaped(struct nlsock *s, uint32_t ifindex);

@@ -16,6 +16,7 @@
 #include <signal.h>
 #include <unistd.h>
 #include "../../loader/nlsock.c"
+#include <net/if_arp.h>
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
@@ -423,6 +424,55 @@ static void test_vlans(void **st)
 	c.n = 0;
 	assert_badmsg(run(vlans_cb, nlh, &c));
 	assert_int_equal(c.n, 0);
+}
+
+/*
+ * The VLAN dump with 802.1ad devices: a service tag on a port and a
+ * customer tag on it (a stack), each with its TPID; the entries have no
+ * byte left unset (they compare whole).
+ */
+static void test_vlans_ad(void **st)
+{
+	struct nls_vlan v[3];
+	struct vlans_ctx c = { .v = v, .max = 3, .ad = 1 };
+
+	(void)st;
+	memset(v, 0x5a, sizeof(v));
+	assert_int_equal(run(vlans_cb, vlan_link(22, 3, 100, ETH_P_8021AD, "vlan"), &c), MNL_CB_OK);
+	assert_int_equal(run(vlans_cb, vlan_link(23, 22, 200, ETH_P_8021Q, "vlan"), &c), MNL_CB_OK);
+	assert_int_equal(run(vlans_cb, vlan_link(24, 3, 7, 0x9100, "vlan"), &c), MNL_CB_OK);
+	assert_int_equal(c.n, 2);
+	assert_int_equal(v[0].ifindex, 22);
+	assert_int_equal(v[0].lower, 3);
+	assert_int_equal(v[0].vid, 100);
+	assert_int_equal(v[0].proto, ETH_P_8021AD);
+	assert_int_equal(v[0].pad, 0);
+	assert_int_equal(v[1].ifindex, 23);
+	assert_int_equal(v[1].lower, 22);
+	assert_int_equal(v[1].vid, 200);
+	assert_int_equal(v[1].proto, ETH_P_8021Q);
+	assert_int_equal(v[1].pad, 0);
+	assert_int_equal(sizeof(v[0]), 20);
+}
+
+/* A link's type from its header: a ppp unit is ARPHRD_PPP. */
+static void test_link_type(void **st)
+{
+	struct nlmsghdr *nlh = msg(RTM_NEWLINK, sizeof(struct ifinfomsg));
+	struct ifinfomsg *ifi = mnl_nlmsg_get_payload(nlh);
+	struct nls_link l;
+
+	(void)st;
+	ifi->ifi_index = 30;
+	ifi->ifi_type = ARPHRD_PPP;
+	mnl_attr_put_u32(nlh, IFLA_MTU, 1492);
+	memset(&l, 0, sizeof(l));
+	assert_int_equal(run_as(A_LINK, nlh, &l), MNL_CB_OK);
+	assert_int_equal(l.type, ARPHRD_PPP);
+	assert_int_equal(l.mtu, 1492);
+	memset(&l, 0, sizeof(l));
+	assert_int_equal(run_as(A_LINK, vlan_link(21, 3, 10, ETH_P_8021Q, "vlan"), &l), MNL_CB_OK);
+	assert_int_equal(l.type, 0);	/* msg() leaves it 0 */
 }
 
 /* nftables' announcements: the NFT_MSG_NEWGEN of each committed ruleset
@@ -855,6 +905,8 @@ int main(void)
 		cmocka_unit_test(test_neighs),
 		cmocka_unit_test(test_link),
 		cmocka_unit_test(test_vlans),
+		cmocka_unit_test(test_vlans_ad),
+		cmocka_unit_test(test_link_type),
 		cmocka_unit_test(test_nft_gens),
 		cmocka_unit_test(test_nft_genid),
 		cmocka_unit_test(test_rules),
