@@ -1019,7 +1019,7 @@ int npuflow_classify(struct xdp_md *ctx)
  * On each port's clsact egress (npuflowd attaches it): a frame the host
  * forwarded out of the port, after its firewall and NAT, records when
  * (CLOCK_MONOTONIC ns) in "forwarded" under its key as it leaves: ifindex
- * the port, no tags, addresses and ports after NAT.  Conntrack marks an
+ * the port, no tags, no PPPoE session, addresses and ports after NAT.  Conntrack marks an
  * entry established before the forward chain sees its frames, so only
  * this shows that the ruleset passes a direction: npuflowd makes a
  * connection only when both directions went out since the last ruleset
@@ -1038,6 +1038,7 @@ int npuflow_forwarded(struct __sk_buff *skb)
 	if (p.stat != NPUFLOW_S_CANDIDATE)
 		return TC_ACT_OK;
 	k.w[0] = KW(skb->ifindex, 0, 4);
+	k.w[1] &= ~KW(0xffff, 2, 2);	/* the session's id */
 	now = bpf_ktime_get_coarse_ns();
 	t = bpf_map_lookup_elem(&forwarded, &k.k);
 	if (t) {

@@ -952,6 +952,53 @@ static int t_trunc_v4_udp_vlan(void)
 	return trunc_sweep(&s);
 }
 
+/*
+ * The egress record of what the host forwarded (npuflow_forwarded): a
+ * frame leaving in VLAN 7 and PPPoE session 5 is recorded as it leaves,
+ * without its tag and session (npuflowd looks it up so).
+ */
+static int t_forwarded_pppoe(void)
+{
+	int fd = bpf_program__fd(skel->progs.npuflow_forwarded);
+	int mfd = bpf_map__fd(skel->maps.forwarded);
+	struct fspec s = v4tcp();
+	struct npuflow_key k, want, next;
+	struct __sk_buff ctx = {};
+	LIBBPF_OPTS(bpf_test_run_opts, o);
+	struct frame f;
+	uint64_t t;
+	int n = 0;
+
+	while (!bpf_map_get_next_key(mfd, NULL, &next)) {
+		k = next;
+		bpf_map_delete_elem(mfd, &k);
+	}
+	s.pppoe_sid = 5;
+	s.nvlan = 1;
+	s.vid[0] = 7;
+	frame_build(&s, &f);
+	ctx.ifindex = LO_IFINDEX;
+	o.data_in = f.b;
+	o.data_size_in = f.len;
+	o.ctx_in = &ctx;
+	o.ctx_size_in = sizeof(ctx);
+	CHECK(!bpf_prog_test_run_opts(fd, &o), "test_run: %s", strerror(errno));
+	CHECK(o.retval == 0, "retval %u, want TC_ACT_OK", o.retval);
+	want = key_of(&s);
+	want.vlan_outer = 0;
+	want.pppoe_sid = 0;
+	while (!bpf_map_get_next_key(mfd, n ? &k : NULL, &next)) {
+		k = next;
+		n++;
+	}
+	CHECK(n == 1, "%d records, want 1", n);
+	CHECK(!memcmp(&k, &want, sizeof(k)), "the record keeps a tag or the session "
+	      "(vlan %u, session %u)", k.vlan_outer, k.pppoe_sid);
+	CHECK(!bpf_map_lookup_elem(mfd, &k, &t) && t, "no time recorded");
+	bpf_map_delete_elem(mfd, &k);
+	return 0;
+}
+
 static int t_trunc_pppoe_vlan(void)
 {
 	struct fspec s = v4tcp();
@@ -1707,6 +1754,7 @@ static const struct test tests[] = {
 	{ "pppoe_session_in_vlan_and_qinq", t_pppoe_vlan },
 	{ "pppoe_not_ip", t_pppoe_not_ip },
 	{ "pppoe_length_field", t_pppoe_length },
+	{ "forwarded_record_without_tags_and_session", t_forwarded_pppoe },
 	{ "non_ip", t_non_ip },
 	{ "other_l4", t_other_l4 },
 	{ "truncated_ipv4_tcp_every_byte", t_trunc_v4_tcp },
