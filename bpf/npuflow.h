@@ -279,7 +279,7 @@ struct npuflow_event {
 #define NPUFLOW_CONN_F_EVICTED	0x40	/* held: a busier connection took its slot */
 
 /*
- * 304 bytes, no holes.  Direction 0 is conntrack's original direction as it
+ * 312 bytes, no holes.  Direction 0 is conntrack's original direction as it
  * arrives on its ingress port, direction 1 the reply direction as it
  * arrives on its own (with NAT, key[1] carries the translated addresses).
  * Times are CLOCK_MONOTONIC ns.
@@ -296,7 +296,10 @@ struct npuflow_conn {
 	__u32 hw_handle[2];	/* tc filter handle of each direction (0 = none) */
 	__u16 tc_prio;		/* tc filter priority of direction 0's rule */
 	__u16 flags;		/* NPUFLOW_CONN_F_* */
-	__u16 out_vid[2];	/* 802.1Q VID each direction leaves with, 0 = untagged */
+	__u16 out_vid[2];	/* outer tag each direction leaves with (VID |
+				 * NPUFLOW_VLAN_AD), 0 = untagged */
+	__u16 out_vid_inner[2];	/* its inner tag (802.1Q VID), 0 = one tag or none */
+	__u16 out_sid[2];	/* PPPoE session it leaves in, 0 = none */
 	__u64 made_ns;		/* last made (or remade) */
 	__u64 state_ns;		/* entered the current state */
 	__u64 until_ns;		/* hold / retry / watch expiry */
@@ -416,7 +419,7 @@ _Static_assert((NPUFLOW_CACHE_SLOTS & (NPUFLOW_CACHE_SLOTS - 1)) == 0, "cache sl
 _Static_assert(sizeof(struct npuflow_counters) == 360, "npuflow_counters: no holes");
 _Static_assert(sizeof(struct npuflow_event) == 88, "npuflow_event: no holes");
 _Static_assert(NPUFLOW_S_MAX <= NPUFLOW_S_SLOTS, "stat slots");
-_Static_assert(sizeof(struct npuflow_conn) == 304, "npuflow_conn: no holes");
+_Static_assert(sizeof(struct npuflow_conn) == 312, "npuflow_conn: no holes");
 _Static_assert(NPUFLOW_FM_MAX <= NPUFLOW_FM_SLOTS, "fm stat slots");
 _Static_assert(sizeof(struct npuflow_fmstats) == 8 * (48 + 17 + 8 + 2), "npuflow_fmstats");
 

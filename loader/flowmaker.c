@@ -678,6 +678,7 @@ enum fm_action fm_lookup_done(struct fm *fm, uint32_t id, const struct fm_lookup
 			return refuse(fm, e, NPUFLOW_FR_NOT_ESTABLISHED, 0, now);
 	memcpy(e->rec.out_ifindex, l->out_ifindex, sizeof(e->rec.out_ifindex));
 	memcpy(e->rec.out_vid, l->out_vid, sizeof(e->rec.out_vid));
+	memcpy(e->rec.out_vid_inner, l->out_vid_inner, sizeof(e->rec.out_vid_inner));
 	memcpy(e->rec.dmac, l->dmac, sizeof(e->rec.dmac));
 	memcpy(e->rec.smac, l->smac, sizeof(e->rec.smac));
 	memcpy(e->nexthop, l->nexthop, sizeof(e->nexthop));

@@ -125,7 +125,8 @@ enum fm_action {
 #define FM_EG_FOREIGN	0x04	/* not a port of the same coprocessor */
 #define FM_EG_SHAPED	0x08	/* egress port has a shaping qdisc */
 #define FM_EG_LOCAL	0x10	/* delivered to / sent by the host itself */
-#define FM_EG_VLAN	0x20	/* tagged as npuflowd does not write (Q-in-Q, no 802.1Q device) */
+#define FM_EG_VLAN	0x20	/* tagged as npuflowd does not write (three tags, an inner
+				 * 802.1ad one, no VLAN device of the host for the tags) */
 #define FM_EG_UNPROVEN	0x40	/* the host has forwarded none of its frames since the last
 				 * ruleset change (or ever): the firewall may drop it */
 #define FM_EG_PPPOE	0x80	/* in or out of a PPPoE session npuflowd cannot resolve */
@@ -152,7 +153,8 @@ struct fm_lookup {
 	struct npuflow_key key[2];	/* both directions as they arrive (ingress ifindex) */
 	uint32_t eg_flags[2];		/* FM_EG_* per direction */
 	uint32_t out_ifindex[2];	/* the port each leaves by */
-	uint16_t out_vid[2];		/* the 802.1Q tag each leaves with, 0 = none */
+	uint16_t out_vid[2];		/* the outer tag each leaves with, 0 = none */
+	uint16_t out_vid_inner[2];	/* its inner tag, 0 = one tag or none */
 	uint8_t dmac[2][6];
 	uint8_t smac[2][6];
 	uint8_t nexthop[2][16];		/* each direction's next hop: gateway, or the

@@ -10,6 +10,7 @@
 #include <linux/rtnetlink.h>
 #include "fmd.h"
 #include "fmd_egress.h"
+#include "vlanstack.h"
 #include "tcflower.h"
 
 int fmd_port_of(const struct fmd *d, uint32_t ifindex)
@@ -87,9 +88,23 @@ int fmd_port_facts(struct fmd *d, int po, uint64_t now)
 	return port_facts_ask(d, po, now);
 }
 
+/* Whether VLAN device @e of @v is on a port, or on a VLAN device on one. */
+static int on_port(const struct fmd *d, const struct nls_vlan *v, int n,
+		   const struct nls_vlan *e)
+{
+	int i;
+
+	if (fmd_port_of(d, e->lower) >= 0)
+		return 1;
+	for (i = 0; i < n; i++)
+		if (v[i].ifindex == e->lower)
+			return fmd_port_of(d, v[i].lower) >= 0;
+	return 0;
+}
+
 /*
- * The host's 802.1Q devices, one dump.  Those on a port have their
- * shaping read with them.  A dump that fails leaves none: tagged
+ * The host's VLAN devices (802.1Q and 802.1ad), one dump.  Those on a port
+ * (or on a VLAN device on one) have their shaping read with them.  A dump that fails leaves none: tagged
  * directions stay on the host until the next.  A table that differs from
  * the last counts in d->facts_moved (fmd_recheck_made()).
  */
@@ -100,11 +115,10 @@ static void vlans_ask(struct fmd *d, uint64_t now)
 	uint8_t shaped[FMD_VLANS_MAX];
 	int i, n;
 
-	n = nls_vlans_get(&d->rt, v, FMD_VLANS_MAX, 0);
+	n = nls_vlans_get(&d->rt, v, FMD_VLANS_MAX, 1);
 	n = n > 0 ? n : 0;
 	for (i = 0; i < n; i++)
-		shaped[i] = fmd_port_of(d, v[i].lower) >= 0 &&
-			    nls_shaped(&d->tc, v[i].ifindex) > 0;
+		shaped[i] = on_port(d, v, n, &v[i]) && nls_shaped(&d->tc, v[i].ifindex) > 0;
 	/* every field of a dumped device is set: the entries compare whole */
 	if (t->valid && (n != t->n || memcmp(v, t->v, n * sizeof(v[0])) ||
 			 memcmp(shaped, t->shaped, n)))
@@ -134,18 +148,7 @@ static void vlans_fresh(struct fmd *d, uint64_t now)
 	vlans_ask(d, now);
 }
 
-/* The 802.1Q device tagging @vid on @lower, as an index of d->vlans, or -1. */
-static int vlan_on(const struct fmd *d, uint32_t lower, uint16_t vid)
-{
-	int i;
-
-	for (i = 0; i < d->vlans.n; i++)
-		if (d->vlans.v[i].lower == lower && d->vlans.v[i].vid == vid)
-			return i;
-	return -1;
-}
-
-/* The 802.1Q device @ifindex, as an index of d->vlans, or -1. */
+/* The VLAN device @ifindex, as an index of d->vlans, or -1. */
 static int vlan_dev(const struct fmd *d, uint32_t ifindex)
 {
 	int i;
@@ -245,6 +248,14 @@ static uint32_t next_hop(struct fmd *d, int af, uint32_t oif, const uint8_t *add
 	return 0;
 }
 
+/* Whether VLAN device @vi of d->vlans, or the one under it, shapes. */
+static int stack_shaped(const struct fmd *d, int vi)
+{
+	int lo = vlan_dev(d, d->vlans.v[vi].lower);
+
+	return d->vlans.shaped[vi] || (lo >= 0 && d->vlans.shaped[lo]);
+}
+
 static int same_switch(const struct fmd_port *a, const struct fmd_port *b)
 {
 	return a->switch_id_len == b->switch_id_len &&
@@ -260,14 +271,15 @@ uint32_t fmd_egress(struct fmd *d, const struct npuflow_key *k, const uint8_t *o
 	struct nls_route r;
 
 	memset(eg, 0, sizeof(*eg));
-	if (k->vlan_inner)
-		return FM_EG_VLAN;
 	/* a session's frames: not resolved here */
 	if (k->pppoe_sid)
 		return FM_EG_PPPOE;
+	if (k->vlan_inner && !k->vlan_outer)
+		return FM_EG_VLAN;
 	if (k->vlan_outer) {
 		vlans_fresh(d, now);
-		vi = vlan_on(d, k->ifindex, k->vlan_outer);
+		vi = vlanstack_in(d->vlans.v, d->vlans.n, k->ifindex, k->vlan_outer,
+				  k->vlan_inner);
 		if (vi < 0)
 			return FM_EG_VLAN;
 		iif = d->vlans.v[vi].ifindex;
@@ -286,20 +298,24 @@ uint32_t fmd_egress(struct fmd *d, const struct npuflow_key *k, const uint8_t *o
 	po = fmd_port_of(d, r.oif);
 	vi = -1;
 	if (po < 0) {
+		uint32_t lower;
+
 		vlans_fresh(d, now);
 		vi = vlan_dev(d, r.oif);
+		if (vlanstack_out(d->vlans.v, d->vlans.n, r.oif, &lower, &eg->out_vid,
+				  &eg->out_vid_inner) < 0)
+			return FM_EG_VLAN;
 		if (vi >= 0)
-			po = fmd_port_of(d, d->vlans.v[vi].lower);
+			po = fmd_port_of(d, lower);
 	}
 	if (po < 0 || pi < 0 || !same_switch(&d->ports[pi], &d->ports[po]))
 		return FM_EG_FOREIGN;
 	if (fmd_port_facts(d, po, now) || (af == AF_INET6 && !d->fwd6))
 		return FM_EG_NO_ROUTE;
-	if (d->ports[po].shaped || (vi >= 0 && d->vlans.shaped[vi]))
+	if (d->ports[po].shaped || (vi >= 0 && stack_shaped(d, vi)))
 		return FM_EG_SHAPED;
 	eg->oif = d->ports[po].ifindex;
 	if (vi >= 0) {
-		eg->out_vid = d->vlans.v[vi].vid;
 		memcpy(eg->smac, d->vlans.v[vi].mac, 6);
 	} else {
 		memcpy(eg->smac, d->ports[po].mac, 6);
@@ -315,6 +331,7 @@ static int egress_same(const struct npuflow_conn *c, int dir, const struct fmd_e
 		       int dmac)
 {
 	return eg->oif == c->out_ifindex[dir] && eg->out_vid == c->out_vid[dir] &&
+	       eg->out_vid_inner == c->out_vid_inner[dir] &&
 	       (!dmac || !memcmp(eg->dmac, c->dmac[dir], 6)) &&
 	       !memcmp(eg->smac, c->smac[dir], 6);
 }

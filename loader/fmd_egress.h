@@ -15,7 +15,8 @@ struct fmd;
 /* How one direction leaves. */
 struct fmd_egress {
 	uint32_t oif;		/* the port it leaves by (the redirect's target) */
-	uint16_t out_vid;	/* the 802.1Q tag it leaves with, 0 = untagged */
+	uint16_t out_vid;	/* the outer tag it leaves with (VID | NPUFLOW_VLAN_AD), 0 = none */
+	uint16_t out_vid_inner;	/* its inner tag (802.1Q VID), 0 = one tag or none */
 	uint8_t dmac[6];	/* next hop */
 	uint8_t smac[6];	/* the egress device's */
 	uint8_t nexthop[16];	/* the gateway, or the destination on-link */
@@ -47,15 +48,17 @@ void fmd_egress_warm(struct fmd *d, uint64_t now);
 void fmd_egress_keep(struct fmd *d, uint64_t now);
 
 /*
- * The egress of a direction arriving as @k (ingress port, and its 802.1Q
- * tag in vlan_outer) towards @out_daddr, as the stack would route it - a
+ * The egress of a direction arriving as @k (ingress port, and its tags in
+ * vlan_outer and vlan_inner) towards @out_daddr, as the stack would route it - a
  * frame of @k's protocol and ports with conntrack's mark @mark, which is
  * what a ruleset that restores marks from conntrack (connmark) gives the
  * frames, for `ip rule fwmark` and port rules:
  * 0 with @eg filled, or FM_EG_* (flowmaker.h) saying why it cannot be
- * made.  A tagged direction is routed from the host's 802.1Q device for
- * that tag on that port, and a route out of an 802.1Q device on one of the
- * ports leaves by that port with the device's tag and MAC.  Route, next
+ * made.  A tagged direction is routed from the host's VLAN device for
+ * those tags on that port (two tags: the inner tag's device on the outer
+ * one's), and a route out of a VLAN device (or a stack of two) on one of
+ * the ports leaves by that port with the devices' tags and the top one's
+ * MAC.  Route, next
  * hop, port facts and the VLAN devices come from rtcache's generation
  * while rtnetlink announced no change; otherwise one round trip each.
  */

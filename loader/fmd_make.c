@@ -52,9 +52,14 @@ static uint32_t lookup_egress(struct fmd *d, struct fm_lookup *l, int dir,
 
 	l->out_ifindex[dir] = eg.oif;
 	l->out_vid[dir] = eg.out_vid;
+	l->out_vid_inner[dir] = eg.out_vid_inner;
 	memcpy(l->nexthop[dir], eg.nexthop, sizeof(l->nexthop[dir]));
 	memcpy(l->dmac[dir], eg.dmac, 6);
 	memcpy(l->smac[dir], eg.smac, 6);
+	/* the rules npuflowd writes pop and push one 802.1Q tag */
+	if (!rc && (eg.out_vid_inner || (eg.out_vid & NPUFLOW_VLAN_AD) ||
+		    l->key[dir].vlan_inner || (l->key[dir].vlan_outer & NPUFLOW_VLAN_AD)))
+		rc = FM_EG_VLAN;
 	return rc;
 }
 
@@ -179,6 +184,7 @@ static void lookup_answered(struct fmd *d, uint32_t id, uint64_t now, uint64_t c
 		 * this one leaves */
 		l.key[o].ifindex = l.out_ifindex[dir] ? l.out_ifindex[dir] : cand.ifindex;
 		l.key[o].vlan_outer = l.out_vid[dir];
+		l.key[o].vlan_inner = l.out_vid_inner[dir];
 		if (!l.eg_flags[dir])
 			l.eg_flags[o] = lookup_egress(d, &l, o, l.key[dir].saddr);
 		l.routed = 1;

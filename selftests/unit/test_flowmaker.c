@@ -322,6 +322,28 @@ static void test_refusals(void **st)
 	fm_free(fm);
 }
 
+/* A made connection keeps the tags each direction leaves with: outer and inner. */
+static void test_made_two_tags(void **st)
+{
+	struct fm *fm = new_fm(64);
+	struct fm_lookup l = lk_ok(0);
+	struct npuflow_key k = korig(0);
+	uint32_t id;
+
+	(void)st;
+	l.out_vid[0] = 100 | NPUFLOW_VLAN_AD;
+	l.out_vid_inner[0] = 200;
+	l.out_vid[1] = 7;
+	assert_int_equal(fm_candidate(fm, &k, 16, 0, 1, 0, 100, &id), FM_A_LOOKUP);
+	assert_int_equal(fm_lookup_done(fm, id, &l, 100), FM_A_WRITE);
+	assert_int_equal(fm->e[id].rec.out_vid[0], 100 | NPUFLOW_VLAN_AD);
+	assert_int_equal(fm->e[id].rec.out_vid_inner[0], 200);
+	assert_int_equal(fm->e[id].rec.out_vid[1], 7);
+	assert_int_equal(fm->e[id].rec.out_vid_inner[1], 0);
+	assert_int_equal(fm->e[id].rec.out_sid[0], 0);
+	fm_free(fm);
+}
+
 /* A session npuflowd cannot resolve: refused pppoe, retried like no_route. */
 static void test_refuse_pppoe(void **st)
 {
@@ -1854,6 +1876,7 @@ int main(void)
 		cmocka_unit_test(test_ct_match_after_gap),
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_refuse_pppoe),
+		cmocka_unit_test(test_made_two_tags),
 		cmocka_unit_test(test_unproven),
 		cmocka_unit_test(test_nexthop_kept),
 		cmocka_unit_test(test_table_full),

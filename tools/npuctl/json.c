@@ -156,7 +156,7 @@ static struct json_object *dir_json(const struct npuctl_flow *f, int dir)
 	put_str(&j, "in", f->in[dir]);
 	put_str(&j, "out", f->out[dir]);
 	put_u64(&j, "vlan", k->vlan_outer & NPUFLOW_VLAN_VID);
-	put_u64(&j, "out_vlan", f->c->out_vid[dir]);
+	put_u64(&j, "out_vlan", f->c->out_vid[dir] & NPUFLOW_VLAN_VID);
 	put_str(&j, "src", s);
 	put_u64(&j, "sport", ntohs(k->sport));
 	put_str(&j, "dst", d);
