@@ -679,6 +679,7 @@ enum fm_action fm_lookup_done(struct fm *fm, uint32_t id, const struct fm_lookup
 	memcpy(e->rec.out_ifindex, l->out_ifindex, sizeof(e->rec.out_ifindex));
 	memcpy(e->rec.out_vid, l->out_vid, sizeof(e->rec.out_vid));
 	memcpy(e->rec.out_vid_inner, l->out_vid_inner, sizeof(e->rec.out_vid_inner));
+	memcpy(e->rec.out_sid, l->out_sid, sizeof(e->rec.out_sid));
 	memcpy(e->rec.dmac, l->dmac, sizeof(e->rec.dmac));
 	memcpy(e->rec.smac, l->smac, sizeof(e->rec.smac));
 	memcpy(e->nexthop, l->nexthop, sizeof(e->nexthop));

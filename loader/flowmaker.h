@@ -155,6 +155,9 @@ struct fm_lookup {
 	uint32_t out_ifindex[2];	/* the port each leaves by */
 	uint16_t out_vid[2];		/* the outer tag each leaves with, 0 = none */
 	uint16_t out_vid_inner[2];	/* its inner tag, 0 = one tag or none */
+	uint16_t out_sid[2];		/* the PPPoE session each leaves in, 0 = none */
+	uint32_t out_port[2];		/* the port each leaves by (out_ifindex but for a
+					 * session's ppp device) */
 	uint8_t dmac[2][6];
 	uint8_t smac[2][6];
 	uint8_t nexthop[2][16];		/* each direction's next hop: gateway, or the

@@ -7,10 +7,13 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <net/if.h>
+#include <net/if_arp.h>
 #include <linux/rtnetlink.h>
 #include "fmd.h"
 #include "fmd_egress.h"
 #include "vlanstack.h"
+#include "pppoetab.h"
 #include "tcflower.h"
 
 int fmd_port_of(const struct fmd *d, uint32_t ifindex)
@@ -262,28 +265,163 @@ static int same_switch(const struct fmd_port *a, const struct fmd_port *b)
 	       !memcmp(a->switch_id, b->switch_id, a->switch_id_len);
 }
 
-uint32_t fmd_egress(struct fmd *d, const struct npuflow_key *k, const uint8_t *out_daddr,
-		    uint32_t mark, struct fmd_egress *eg)
+/* The host's PPPoE sessions read at most (a router has a few). */
+#define FMD_PPPOE_MAX	64
+
+/* The device a direction arriving as @k is received on (its tags'): 0 with
+ * *@dev, or FM_EG_VLAN. */
+static uint32_t ingress_dev(struct fmd *d, const struct npuflow_key *k, uint64_t now,
+			    uint32_t *dev)
+{
+	int vi;
+
+	*dev = k->ifindex;
+	if (k->vlan_inner && !k->vlan_outer)
+		return FM_EG_VLAN;
+	if (!k->vlan_outer)
+		return 0;
+	vlans_fresh(d, now);
+	vi = vlanstack_in(d->vlans.v, d->vlans.n, k->ifindex, k->vlan_outer, k->vlan_inner);
+	if (vi < 0)
+		return FM_EG_VLAN;
+	*dev = d->vlans.v[vi].ifindex;
+	return 0;
+}
+
+/*
+ * The PPPoE session on device @dev: session @sid, or with @sid 0 any, as
+ * long as it is the only one on @dev.  0 with @out, or FM_EG_PPPOE.
+ */
+static uint32_t session_on(uint32_t dev, uint16_t sid, struct pppoe_sess *out)
+{
+	struct pppoe_sess s[FMD_PPPOE_MAX];
+	char name[IF_NAMESIZE];
+	int n, i;
+
+	if (!if_indextoname(dev, name))
+		return FM_EG_PPPOE;
+	n = pppoetab_read(PPPOETAB_PATH, s, FMD_PPPOE_MAX);
+	if (n <= 0 || n > FMD_PPPOE_MAX)
+		return FM_EG_PPPOE;
+	i = pppoetab_find(s, n, name, 0);
+	if (i < 0 || (sid && s[i].sid != sid))
+		return FM_EG_PPPOE;
+	*out = s[i];
+	return 0;
+}
+
+/* Whether @ifindex is a ppp unit (ARPHRD_PPP). */
+static int is_ppp(struct fmd *d, uint32_t ifindex)
+{
+	struct nls_link l;
+
+	return !nls_link_get(&d->rt, ifindex, &l) && l.type == ARPHRD_PPP;
+}
+
+/*
+ * A direction arriving as @k in its session on @dev is the host's from the
+ * ppp device its route back to the source leaves by: 0 with *@iif, or
+ * FM_EG_PPPOE.
+ */
+static uint32_t ppp_ingress(struct fmd *d, const struct npuflow_key *k, uint32_t dev,
+			    uint32_t *iif)
+{
+	int af = k->family == 10 ? AF_INET6 : AF_INET;
+	struct nls_flow f = { 0 };
+	struct pppoe_sess s;
+	struct nls_route r;
+
+	if (session_on(dev, k->pppoe_sid, &s))
+		return FM_EG_PPPOE;
+	if (nls_route_get(&d->rt, af, NULL, k->saddr, 0, &f, &r) || !r.oif ||
+	    !is_ppp(d, r.oif))
+		return FM_EG_PPPOE;
+	*iif = r.oif;
+	return 0;
+}
+
+/*
+ * The only session of the host on a device of the ports (a port, or a VLAN
+ * stack on one): 0 with @out and its device's index in *@dev, or
+ * FM_EG_PPPOE (none, or several: which is the ppp unit's, user space
+ * cannot tell).
+ */
+static uint32_t only_session(struct fmd *d, struct pppoe_sess *out, uint32_t *dev)
+{
+	struct pppoe_sess s[FMD_PPPOE_MAX];
+	uint32_t ifi, lower;
+	uint16_t o, in;
+	int n, i, found = 0;
+
+	n = pppoetab_read(PPPOETAB_PATH, s, FMD_PPPOE_MAX);
+	if (n <= 0 || n > FMD_PPPOE_MAX)
+		return FM_EG_PPPOE;
+	for (i = 0; i < n; i++) {
+		ifi = if_nametoindex(s[i].dev);
+		if (!ifi || vlanstack_out(d->vlans.v, d->vlans.n, ifi, &lower, &o, &in) < 0 ||
+		    fmd_port_of(d, lower) < 0)
+			continue;
+		if (found++)
+			return FM_EG_PPPOE;
+		*out = s[i];
+		*dev = ifi;
+	}
+	return found ? 0 : FM_EG_PPPOE;
+}
+
+/*
+ * A direction routed out of ppp device @ppp: in @peer's session (the other
+ * direction's, on the device it arrives on), or the only one on the
+ * ports'.  Its port, tags, MACs and session into @eg: 0, or FM_EG_*.
+ */
+static uint32_t ppp_egress(struct fmd *d, const struct npuflow_key *peer, uint32_t ppp,
+			   int pi, uint64_t now, struct fmd_egress *eg)
+{
+	struct pppoe_sess s;
+	uint32_t dev, lower;
+	int po, vi;
+
+	vlans_fresh(d, now);
+	if (peer && peer->pppoe_sid) {
+		if (ingress_dev(d, peer, now, &dev) || session_on(dev, peer->pppoe_sid, &s))
+			return FM_EG_PPPOE;
+	} else if (only_session(d, &s, &dev)) {
+		return FM_EG_PPPOE;
+	}
+	if (vlanstack_out(d->vlans.v, d->vlans.n, dev, &lower, &eg->out_vid,
+			  &eg->out_vid_inner) < 0)
+		return FM_EG_VLAN;
+	po = fmd_port_of(d, lower);
+	if (po < 0 || pi < 0 || !same_switch(&d->ports[pi], &d->ports[po]))
+		return FM_EG_FOREIGN;
+	if (fmd_port_facts(d, po, now))
+		return FM_EG_NO_ROUTE;
+	vi = vlan_dev(d, dev);
+	if (d->ports[po].shaped || (vi >= 0 && stack_shaped(d, vi)) ||
+	    nls_shaped(&d->tc, ppp) > 0)
+		return FM_EG_SHAPED;
+	eg->oif = ppp;
+	eg->port = d->ports[po].ifindex;
+	eg->out_sid = s.sid;
+	memcpy(eg->smac, vi >= 0 ? d->vlans.v[vi].mac : d->ports[po].mac, 6);
+	memcpy(eg->dmac, s.remote, 6);
+	return 0;
+}
+
+uint32_t fmd_egress(struct fmd *d, const struct npuflow_key *k, const struct npuflow_key *peer,
+		    const uint8_t *out_daddr, uint32_t mark, struct fmd_egress *eg)
 {
 	int af = k->family == 10 ? AF_INET6 : AF_INET, pi, po, vi = -1;
-	uint32_t iif = k->ifindex, rc;
+	uint32_t iif, rc;
 	uint64_t now = fmd_now();
 	struct nls_route r;
 
 	memset(eg, 0, sizeof(*eg));
-	/* a session's frames: not resolved here */
-	if (k->pppoe_sid)
-		return FM_EG_PPPOE;
-	if (k->vlan_inner && !k->vlan_outer)
-		return FM_EG_VLAN;
-	if (k->vlan_outer) {
-		vlans_fresh(d, now);
-		vi = vlanstack_in(d->vlans.v, d->vlans.n, k->ifindex, k->vlan_outer,
-				  k->vlan_inner);
-		if (vi < 0)
-			return FM_EG_VLAN;
-		iif = d->vlans.v[vi].ifindex;
-	}
+	rc = ingress_dev(d, k, now, &iif);
+	if (!rc && k->pppoe_sid)
+		rc = ppp_ingress(d, k, iif, &iif);
+	if (rc)
+		return rc;
 	/* as the stack routes it: after the destination translation (conntrack
 	 * un-NATs a reply in PREROUTING), before the source one (POSTROUTING) */
 	rc = route(d, k, out_daddr, iif, mark, now, &r);
@@ -294,14 +432,17 @@ uint32_t fmd_egress(struct fmd *d, const struct npuflow_key *k, const uint8_t *o
 	if (r.type != RTN_UNICAST)
 		return FM_EG_NO_ROUTE;
 	eg->oif = r.oif;
+	eg->port = r.oif;
 	pi = fmd_port_of(d, k->ifindex);
 	po = fmd_port_of(d, r.oif);
-	vi = -1;
 	if (po < 0) {
 		uint32_t lower;
 
 		vlans_fresh(d, now);
 		vi = vlan_dev(d, r.oif);
+		if (vi < 0 && is_ppp(d, r.oif))
+			return af == AF_INET6 && !d->fwd6 ? FM_EG_NO_ROUTE :
+			       ppp_egress(d, peer, r.oif, pi, now, eg);
 		if (vlanstack_out(d->vlans.v, d->vlans.n, r.oif, &lower, &eg->out_vid,
 				  &eg->out_vid_inner) < 0)
 			return FM_EG_VLAN;
@@ -315,6 +456,7 @@ uint32_t fmd_egress(struct fmd *d, const struct npuflow_key *k, const uint8_t *o
 	if (d->ports[po].shaped || (vi >= 0 && stack_shaped(d, vi)))
 		return FM_EG_SHAPED;
 	eg->oif = d->ports[po].ifindex;
+	eg->port = eg->oif;
 	if (vi >= 0) {
 		memcpy(eg->smac, d->vlans.v[vi].mac, 6);
 	} else {
@@ -331,7 +473,7 @@ static int egress_same(const struct npuflow_conn *c, int dir, const struct fmd_e
 		       int dmac)
 {
 	return eg->oif == c->out_ifindex[dir] && eg->out_vid == c->out_vid[dir] &&
-	       eg->out_vid_inner == c->out_vid_inner[dir] &&
+	       eg->out_vid_inner == c->out_vid_inner[dir] && eg->out_sid == c->out_sid[dir] &&
 	       (!dmac || !memcmp(eg->dmac, c->dmac[dir], 6)) &&
 	       !memcmp(eg->smac, c->smac[dir], 6);
 }
@@ -382,7 +524,7 @@ uint32_t fmd_egress_check(struct fmd *d, const struct npuflow_conn *c, uint32_t 
 	int dir, po;
 
 	for (dir = 0; dir < 2; dir++) {
-		rc = fmd_egress(d, &c->key[dir], c->key[!dir].saddr, mark, &eg);
+		rc = fmd_egress(d, &c->key[dir], &c->key[!dir], c->key[!dir].saddr, mark, &eg);
 		if (rc == FM_EG_NO_NEIGH)
 			unresolved = rc;	/* all but the next hop's MAC is in @eg */
 		else if (rc)
@@ -392,7 +534,7 @@ uint32_t fmd_egress_check(struct fmd *d, const struct npuflow_conn *c, uint32_t 
 		/* a new gateway not resolved yet has no MAC to compare */
 		if (nexthop && memcmp(eg.nexthop, nexthop[dir], sizeof(eg.nexthop)))
 			return FMD_EG_MOVED;
-		po = fmd_port_of(d, eg.oif);
+		po = fmd_port_of(d, eg.port);
 		if (po >= 0 && d->ports[po].mtu_changed)
 			return FMD_EG_MOVED;
 	}

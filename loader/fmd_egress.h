@@ -14,7 +14,10 @@ struct fmd;
 
 /* How one direction leaves. */
 struct fmd_egress {
-	uint32_t oif;		/* the port it leaves by (the redirect's target) */
+	uint32_t oif;		/* the redirect's target: the port it leaves by, or the
+				 * ppp device whose PPPoE session it leaves in */
+	uint32_t port;		/* the port it leaves by */
+	uint16_t out_sid;	/* the PPPoE session it leaves in, 0 = none */
 	uint16_t out_vid;	/* the outer tag it leaves with (VID | NPUFLOW_VLAN_AD), 0 = none */
 	uint16_t out_vid_inner;	/* its inner tag (802.1Q VID), 0 = one tag or none */
 	uint8_t dmac[6];	/* next hop */
@@ -58,12 +61,23 @@ void fmd_egress_keep(struct fmd *d, uint64_t now);
  * those tags on that port (two tags: the inner tag's device on the outer
  * one's), and a route out of a VLAN device (or a stack of two) on one of
  * the ports leaves by that port with the devices' tags and the top one's
- * MAC.  Route, next
- * hop, port facts and the VLAN devices come from rtcache's generation
- * while rtnetlink announced no change; otherwise one round trip each.
+ * MAC.
+ *
+ * PPPoE (/proc/net/pppoe, pppoetab.h): user space cannot tell which ppp
+ * unit a session is, so a device (a port, or a VLAN device on one) that
+ * carries a session must carry only that one.  A direction arriving in
+ * session S on such a device is routed from the ppp device the host's
+ * route back to its source leaves by; a route out of a ppp device leaves
+ * in the session of @peer (the other direction as it arrives: its
+ * session on its device) or, without one, in the only session on a device
+ * of the ports, towards the concentrator's MAC, from the lower device's
+ * MAC.  Anything else is FM_EG_PPPOE.  Route, next hop, port facts and
+ * the VLAN devices come from rtcache's generation while rtnetlink
+ * announced no change; otherwise one round trip each; the sessions are
+ * read at each use.
  */
-uint32_t fmd_egress(struct fmd *d, const struct npuflow_key *k, const uint8_t *out_daddr,
-		    uint32_t mark, struct fmd_egress *eg);
+uint32_t fmd_egress(struct fmd *d, const struct npuflow_key *k, const struct npuflow_key *peer,
+		    const uint8_t *out_daddr, uint32_t mark, struct fmd_egress *eg);
 
 /* fmd_egress_check(): an egress fact changed, or an IPsec policy now
  * covers the connection (not FM_EG_* refusals). */

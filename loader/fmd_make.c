@@ -48,9 +48,11 @@ static uint32_t lookup_egress(struct fmd *d, struct fm_lookup *l, int dir,
 			      const uint8_t *out_daddr)
 {
 	struct fmd_egress eg;
-	uint32_t rc = fmd_egress(d, &l->key[dir], out_daddr, l->ct_mark, &eg);
+	uint32_t rc = fmd_egress(d, &l->key[dir], &l->key[!dir], out_daddr, l->ct_mark, &eg);
 
 	l->out_ifindex[dir] = eg.oif;
+	l->out_port[dir] = eg.port;
+	l->out_sid[dir] = eg.out_sid;
 	l->out_vid[dir] = eg.out_vid;
 	l->out_vid_inner[dir] = eg.out_vid_inner;
 	memcpy(l->nexthop[dir], eg.nexthop, sizeof(l->nexthop[dir]));
@@ -60,6 +62,9 @@ static uint32_t lookup_egress(struct fmd *d, struct fm_lookup *l, int dir,
 	if (!rc && (eg.out_vid_inner || (eg.out_vid & NPUFLOW_VLAN_AD) ||
 		    l->key[dir].vlan_inner || (l->key[dir].vlan_outer & NPUFLOW_VLAN_AD)))
 		rc = FM_EG_VLAN;
+	/* ... and push or pop no PPPoE session */
+	if (!rc && (eg.out_sid || l->key[dir].pppoe_sid))
+		rc = FM_EG_PPPOE;
 	return rc;
 }
 
@@ -109,7 +114,7 @@ static void prove_forwarded(const struct fmd *d, struct fm_lookup *l)
 
 	for (dir = 0; dir < 2; dir++) {
 		tcfl_out_key(l->key, dir, &out);
-		out.ifindex = l->out_ifindex[dir];
+		out.ifindex = l->out_port[dir];
 		out.vlan_outer = out.vlan_inner = 0;
 		out.pppoe_sid = 0;
 		if (d->fwd_fd < 0 || bpf_map_lookup_elem(d->fwd_fd, &out, &t) ||
@@ -178,13 +183,15 @@ static void lookup_answered(struct fmd *d, uint32_t id, uint64_t now, uint64_t c
 		l.key[dir].ifindex = cand.ifindex;
 		l.key[dir].vlan_outer = cand.vlan_outer;
 		l.key[dir].vlan_inner = cand.vlan_inner;
+		l.key[dir].pppoe_sid = cand.pppoe_sid;
 		/* a direction leaves towards the other's source */
 		l.eg_flags[dir] = lookup_egress(d, &l, dir, l.key[o].saddr);
 		/* the other direction arrives where this one leaves, tagged as
 		 * this one leaves */
-		l.key[o].ifindex = l.out_ifindex[dir] ? l.out_ifindex[dir] : cand.ifindex;
+		l.key[o].ifindex = l.out_port[dir] ? l.out_port[dir] : cand.ifindex;
 		l.key[o].vlan_outer = l.out_vid[dir];
 		l.key[o].vlan_inner = l.out_vid_inner[dir];
+		l.key[o].pppoe_sid = l.out_sid[dir];
 		if (!l.eg_flags[dir])
 			l.eg_flags[o] = lookup_egress(d, &l, o, l.key[dir].saddr);
 		l.routed = 1;

@@ -241,11 +241,11 @@ static int warm_egress(struct fmd *d)
 		k.ifindex = nb[a].ifindex;
 		memcpy(k.saddr, nb[a].addr, 16);
 		memcpy(k.daddr, nb[b].addr, 16);
-		fmd_egress(d, &k, k.daddr, 0, &eg);
+		fmd_egress(d, &k, NULL, k.daddr, 0, &eg);
 		k.ifindex = nb[b].ifindex;
 		memcpy(k.saddr, nb[b].addr, 16);
 		memcpy(k.daddr, nb[a].addr, 16);
-		fmd_egress(d, &k, k.daddr, 0, &eg);
+		fmd_egress(d, &k, NULL, k.daddr, 0, &eg);
 		done++;
 	}
 	return done;
