@@ -394,11 +394,15 @@ struct npuflow_fmstats {
 };
 
 /* tc filter priorities of npuflowd's flower rules, one per protocol a rule
- * is filed under (a tc prio holds one): IPv4, IPv6, and 802.1Q-tagged of
- * either family (the family is the rule's vlan_ethtype). */
+ * is filed under (a tc prio holds one): IPv4, IPv6, 802.1Q-tagged of
+ * either family (the family is the rule's vlan_ethtype; one or two tags,
+ * a PPPoE session inside), 802.1ad-tagged (protocol 802.1ad), and an
+ * untagged PPPoE session (protocol ppp_ses). */
 #define NPUFLOW_TC_PRIO_IP	0xc4f0
 #define NPUFLOW_TC_PRIO_IPV6	0xc4f1
 #define NPUFLOW_TC_PRIO_VLAN	0xc4f2
+#define NPUFLOW_TC_PRIO_QINQ	0xc4f3
+#define NPUFLOW_TC_PRIO_PPPOE	0xc4f4
 
 /* IPv6 extension headers walked before giving up (counted EXTHDR_LIMIT). */
 #define NPUFLOW_IPV6_EXT_MAX	6

@@ -691,7 +691,9 @@ enum fm_action fm_lookup_done(struct fm *fm, uint32_t id, const struct fm_lookup
 		e->rec.flags |= NPUFLOW_CONN_F_ROUTED;
 	for (d = 0; d < 2; d++)
 		e->rec.hw_handle[d] = id * 2 + d + 1;
-	e->rec.tc_prio = l->key[0].vlan_outer ? NPUFLOW_TC_PRIO_VLAN :
+	e->rec.tc_prio = l->key[0].vlan_outer & NPUFLOW_VLAN_AD ? NPUFLOW_TC_PRIO_QINQ :
+			 l->key[0].vlan_outer ? NPUFLOW_TC_PRIO_VLAN :
+			 l->key[0].pppoe_sid ? NPUFLOW_TC_PRIO_PPPOE :
 			 l->key[0].family == 10 ? NPUFLOW_TC_PRIO_IPV6 : NPUFLOW_TC_PRIO_IP;
 	e->dirty = 1;
 	return FM_A_WRITE;

@@ -58,11 +58,11 @@ static uint32_t lookup_egress(struct fmd *d, struct fm_lookup *l, int dir,
 	memcpy(l->nexthop[dir], eg.nexthop, sizeof(l->nexthop[dir]));
 	memcpy(l->dmac[dir], eg.dmac, 6);
 	memcpy(l->smac[dir], eg.smac, 6);
-	/* the rules npuflowd writes pop and push one 802.1Q tag */
-	if (!rc && (eg.out_vid_inner || (eg.out_vid & NPUFLOW_VLAN_AD) ||
-		    l->key[dir].vlan_inner || (l->key[dir].vlan_outer & NPUFLOW_VLAN_AD)))
-		rc = FM_EG_VLAN;
-	/* ... and push or pop no PPPoE session */
+	/*
+	 * A direction into a session is redirected to its ppp device, which
+	 * npuep does not take as a redirect's target: the connection stays on
+	 * the host (pppoe) rather than failing its write.
+	 */
 	if (!rc && (eg.out_sid || l->key[dir].pppoe_sid))
 		rc = FM_EG_PPPOE;
 	return rc;

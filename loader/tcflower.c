@@ -22,6 +22,11 @@
 #include "tcflower.h"
 
 #define TCFL_PARENT_INGRESS	TC_H_MAKE(TC_H_CLSACT, TC_H_MIN_INGRESS)
+#ifndef ETH_P_PPP_SES
+#define ETH_P_PPP_SES		0x8864
+#endif
+#define TCFL_PPP_IP		0x0021
+#define TCFL_PPP_IPV6		0x0057
 
 static struct nlmsghdr *hdr(void *buf, uint16_t type, uint16_t flags, uint32_t seq,
 			    uint32_t ifindex, uint32_t handle, uint32_t parent, uint32_t info)
@@ -59,22 +64,35 @@ static uint16_t eth_proto(const struct npuflow_key *k)
 	return k->family == 10 ? ETH_P_IPV6 : ETH_P_IP;
 }
 
+/* The ethertype after the tags: the session's, or the addresses'. */
+static uint16_t inner_proto(const struct npuflow_key *k)
+{
+	return k->pppoe_sid ? ETH_P_PPP_SES : eth_proto(k);
+}
+
 uint16_t tcfl_proto(const struct npuflow_key *k)
 {
-	return k->vlan_outer ? ETH_P_8021Q : eth_proto(k);
+	if (k->vlan_outer)
+		return k->vlan_outer & NPUFLOW_VLAN_AD ? ETH_P_8021AD : ETH_P_8021Q;
+	return inner_proto(k);
 }
 
 uint16_t tcfl_prio(const struct npuflow_key *k)
 {
+	if (k->vlan_outer & NPUFLOW_VLAN_AD)
+		return NPUFLOW_TC_PRIO_QINQ;
 	if (k->vlan_outer)
 		return NPUFLOW_TC_PRIO_VLAN;
+	if (k->pppoe_sid)
+		return NPUFLOW_TC_PRIO_PPPOE;
 	return k->family == 10 ? NPUFLOW_TC_PRIO_IPV6 : NPUFLOW_TC_PRIO_IP;
 }
 
 int tcfl_prio_ours(uint16_t prio)
 {
 	return prio == NPUFLOW_TC_PRIO_IP || prio == NPUFLOW_TC_PRIO_IPV6 ||
-	       prio == NPUFLOW_TC_PRIO_VLAN;
+	       prio == NPUFLOW_TC_PRIO_VLAN || prio == NPUFLOW_TC_PRIO_QINQ ||
+	       prio == NPUFLOW_TC_PRIO_PPPOE;
 }
 
 /* One pedit key: 4 bytes at @off of header @htype; @val and @keep are the
@@ -143,7 +161,10 @@ static void put_parms_action(struct nlmsghdr *nlh, uint16_t idx, const char *kin
 	mnl_attr_nest_end(nlh, act);
 }
 
-/* The match: ethertype (and 802.1Q tag), protocol, addresses, ports. */
+/*
+ * The match: ethertype (and tags: the outer one's TPID is the ethertype),
+ * session, protocol, addresses, ports.
+ */
 static void put_match(struct nlmsghdr *nlh, const struct npuflow_key *m)
 {
 	int v6 = m->family == 10;
@@ -151,8 +172,18 @@ static void put_match(struct nlmsghdr *nlh, const struct npuflow_key *m)
 
 	mnl_attr_put_u16(nlh, TCA_FLOWER_KEY_ETH_TYPE, htons(tcfl_proto(m)));
 	if (m->vlan_outer) {
-		mnl_attr_put_u16(nlh, TCA_FLOWER_KEY_VLAN_ID, m->vlan_outer);
-		mnl_attr_put_u16(nlh, TCA_FLOWER_KEY_VLAN_ETH_TYPE, htons(eth_proto(m)));
+		mnl_attr_put_u16(nlh, TCA_FLOWER_KEY_VLAN_ID, m->vlan_outer & NPUFLOW_VLAN_VID);
+		mnl_attr_put_u16(nlh, TCA_FLOWER_KEY_VLAN_ETH_TYPE,
+				 htons(m->vlan_inner ? ETH_P_8021Q : inner_proto(m)));
+	}
+	if (m->vlan_outer && m->vlan_inner) {
+		mnl_attr_put_u16(nlh, TCA_FLOWER_KEY_CVLAN_ID, m->vlan_inner & NPUFLOW_VLAN_VID);
+		mnl_attr_put_u16(nlh, TCA_FLOWER_KEY_CVLAN_ETH_TYPE, htons(inner_proto(m)));
+	}
+	if (m->pppoe_sid) {
+		mnl_attr_put_u16(nlh, TCA_FLOWER_KEY_PPPOE_SID, htons(m->pppoe_sid));
+		mnl_attr_put_u16(nlh, TCA_FLOWER_KEY_PPP_PROTO,
+				 htons(v6 ? TCFL_PPP_IPV6 : TCFL_PPP_IP));
 	}
 	mnl_attr_put_u8(nlh, TCA_FLOWER_KEY_IP_PROTO, m->proto);
 	memset(ones, 0xff, sizeof(ones));
@@ -259,7 +290,8 @@ static void put_pedit(struct nlmsghdr *nlh, uint16_t idx, const struct pkey *key
 	mnl_attr_nest_end(nlh, act);
 }
 
-/* Action number @idx: vlan pop, or vlan push of an 802.1Q tag @vid. */
+/* Action number @idx: vlan pop, or vlan push of tag @vid (VID |
+ * NPUFLOW_VLAN_AD for TPID 0x88a8, else 802.1Q). */
 static void put_vlan(struct nlmsghdr *nlh, uint16_t idx, int push, uint16_t vid, int hw_only)
 {
 	struct tc_vlan vl = { .action = TC_ACT_PIPE,
@@ -271,15 +303,17 @@ static void put_vlan(struct nlmsghdr *nlh, uint16_t idx, int push, uint16_t vid,
 	aopts = mnl_attr_nest_start(nlh, TCA_ACT_OPTIONS);
 	mnl_attr_put(nlh, TCA_VLAN_PARMS, sizeof(vl), &vl);
 	if (push) {
-		mnl_attr_put_u16(nlh, TCA_VLAN_PUSH_VLAN_ID, vid);
-		mnl_attr_put_u16(nlh, TCA_VLAN_PUSH_VLAN_PROTOCOL, htons(ETH_P_8021Q));
+		mnl_attr_put_u16(nlh, TCA_VLAN_PUSH_VLAN_ID, vid & NPUFLOW_VLAN_VID);
+		mnl_attr_put_u16(nlh, TCA_VLAN_PUSH_VLAN_PROTOCOL,
+				 htons(vid & NPUFLOW_VLAN_AD ? ETH_P_8021AD : ETH_P_8021Q));
 	}
 	mnl_attr_nest_end(nlh, aopts);
 	mnl_attr_nest_end(nlh, act);
 }
 
 /*
- * The actions: [vlan pop] [pedit[, csum]] [vlan push] mirred.  A rule in
+ * The actions: [vlan pop [vlan pop]] [pedit[, csum]] [vlan push [vlan push]]
+ * mirred: a pop a tag matched, a push a tag it leaves in, innermost first.  A rule in
  * software too updates the checksums its pedit breaks (act_csum); a
  * hardware-only one (skip_sw) leaves them to the device, which updates
  * every checksum it rewrites (the driver takes a csum action and does
@@ -301,6 +335,8 @@ static int put_actions(struct nlmsghdr *nlh, const struct tcfl_rule *r)
 	acts = mnl_attr_nest_start(nlh, TCA_FLOWER_ACT);
 	if (m->vlan_outer)
 		put_vlan(nlh, idx++, 0, 0, hw);
+	if (m->vlan_outer && m->vlan_inner)
+		put_vlan(nlh, idx++, 0, 0, hw);
 	if (n) {
 		put_pedit(nlh, idx++, keys, n, hw);
 	}
@@ -310,6 +346,8 @@ static int put_actions(struct nlmsghdr *nlh, const struct tcfl_rule *r)
 						   TCA_CSUM_UPDATE_FLAG_UDP);
 		put_parms_action(nlh, idx++, "csum", TCA_CSUM_PARMS, sizeof(cs), &cs, hw);
 	}
+	if (r->push_vid && r->push_vid_inner)
+		put_vlan(nlh, idx++, 1, r->push_vid_inner, hw);
 	if (r->push_vid)
 		put_vlan(nlh, idx++, 1, r->push_vid, hw);
 	put_parms_action(nlh, idx++, "mirred", TCA_MIRRED_PARMS, sizeof(mr), &mr, hw);
@@ -544,9 +582,22 @@ static int parse_act_opt(const struct nlattr *y, const char *kind, struct tcfl_i
 		if (holds(y, sizeof(vl)))
 			return -1;
 		memcpy(&vl, mnl_attr_get_payload(y), sizeof(vl));
-		out->vlan_pop |= vl.v_action == TCA_VLAN_ACT_POP;
+		out->vlan_pop += vl.v_action == TCA_VLAN_ACT_POP;
 	} else if (!strcmp(kind, "vlan") && t == TCA_VLAN_PUSH_VLAN_ID) {
-		return get_bytes(y, &out->push_vid, 2);
+		uint16_t vid;
+
+		/* a second push is the outer tag: the first goes inside */
+		if (get_bytes(y, &vid, 2))
+			return -1;
+		out->push_vid_inner = out->push_vid;
+		out->push_vid = vid & NPUFLOW_VLAN_VID;
+	} else if (!strcmp(kind, "vlan") && t == TCA_VLAN_PUSH_VLAN_PROTOCOL) {
+		uint16_t proto;
+
+		if (get_bytes(y, &proto, 2))
+			return -1;
+		if (proto == htons(ETH_P_8021AD))
+			out->push_vid |= NPUFLOW_VLAN_AD;
 	}
 	return 0;
 }
@@ -601,11 +652,28 @@ static int parse_option(const struct nlattr *x, struct tcfl_info *out)
 	case TCA_FLOWER_KEY_IP_PROTO:
 		return get_bytes(x, &m->proto, 1);
 	case TCA_FLOWER_KEY_VLAN_ID:
-		return get_bytes(x, &m->vlan_outer, 2);
-	case TCA_FLOWER_KEY_VLAN_ETH_TYPE:
 		if (get_bytes(x, &eth, 2))
 			return -1;
-		m->family = eth == htons(ETH_P_IPV6) ? 10 : 2;
+		m->vlan_outer |= eth & NPUFLOW_VLAN_VID;
+		return 0;
+	case TCA_FLOWER_KEY_CVLAN_ID:
+		return get_bytes(x, &m->vlan_inner, 2);
+	case TCA_FLOWER_KEY_PPPOE_SID:
+		if (get_bytes(x, &eth, 2))
+			return -1;
+		m->pppoe_sid = ntohs(eth);
+		return 0;
+	case TCA_FLOWER_KEY_PPP_PROTO:
+		if (get_bytes(x, &eth, 2))
+			return -1;
+		m->family = eth == htons(TCFL_PPP_IPV6) ? 10 : 2;
+		return 0;
+	case TCA_FLOWER_KEY_VLAN_ETH_TYPE:
+	case TCA_FLOWER_KEY_CVLAN_ETH_TYPE:
+		if (get_bytes(x, &eth, 2))
+			return -1;
+		if (eth == htons(ETH_P_IPV6) || eth == htons(ETH_P_IP))
+			m->family = eth == htons(ETH_P_IPV6) ? 10 : 2;
 		return 0;
 	case TCA_FLOWER_KEY_IPV4_SRC:
 		return get_bytes(x, m->saddr, 4);
@@ -665,6 +733,9 @@ int tcfl_parse(const struct nlmsghdr *nlh, struct tcfl_info *out)
 	out->prio = t->tcm_info >> 16;
 	out->protocol = ntohs(t->tcm_info & 0xffff);
 	out->match.family = out->protocol == ETH_P_IPV6 ? 10 : 2;
+	/* the outer tag's TPID is the rule's protocol */
+	if (out->protocol == ETH_P_8021AD)
+		out->match.vlan_outer = NPUFLOW_VLAN_AD;
 	attrs = msg_attrs(nlh, sizeof(*t), &alen);
 	for (a = attrs; mnl_attr_ok(a, (const char *)attrs + alen - (const char *)a);
 	     a = mnl_attr_next(a)) {
@@ -707,18 +778,55 @@ void tcfl_rule_from_conn(const struct npuflow_conn *c, int dir, uint32_t flags,
 	r->flags = flags;
 	r->match = c->key[dir];
 	tcfl_out_key(c->key, dir, &r->out);
+	r->dec_ttl = !!(c->flags & NPUFLOW_CONN_F_ROUTED);
+	r->out_ifindex = c->out_ifindex[dir];
+	/* into a session: the ppp device; its session's are the MACs and tags */
+	if (c->out_sid[dir])
+		return;
 	memcpy(r->dmac, c->dmac[dir], 6);
 	memcpy(r->smac, c->smac[dir], 6);
 	r->set_mac = 1;
-	r->dec_ttl = !!(c->flags & NPUFLOW_CONN_F_ROUTED);
-	r->out_ifindex = c->out_ifindex[dir];
 	r->push_vid = c->out_vid[dir];
+	r->push_vid_inner = c->out_vid_inner[dir];
+}
+
+/* tc's name of an ethertype a rule is filed under or matches after a tag. */
+static const char *proto_name(uint16_t p)
+{
+	return p == ETH_P_8021AD ? "802.1ad" : p == ETH_P_8021Q ? "802.1Q" :
+	       p == ETH_P_PPP_SES ? "ppp_ses" : p == ETH_P_IPV6 ? "ipv6" : "ip";
+}
+
+/* The match's tags and session, as tc's flower options. */
+static void fmt_l2(const struct npuflow_key *m, char *buf, size_t len)
+{
+	int v6 = m->family == 10, n = 0;
+
+	buf[0] = '\0';
+	if (m->vlan_outer)
+		n += snprintf(buf + n, len - n, " vlan_id %u vlan_ethtype %s",
+			      m->vlan_outer & NPUFLOW_VLAN_VID,
+			      m->vlan_inner ? "802.1Q" : proto_name(inner_proto(m)));
+	if (m->vlan_outer && m->vlan_inner)
+		n += snprintf(buf + n, len > (size_t)n ? len - n : 0,
+			      " cvlan_id %u cvlan_ethtype %s", m->vlan_inner & NPUFLOW_VLAN_VID,
+			      proto_name(inner_proto(m)));
+	if (m->pppoe_sid)
+		snprintf(buf + n, len > (size_t)n ? len - n : 0, " pppoe_sid %u ppp_proto %s",
+			 m->pppoe_sid, v6 ? "ipv6" : "ip");
+}
+
+/* "action vlan push id V [protocol 802.1ad] pipe" of tag @vid, at @buf + @n. */
+static int fmt_push(char *buf, size_t len, int n, uint16_t vid)
+{
+	return snprintf(buf + n, len > (size_t)n ? len - n : 0, " action vlan push id %u%s pipe",
+			vid & NPUFLOW_VLAN_VID, vid & NPUFLOW_VLAN_AD ? " protocol 802.1ad" : "");
 }
 
 int tcfl_fmt(const struct tcfl_rule *r, const char *in, const char *out, char *buf,
 	     size_t len)
 {
-	char sa[48], da[48], osa[48], oda[48], vl[40] = "";
+	char sa[48], da[48], osa[48], oda[48], vl[120];
 	int v6 = r->match.family == 10, af = v6 ? AF_INET6 : AF_INET;
 	const char *l4 = r->match.proto == 17 ? "udp" : "tcp";
 	int n;
@@ -727,21 +835,24 @@ int tcfl_fmt(const struct tcfl_rule *r, const char *in, const char *out, char *b
 	inet_ntop(af, r->match.daddr, da, sizeof(da));
 	inet_ntop(af, r->out.saddr, osa, sizeof(osa));
 	inet_ntop(af, r->out.daddr, oda, sizeof(oda));
-	if (r->match.vlan_outer)
-		snprintf(vl, sizeof(vl), " vlan_id %u vlan_ethtype %s", r->match.vlan_outer,
-			 v6 ? "ipv6" : "ip");
+	fmt_l2(&r->match, vl, sizeof(vl));
 	n = snprintf(buf, len, "tc filter add dev %s ingress protocol %s prio %u handle %u "
-		     "flower%s%s ip_proto %s src_ip %s dst_ip %s src_port %u dst_port %u %s%s"
-		     "action pedit ex munge eth dst set %02x:%02x:%02x:%02x:%02x:%02x "
-		     "munge eth src set %02x:%02x:%02x:%02x:%02x:%02x",
-		     in, r->match.vlan_outer ? "802.1Q" : v6 ? "ipv6" : "ip", r->prio, r->handle,
+		     "flower%s%s ip_proto %s src_ip %s dst_ip %s src_port %u dst_port %u %s%s%s"
+		     "action pedit ex",
+		     in, proto_name(tcfl_proto(&r->match)), r->prio, r->handle,
 		     r->flags & TCA_CLS_FLAGS_SKIP_SW ? " skip_sw" :
 		     r->flags & TCA_CLS_FLAGS_SKIP_HW ? " skip_hw" : "", vl, l4, sa, da,
 		     ntohs(r->match.sport), ntohs(r->match.dport),
 		     r->match.proto == 6 ? "tcp_flags 0x0/0x5 " : "",
 		     r->match.vlan_outer ? "action vlan pop pipe " : "",
-		     r->dmac[0], r->dmac[1], r->dmac[2], r->dmac[3], r->dmac[4], r->dmac[5],
-		     r->smac[0], r->smac[1], r->smac[2], r->smac[3], r->smac[4], r->smac[5]);
+		     r->match.vlan_outer && r->match.vlan_inner ? "action vlan pop pipe " : "");
+	if (r->set_mac)
+		n += snprintf(buf + n, len > (size_t)n ? len - n : 0,
+			      " munge eth dst set %02x:%02x:%02x:%02x:%02x:%02x"
+			      " munge eth src set %02x:%02x:%02x:%02x:%02x:%02x",
+			      r->dmac[0], r->dmac[1], r->dmac[2], r->dmac[3], r->dmac[4],
+			      r->dmac[5], r->smac[0], r->smac[1], r->smac[2], r->smac[3],
+			      r->smac[4], r->smac[5]);
 	if (strcmp(sa, osa))
 		n += snprintf(buf + n, len > (size_t)n ? len - n : 0, " munge %s src set %s",
 			      v6 ? "ip6" : "ip", osa);
@@ -761,9 +872,10 @@ int tcfl_fmt(const struct tcfl_rule *r, const char *in, const char *out, char *b
 	if (!(r->flags & TCA_CLS_FLAGS_SKIP_SW))
 		n += snprintf(buf + n, len > (size_t)n ? len - n : 0, " action csum %s%s pipe",
 			      v6 ? "" : "ip ", l4);
+	if (r->push_vid && r->push_vid_inner)
+		n += fmt_push(buf, len, n, r->push_vid_inner);
 	if (r->push_vid)
-		n += snprintf(buf + n, len > (size_t)n ? len - n : 0,
-			      " action vlan push id %u pipe", r->push_vid);
+		n += fmt_push(buf, len, n, r->push_vid);
 	n += snprintf(buf + n, len > (size_t)n ? len - n : 0,
 		      " action mirred egress redirect dev %s", out);
 	return n;

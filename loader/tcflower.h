@@ -24,6 +24,20 @@
  * `vlan_id V vlan_ethtype ip|ipv6`, its first action `vlan pop`; one that
  * leaves tagged pushes its tag just before the redirect (`vlan push id V'`):
  * the coprocessor pops, then pushes, one 802.1Q tag.
+ *
+ * Two tags: a direction arriving in an outer 802.1ad tag is filed under
+ * `protocol 802.1ad prio NPUFLOW_TC_PRIO_QINQ` (802.1Q: PRIO_VLAN as one
+ * tag), matches `vlan_id V vlan_ethtype 802.1q cvlan_id C cvlan_ethtype
+ * ip|ipv6` and pops both; one leaving in two tags pushes the inner, then
+ * the outer with its TPID (tc pushes innermost first).
+ *
+ * PPPoE (the driver's convention: a routed skip_sw rule that matches a
+ * session ends it, popping the header after its tags): a direction
+ * arriving in session S matches `... ethtype ppp_ses pppoe_sid S ppp_proto
+ * ip|ipv6` (untagged: `protocol ppp_ses prio NPUFLOW_TC_PRIO_PPPOE`); one
+ * leaving in a session is redirected to its ppp device, with no MAC
+ * pedit and no push: the driver resolves the session, tags and MACs from
+ * the device, as the kernel's flowtable does.
  */
 #ifndef _TCFLOWER_H
 #define _TCFLOWER_H
@@ -45,7 +59,9 @@ struct tcfl_rule {
 	int set_mac;
 	int dec_ttl;			/* routed: munge ip ttl / ip6 hoplimit add 255 */
 	uint32_t out_ifindex;		/* mirred egress redirect target */
-	uint16_t push_vid;		/* 802.1Q VID pushed before it, 0 = none */
+	uint16_t push_vid;		/* outer tag pushed before it (VID |
+					 * NPUFLOW_VLAN_AD), 0 = none */
+	uint16_t push_vid_inner;	/* 802.1Q tag pushed inside it, 0 = none */
 };
 
 /* A rule's parsed dump line. */
@@ -65,12 +81,15 @@ struct tcfl_info {
 	int nactions;
 	char actions[6][16];		/* kinds in order */
 	int npedit_keys;
-	int vlan_pop;			/* a vlan pop action */
-	uint16_t push_vid;		/* VID of a vlan push action, 0 = none */
+	int vlan_pop;			/* vlan pop actions */
+	uint16_t push_vid;		/* the last vlan push's tag (VID | NPUFLOW_VLAN_AD
+					 * for 802.1ad), 0 = none */
+	uint16_t push_vid_inner;	/* of two pushes, the first's, 0 = none */
 };
 
 /* The ethertype a rule for a direction arriving as @k is filed under
- * (ETH_P_8021Q if tagged), and its priority (NPUFLOW_TC_PRIO_*). */
+ * (its outer tag's TPID if tagged, ETH_P_PPP_SES in an untagged session),
+ * and its priority (NPUFLOW_TC_PRIO_*). */
 uint16_t tcfl_proto(const struct npuflow_key *k);
 uint16_t tcfl_prio(const struct npuflow_key *k);
 /* 1 if @prio is one of npuflowd's NPUFLOW_TC_PRIO_*. */

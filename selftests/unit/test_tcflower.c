@@ -57,7 +57,8 @@ struct kx {
 	char kinds[6][16];
 	int nkinds;
 	int pops, pushes;
-	uint16_t push_vid, push_proto;
+	uint16_t push_vid, push_proto;	/* the last push's */
+	uint16_t pv[4], pp[4];		/* each push's, in order */
 	int no_percpu;		/* actions whose TCA_ACT_FLAGS set NO_PERCPU_STATS */
 };
 
@@ -130,11 +131,15 @@ static void decode(const struct nlmsghdr *nlh, struct kx *x)
 							x->pops += vl->v_action == TCA_VLAN_ACT_POP;
 							x->pushes += vl->v_action == TCA_VLAN_ACT_PUSH;
 						}
-						if (!strcmp(kind, "vlan") && t == TCA_VLAN_PUSH_VLAN_ID)
+						if (!strcmp(kind, "vlan") && t == TCA_VLAN_PUSH_VLAN_ID) {
 							x->push_vid = mnl_attr_get_u16(z);
+							x->pv[(x->pushes - 1) & 3] = x->push_vid;
+						}
 						if (!strcmp(kind, "vlan") &&
-						    t == TCA_VLAN_PUSH_VLAN_PROTOCOL)
+						    t == TCA_VLAN_PUSH_VLAN_PROTOCOL) {
 							x->push_proto = mnl_attr_get_u16(z);
+							x->pp[(x->pushes - 1) & 3] = x->push_proto;
+						}
 						if (!strcmp(kind, "mirred") && t == TCA_MIRRED_PARMS) {
 							const struct tc_mirred *mr = mnl_attr_get_payload(z);
 
@@ -780,6 +785,170 @@ static void test_vlan_one_side_v6(void **st)
 	assert_int_equal(in.match.vlan_outer, 0);
 }
 
+/* The value of be16 attribute @type of the match, host order, or -1. */
+static int match_be16(const struct nlmsghdr *nlh, uint16_t type)
+{
+	int v = match_u16(nlh, type);
+
+	return v < 0 ? v : ntohs((uint16_t)v);
+}
+
+/*
+ * 802.1ad 100 + 802.1Q 200 on port 3, untagged on port 8: the tagged
+ * direction is filed under 802.1ad at the QinQ prio, matches both tags
+ * (the inner one's as the CVLAN) and pops both; the other pushes the
+ * inner tag, then the outer one with its TPID.
+ */
+static void test_qinq(void **st)
+{
+	struct npuflow_conn c = conn4(0);
+	struct nlmsghdr *nlh = (struct nlmsghdr *)buf;
+	const struct tcmsg *t;
+	struct tcfl_info in;
+	struct tcfl_rule r;
+	struct kx x;
+	char txt[1024];
+
+	(void)st;
+	c.key[0].vlan_outer = 100 | NPUFLOW_VLAN_AD;
+	c.key[0].vlan_inner = 200;
+	c.out_vid[1] = 100 | NPUFLOW_VLAN_AD;
+	c.out_vid_inner[1] = 200;
+	tcfl_rule_from_conn(&c, 0, TCA_CLS_FLAGS_SKIP_SW, &r);
+	assert_int_equal(r.prio, NPUFLOW_TC_PRIO_QINQ);
+	assert_true(tcfl_build_add(buf, sizeof(buf), &r, 7) > 0);
+	t = mnl_nlmsg_get_payload(nlh);
+	assert_int_equal(t->tcm_info, ((uint32_t)NPUFLOW_TC_PRIO_QINQ << 16) | htons(ETH_P_8021AD));
+	assert_int_equal(match_be16(nlh, TCA_FLOWER_KEY_ETH_TYPE), ETH_P_8021AD);
+	assert_int_equal(match_u16(nlh, TCA_FLOWER_KEY_VLAN_ID), 100);
+	assert_int_equal(match_be16(nlh, TCA_FLOWER_KEY_VLAN_ETH_TYPE), ETH_P_8021Q);
+	assert_int_equal(match_u16(nlh, TCA_FLOWER_KEY_CVLAN_ID), 200);
+	assert_int_equal(match_be16(nlh, TCA_FLOWER_KEY_CVLAN_ETH_TYPE), ETH_P_IP);
+	assert_int_equal(match_u16(nlh, TCA_FLOWER_KEY_PPPOE_SID), -1);
+	decode(nlh, &x);
+	assert_int_equal(x.nkinds, 4);
+	assert_string_equal(x.kinds[0], "vlan");
+	assert_string_equal(x.kinds[1], "vlan");
+	assert_string_equal(x.kinds[2], "pedit");
+	assert_string_equal(x.kinds[3], "mirred");
+	assert_int_equal(x.pops, 2);
+	assert_int_equal(x.pushes, 0);
+	assert_int_equal(tcfl_parse(nlh, &in), 0);
+	assert_int_equal(in.protocol, ETH_P_8021AD);
+	assert_memory_equal(&in.match, &c.key[0], sizeof(in.match));
+	assert_int_equal(in.vlan_pop, 2);
+	assert_true(tcfl_prio_ours(in.prio));
+	tcfl_fmt(&r, "p3", "p8", txt, sizeof(txt));
+	assert_non_null(strstr(txt, "protocol 802.1ad prio 50419 "));
+	assert_non_null(strstr(txt, " vlan_id 100 vlan_ethtype 802.1Q cvlan_id 200 "
+				    "cvlan_ethtype ip "));
+	assert_non_null(strstr(txt, "action vlan pop pipe action vlan pop pipe action pedit"));
+
+	tcfl_rule_from_conn(&c, 1, TCA_CLS_FLAGS_SKIP_SW, &r);
+	assert_int_equal(r.prio, NPUFLOW_TC_PRIO_IP);
+	assert_true(tcfl_build_add(buf, sizeof(buf), &r, 8) > 0);
+	decode(nlh, &x);
+	assert_int_equal(x.nkinds, 4);
+	assert_string_equal(x.kinds[1], "vlan");
+	assert_string_equal(x.kinds[2], "vlan");
+	assert_int_equal(x.pops, 0);
+	assert_int_equal(x.pushes, 2);
+	/* innermost first: 802.1Q 200, then 802.1ad 100 outside it */
+	assert_int_equal(x.pv[0], 200);
+	assert_int_equal(x.pp[0], htons(ETH_P_8021Q));
+	assert_int_equal(x.pv[1], 100);
+	assert_int_equal(x.pp[1], htons(ETH_P_8021AD));
+	assert_int_equal(x.mirred_ifindex, 3);
+	assert_int_equal(tcfl_parse(nlh, &in), 0);
+	assert_int_equal(in.push_vid, 100 | NPUFLOW_VLAN_AD);
+	assert_int_equal(in.push_vid_inner, 200);
+	tcfl_fmt(&r, "p8", "p3", txt, sizeof(txt));
+	assert_non_null(strstr(txt, "action vlan push id 200 pipe action vlan push id 100 "
+				    "protocol 802.1ad pipe action mirred"));
+}
+
+/*
+ * A session on the WAN port 8 in VLAN 7 (session 5), the LAN port 3
+ * untagged, masqueraded: the WAN direction matches the tag, the session
+ * and its PPP protocol and pops the tag (the driver's convention: a
+ * routed rule that matches a session ends it); the LAN direction is
+ * redirected to the ppp device (ifindex 30) with no MAC pedit and no push.
+ * Untagged, the session's rule is filed under ppp_ses at the PPPoE prio.
+ */
+static void test_pppoe(void **st)
+{
+	struct npuflow_conn c = conn4(1);
+	struct nlmsghdr *nlh = (struct nlmsghdr *)buf;
+	const struct tcmsg *t;
+	struct tcfl_info in;
+	struct tcfl_rule r;
+	struct kx x;
+	char txt[1024];
+	int i;
+
+	(void)st;
+	c.key[1].vlan_outer = 7;
+	c.key[1].pppoe_sid = 5;
+	c.out_ifindex[0] = 30;
+	c.out_vid[0] = 7;
+	c.out_sid[0] = 5;
+	tcfl_rule_from_conn(&c, 1, TCA_CLS_FLAGS_SKIP_SW, &r);
+	assert_int_equal(r.prio, NPUFLOW_TC_PRIO_VLAN);
+	assert_true(tcfl_build_add(buf, sizeof(buf), &r, 7) > 0);
+	assert_int_equal(match_be16(nlh, TCA_FLOWER_KEY_ETH_TYPE), ETH_P_8021Q);
+	assert_int_equal(match_u16(nlh, TCA_FLOWER_KEY_VLAN_ID), 7);
+	assert_int_equal(match_be16(nlh, TCA_FLOWER_KEY_VLAN_ETH_TYPE), 0x8864);
+	assert_int_equal(match_be16(nlh, TCA_FLOWER_KEY_PPPOE_SID), 5);
+	assert_int_equal(match_be16(nlh, TCA_FLOWER_KEY_PPP_PROTO), 0x0021);
+	assert_int_equal(match_u16(nlh, TCA_FLOWER_KEY_CVLAN_ID), -1);
+	decode(nlh, &x);
+	assert_int_equal(x.nkinds, 3);
+	assert_string_equal(x.kinds[0], "vlan");
+	assert_string_equal(x.kinds[1], "pedit");
+	assert_string_equal(x.kinds[2], "mirred");
+	assert_int_equal(x.pops, 1);
+	/* routed: the TTL's add is the last pedit key */
+	assert_int_equal(x.cmd[x.n - 1], TCA_PEDIT_KEY_EX_CMD_ADD);
+	assert_int_equal(tcfl_parse(nlh, &in), 0);
+	assert_memory_equal(&in.match, &c.key[1], sizeof(in.match));
+	tcfl_fmt(&r, "p8", "p3", txt, sizeof(txt));
+	assert_non_null(strstr(txt, " vlan_id 7 vlan_ethtype ppp_ses pppoe_sid 5 ppp_proto ip "));
+
+	/* out of the ppp device: no MACs, no push, redirected to it */
+	tcfl_rule_from_conn(&c, 0, TCA_CLS_FLAGS_SKIP_SW, &r);
+	assert_int_equal(r.set_mac, 0);
+	assert_int_equal(r.push_vid, 0);
+	assert_true(tcfl_build_add(buf, sizeof(buf), &r, 8) > 0);
+	decode(nlh, &x);
+	assert_int_equal(x.nkinds, 2);
+	assert_int_equal(x.pushes, 0);
+	for (i = 0; i < x.n; i++)
+		assert_int_not_equal(x.htype[i], TCA_PEDIT_KEY_EX_HDR_TYPE_ETH);
+	assert_int_equal(x.mirred_ifindex, 30);
+	tcfl_fmt(&r, "p3", "ppp0", txt, sizeof(txt));
+	assert_null(strstr(txt, "munge eth"));
+	assert_non_null(strstr(txt, "action mirred egress redirect dev ppp0"));
+
+	/* untagged, IPv6 */
+	c.key[1].vlan_outer = 0;
+	c.key[1].family = 10;
+	tcfl_rule_from_conn(&c, 1, TCA_CLS_FLAGS_SKIP_SW, &r);
+	assert_int_equal(r.prio, NPUFLOW_TC_PRIO_PPPOE);
+	assert_true(tcfl_build_add(buf, sizeof(buf), &r, 9) > 0);
+	t = mnl_nlmsg_get_payload(nlh);
+	assert_int_equal(t->tcm_info, ((uint32_t)NPUFLOW_TC_PRIO_PPPOE << 16) | htons(0x8864));
+	assert_int_equal(match_be16(nlh, TCA_FLOWER_KEY_ETH_TYPE), 0x8864);
+	assert_int_equal(match_u16(nlh, TCA_FLOWER_KEY_VLAN_ID), -1);
+	assert_int_equal(match_be16(nlh, TCA_FLOWER_KEY_PPP_PROTO), 0x0057);
+	decode(nlh, &x);
+	assert_int_equal(x.pops, 0);
+	assert_int_equal(tcfl_parse(nlh, &in), 0);
+	assert_int_equal(in.protocol, 0x8864);
+	assert_int_equal(in.match.family, 10);
+	assert_int_equal(in.match.pppoe_sid, 5);
+	assert_true(tcfl_prio_ours(in.prio));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -788,6 +957,8 @@ int main(void)
 		cmocka_unit_test(test_nat_v4_both_directions),
 		cmocka_unit_test(test_v6_udp),
 		cmocka_unit_test(test_vlan_both_tagged),
+		cmocka_unit_test(test_qinq),
+		cmocka_unit_test(test_pppoe),
 		cmocka_unit_test(test_vlan_one_side_v6),
 		cmocka_unit_test(test_del_dump_qdisc),
 		cmocka_unit_test(test_parse_short_keys),
