@@ -284,28 +284,33 @@ static void pair_wan_first(u16 vid)
 	assert_paired(&fk, &frw, &gk, &grw);
 }
 
-static void test_pair_lan_first(void **state)
-{
-	(void)state;
-	pair_lan_first(0);
-}
+/**
+ * struct pcase - one pairing: which direction the kernel offers first
+ * @name: the case
+ * @wan_first: the WAN direction (in the session) first, else the LAN one
+ * @vid: the session's VLAN on the WAN port, 0 untagged
+ */
+struct pcase {
+	const char *name;
+	int wan_first;
+	u16 vid;
+};
 
-static void test_pair_lan_first_vlan(void **state)
-{
-	(void)state;
-	pair_lan_first(7);
-}
+static const struct pcase pcases[] = {
+	{ "LAN direction first, untagged session", 0, 0 },
+	{ "LAN direction first, session in VLAN 7", 0, 7 },
+	{ "WAN direction first, untagged session", 1, 0 },
+	{ "WAN direction first, session in VLAN 7", 1, 7 },
+};
 
-static void test_pair_wan_first(void **state)
+static void test_pair(void **state)
 {
-	(void)state;
-	pair_wan_first(0);
-}
+	const struct pcase *c = *state;
 
-static void test_pair_wan_first_vlan(void **state)
-{
-	(void)state;
-	pair_wan_first(7);
+	if (c->wan_first)
+		pair_wan_first(c->vid);
+	else
+		pair_lan_first(c->vid);
 }
 
 /* Nothing completes what is not f's reply but for the session. */
@@ -364,15 +369,13 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_reply_v6),
-		cmocka_unit_test(test_pair_lan_first),
-		cmocka_unit_test(test_pair_lan_first_vlan),
-		cmocka_unit_test(test_pair_wan_first),
-		cmocka_unit_test(test_pair_wan_first_vlan),
 		cmocka_unit_test(test_complete_refused),
 	};
-	struct CMUnitTest rtests[ARRAY_SIZE(rcases)];
+	struct CMUnitTest rtests[ARRAY_SIZE(rcases)], ptests[ARRAY_SIZE(pcases)];
 
 	CASE_TESTS(rtests, rcases, test_reply);
+	CASE_TESTS(ptests, pcases, test_pair);
 	return cmocka_run_group_tests(tests, NULL, NULL) |
-	       cmocka_run_group_tests_name("npuep_flow_pair reply keys", rtests, NULL, NULL);
+	       cmocka_run_group_tests_name("npuep_flow_pair reply keys", rtests, NULL, NULL) |
+	       cmocka_run_group_tests_name("npuep_flow_pair PPPoE pairs", ptests, NULL, NULL);
 }

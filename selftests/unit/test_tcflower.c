@@ -793,6 +793,16 @@ static int match_be16(const struct nlmsghdr *nlh, uint16_t type)
 	return v < 0 ? v : ntohs((uint16_t)v);
 }
 
+/* Direction @dir of @c as a skip_sw rule into @r, built into buf and decoded into @x. */
+static struct nlmsghdr *build_dir(const struct npuflow_conn *c, int dir, struct tcfl_rule *r,
+				  struct kx *x)
+{
+	tcfl_rule_from_conn(c, dir, TCA_CLS_FLAGS_SKIP_SW, r);
+	assert_true(tcfl_build_add(buf, sizeof(buf), r, 7 + dir) > 0);
+	decode((struct nlmsghdr *)buf, x);
+	return (struct nlmsghdr *)buf;
+}
+
 /*
  * 802.1ad 100 + 802.1Q 200 on port 3, untagged on port 8: the tagged
  * direction is filed under 802.1ad at the QinQ prio, matches both tags
@@ -802,10 +812,9 @@ static int match_be16(const struct nlmsghdr *nlh, uint16_t type)
 static void test_qinq(void **st)
 {
 	struct npuflow_conn c = conn4(0);
-	struct nlmsghdr *nlh = (struct nlmsghdr *)buf;
-	const struct tcmsg *t;
 	struct tcfl_info in;
 	struct tcfl_rule r;
+	struct nlmsghdr *nlh;
 	struct kx x;
 	char txt[1024];
 
@@ -814,18 +823,16 @@ static void test_qinq(void **st)
 	c.key[0].vlan_inner = 200;
 	c.out_vid[1] = 100 | NPUFLOW_VLAN_AD;
 	c.out_vid_inner[1] = 200;
-	tcfl_rule_from_conn(&c, 0, TCA_CLS_FLAGS_SKIP_SW, &r);
+	nlh = build_dir(&c, 0, &r, &x);
 	assert_int_equal(r.prio, NPUFLOW_TC_PRIO_QINQ);
-	assert_true(tcfl_build_add(buf, sizeof(buf), &r, 7) > 0);
-	t = mnl_nlmsg_get_payload(nlh);
-	assert_int_equal(t->tcm_info, ((uint32_t)NPUFLOW_TC_PRIO_QINQ << 16) | htons(ETH_P_8021AD));
+	assert_int_equal(((const struct tcmsg *)mnl_nlmsg_get_payload(nlh))->tcm_info,
+			 ((uint32_t)NPUFLOW_TC_PRIO_QINQ << 16) | htons(ETH_P_8021AD));
 	assert_int_equal(match_be16(nlh, TCA_FLOWER_KEY_ETH_TYPE), ETH_P_8021AD);
 	assert_int_equal(match_u16(nlh, TCA_FLOWER_KEY_VLAN_ID), 100);
 	assert_int_equal(match_be16(nlh, TCA_FLOWER_KEY_VLAN_ETH_TYPE), ETH_P_8021Q);
 	assert_int_equal(match_u16(nlh, TCA_FLOWER_KEY_CVLAN_ID), 200);
 	assert_int_equal(match_be16(nlh, TCA_FLOWER_KEY_CVLAN_ETH_TYPE), ETH_P_IP);
 	assert_int_equal(match_u16(nlh, TCA_FLOWER_KEY_PPPOE_SID), -1);
-	decode(nlh, &x);
 	assert_int_equal(x.nkinds, 4);
 	assert_string_equal(x.kinds[0], "vlan");
 	assert_string_equal(x.kinds[1], "vlan");
@@ -844,10 +851,8 @@ static void test_qinq(void **st)
 				    "cvlan_ethtype ip "));
 	assert_non_null(strstr(txt, "action vlan pop pipe action vlan pop pipe action pedit"));
 
-	tcfl_rule_from_conn(&c, 1, TCA_CLS_FLAGS_SKIP_SW, &r);
+	nlh = build_dir(&c, 1, &r, &x);
 	assert_int_equal(r.prio, NPUFLOW_TC_PRIO_IP);
-	assert_true(tcfl_build_add(buf, sizeof(buf), &r, 8) > 0);
-	decode(nlh, &x);
 	assert_int_equal(x.nkinds, 4);
 	assert_string_equal(x.kinds[1], "vlan");
 	assert_string_equal(x.kinds[2], "vlan");
@@ -878,10 +883,9 @@ static void test_qinq(void **st)
 static void test_pppoe(void **st)
 {
 	struct npuflow_conn c = conn4(1);
-	struct nlmsghdr *nlh = (struct nlmsghdr *)buf;
-	const struct tcmsg *t;
 	struct tcfl_info in;
 	struct tcfl_rule r;
+	struct nlmsghdr *nlh;
 	struct kx x;
 	char txt[1024];
 	int i;
@@ -892,16 +896,14 @@ static void test_pppoe(void **st)
 	c.out_ifindex[0] = 30;
 	c.out_vid[0] = 7;
 	c.out_sid[0] = 5;
-	tcfl_rule_from_conn(&c, 1, TCA_CLS_FLAGS_SKIP_SW, &r);
+	nlh = build_dir(&c, 1, &r, &x);
 	assert_int_equal(r.prio, NPUFLOW_TC_PRIO_VLAN);
-	assert_true(tcfl_build_add(buf, sizeof(buf), &r, 7) > 0);
 	assert_int_equal(match_be16(nlh, TCA_FLOWER_KEY_ETH_TYPE), ETH_P_8021Q);
 	assert_int_equal(match_u16(nlh, TCA_FLOWER_KEY_VLAN_ID), 7);
 	assert_int_equal(match_be16(nlh, TCA_FLOWER_KEY_VLAN_ETH_TYPE), 0x8864);
 	assert_int_equal(match_be16(nlh, TCA_FLOWER_KEY_PPPOE_SID), 5);
 	assert_int_equal(match_be16(nlh, TCA_FLOWER_KEY_PPP_PROTO), 0x0021);
 	assert_int_equal(match_u16(nlh, TCA_FLOWER_KEY_CVLAN_ID), -1);
-	decode(nlh, &x);
 	assert_int_equal(x.nkinds, 3);
 	assert_string_equal(x.kinds[0], "vlan");
 	assert_string_equal(x.kinds[1], "pedit");
@@ -915,11 +917,9 @@ static void test_pppoe(void **st)
 	assert_non_null(strstr(txt, " vlan_id 7 vlan_ethtype ppp_ses pppoe_sid 5 ppp_proto ip "));
 
 	/* out of the ppp device: no MACs, no push, redirected to it */
-	tcfl_rule_from_conn(&c, 0, TCA_CLS_FLAGS_SKIP_SW, &r);
+	build_dir(&c, 0, &r, &x);
 	assert_int_equal(r.set_mac, 0);
 	assert_int_equal(r.push_vid, 0);
-	assert_true(tcfl_build_add(buf, sizeof(buf), &r, 8) > 0);
-	decode(nlh, &x);
 	assert_int_equal(x.nkinds, 2);
 	assert_int_equal(x.pushes, 0);
 	for (i = 0; i < x.n; i++)
@@ -932,15 +932,13 @@ static void test_pppoe(void **st)
 	/* untagged, IPv6 */
 	c.key[1].vlan_outer = 0;
 	c.key[1].family = 10;
-	tcfl_rule_from_conn(&c, 1, TCA_CLS_FLAGS_SKIP_SW, &r);
+	build_dir(&c, 1, &r, &x);
 	assert_int_equal(r.prio, NPUFLOW_TC_PRIO_PPPOE);
-	assert_true(tcfl_build_add(buf, sizeof(buf), &r, 9) > 0);
-	t = mnl_nlmsg_get_payload(nlh);
-	assert_int_equal(t->tcm_info, ((uint32_t)NPUFLOW_TC_PRIO_PPPOE << 16) | htons(0x8864));
+	assert_int_equal(((const struct tcmsg *)mnl_nlmsg_get_payload(nlh))->tcm_info,
+			 ((uint32_t)NPUFLOW_TC_PRIO_PPPOE << 16) | htons(0x8864));
 	assert_int_equal(match_be16(nlh, TCA_FLOWER_KEY_ETH_TYPE), 0x8864);
 	assert_int_equal(match_u16(nlh, TCA_FLOWER_KEY_VLAN_ID), -1);
 	assert_int_equal(match_be16(nlh, TCA_FLOWER_KEY_PPP_PROTO), 0x0057);
-	decode(nlh, &x);
 	assert_int_equal(x.pops, 0);
 	assert_int_equal(tcfl_parse(nlh, &in), 0);
 	assert_int_equal(in.protocol, 0x8864);
