@@ -114,6 +114,27 @@ bool npusim_cores_narrow(struct npusim_dev *nd)
 	return READ_ONCE(nd->cores->narrow);
 }
 
+/*
+ * Queue @work where the placement puts it: on the CPU in *@cpu through the
+ * per-CPU @wq while the mask is narrow, else on @wide.  The mode and the
+ * placement are read in one RCU read-side section, which a mask's write
+ * waits for.  Nothing once the device is dead.
+ */
+static void npusim_cores_queue(struct npusim_dev *nd, const unsigned int *cpu,
+			       struct workqueue_struct *wq,
+			       struct workqueue_struct *wide,
+			       struct work_struct *work)
+{
+	if (READ_ONCE(nd->dead))
+		return;
+	rcu_read_lock();
+	if (READ_ONCE(nd->cores->narrow))
+		queue_work_on(READ_ONCE(*cpu), wq, work);
+	else
+		queue_work(wide, work);
+	rcu_read_unlock();
+}
+
 /**
  * npusim_cores_queue_tx - queue a pair's transmit work where it runs
  * @qp: queue pair
@@ -126,14 +147,7 @@ void npusim_cores_queue_tx(struct npusim_qp *qp)
 	struct npusim_cores *c = nd->cores;
 	unsigned int i = qp->port->idx * nd->nqueues + qp->idx;
 
-	if (READ_ONCE(nd->dead))
-		return;
-	rcu_read_lock();
-	if (READ_ONCE(c->narrow))
-		queue_work_on(READ_ONCE(c->qp_cpu[i]), c->wq, &qp->tx_work);
-	else
-		queue_work(nd->wq, &qp->tx_work);
-	rcu_read_unlock();
+	npusim_cores_queue(nd, &c->qp_cpu[i], c->wq, nd->wq, &qp->tx_work);
 }
 
 /**
@@ -146,14 +160,8 @@ void npusim_cores_queue_cmd(struct npusim_dev *nd)
 {
 	struct npusim_cores *c = nd->cores;
 
-	if (READ_ONCE(nd->dead))
-		return;
-	rcu_read_lock();
-	if (READ_ONCE(c->narrow))
-		queue_work_on(READ_ONCE(c->cmd_cpu), c->wq_hi, &nd->cmd_work);
-	else
-		queue_work(system_highpri_wq, &nd->cmd_work);
-	rcu_read_unlock();
+	npusim_cores_queue(nd, &c->cmd_cpu, c->wq_hi, system_highpri_wq,
+			   &nd->cmd_work);
 }
 
 /**
@@ -169,14 +177,7 @@ void npusim_cores_queue_ingress(struct npusim_port *port,
 	struct npusim_dev *nd = port->nd;
 	struct npusim_cores *c = nd->cores;
 
-	if (READ_ONCE(nd->dead))
-		return;
-	rcu_read_lock();
-	if (READ_ONCE(c->narrow))
-		queue_work_on(READ_ONCE(c->port_cpu[port->idx]), c->wq, work);
-	else
-		queue_work(nd->wq, work);
-	rcu_read_unlock();
+	npusim_cores_queue(nd, &c->port_cpu[port->idx], c->wq, nd->wq, work);
 }
 
 /* On the pair's CPU: its timer, cancelled elsewhere, expires here now. */
