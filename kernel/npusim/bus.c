@@ -6,7 +6,6 @@
  *   echo "ID [NPORTS [NQUEUES]]" > /sys/bus/npusim/new_device
  *   echo ID > /sys/bus/npusim/del_device
  */
-#include <linux/debugfs.h>
 #include <linux/device.h>
 #include <linux/dma-mapping.h>
 #include <linux/kernel.h>
@@ -16,7 +15,6 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/sysfs.h>
-#include <linux/wait.h>
 
 #include "npusim.h"
 
@@ -35,29 +33,6 @@ struct npusim_bus_dev {
 static LIST_HEAD(npusim_bus_devs);
 static DEFINE_MUTEX(npusim_bus_lock);
 static bool npusim_bus_enable;	/* under npusim_bus_lock */
-
-/* Objects whose release callback (module text) has not run yet. */
-static atomic_t npusim_objs = ATOMIC_INIT(0);
-static DECLARE_WAIT_QUEUE_HEAD(npusim_objs_wq);
-
-struct dentry *npusim_dbg_root;
-
-/**
- * npusim_obj_get - count an object whose release function is in this module
- */
-void npusim_obj_get(void)
-{
-	atomic_inc(&npusim_objs);
-}
-
-/**
- * npusim_obj_put - such an object was released
- */
-void npusim_obj_put(void)
-{
-	if (atomic_dec_and_test(&npusim_objs))
-		wake_up_all(&npusim_objs_wq);
-}
 
 static void npusim_bus_dev_release(struct device *dev)
 {
@@ -250,10 +225,10 @@ static int __init npusim_init(void)
 {
 	int err;
 
-	npusim_dbg_root = debugfs_create_dir(DRV_NAME, NULL);
+	npusim_debugfs_init();
 	err = bus_register(&npusim_bus);
 	if (err) {
-		debugfs_remove_recursive(npusim_dbg_root);
+		npusim_debugfs_exit();
 		return err;
 	}
 	mutex_lock(&npusim_bus_lock);
@@ -274,8 +249,8 @@ static void __exit npusim_exit(void)
 
 	bus_unregister(&npusim_bus);
 	/* Release callbacks live in this module: wait for all of them. */
-	wait_event(npusim_objs_wq, !atomic_read(&npusim_objs));
-	debugfs_remove_recursive(npusim_dbg_root);
+	npusim_objs_wait();
+	npusim_debugfs_exit();
 }
 
 module_init(npusim_init);

@@ -49,11 +49,6 @@
 
 #include "npusim.h"
 
-/* What ran on one CPU (debugfs core_work), enum npusim_cw. */
-struct npusim_core_work {
-	u64 n[NPUSIM_CW_MAX];
-};
-
 /**
  * struct npusim_cores - where one device's work runs
  * @lock: serialises writes of the mask
@@ -66,7 +61,8 @@ struct npusim_core_work {
  * @cmd_cpu: the command loop's CPU
  * @port_cpu: each port's ingress CPU
  * @qp_cpu: each queue pair's CPU, by port * nqueues + queue
- * @work: per CPU, the work done there
+ *
+ * What ran where is counted in the device's core_work.
  */
 struct npusim_cores {
 	struct mutex lock;	/* see above */
@@ -77,7 +73,6 @@ struct npusim_cores {
 	unsigned int cmd_cpu;
 	unsigned int *port_cpu;
 	unsigned int *qp_cpu;
-	struct npusim_core_work __percpu *work;
 };
 
 static const char * const npusim_cw_names[NPUSIM_CW_MAX] = {
@@ -86,19 +81,6 @@ static const char * const npusim_cw_names[NPUSIM_CW_MAX] = {
 	[NPUSIM_CW_CMD] = "cmd",
 	[NPUSIM_CW_TIMER] = "timer",
 };
-
-/**
- * npusim_cores_count - count one piece of the model's work on this CPU
- * @nd: device
- * @what: a frame taken by ingress, a transmit pass, a command pass or a
- *	timer expiry
- *
- * Any context.
- */
-void npusim_cores_count(struct npusim_dev *nd, enum npusim_cw what)
-{
-	this_cpu_inc(nd->cores->work->n[what]);
-}
 
 /**
  * npusim_cores_narrow - does the model run on cores of its own
@@ -327,7 +309,7 @@ static int npusim_core_work_show(struct seq_file *m, void *v)
 	int i;
 
 	for_each_possible_cpu(cpu) {
-		w = per_cpu_ptr(nd->cores->work, cpu);
+		w = per_cpu_ptr(nd->core_work, cpu);
 		for (i = 0, any = 0; i < NPUSIM_CW_MAX; i++) {
 			n[i] = READ_ONCE(w->n[i]);
 			any |= n[i];
@@ -378,8 +360,8 @@ int npusim_cores_init(struct npusim_dev *nd)
 	c->port_cpu = kcalloc(nd->nports, sizeof(*c->port_cpu), GFP_KERNEL);
 	c->qp_cpu = kcalloc(nd->nports * nd->nqueues, sizeof(*c->qp_cpu),
 			    GFP_KERNEL);
-	c->work = alloc_percpu(struct npusim_core_work);
-	if (!c->port_cpu || !c->qp_cpu || !c->work ||
+	nd->core_work = alloc_percpu(struct npusim_core_work);
+	if (!c->port_cpu || !c->qp_cpu || !nd->core_work ||
 	    !alloc_cpumask_var(&c->mask, GFP_KERNEL))
 		return -ENOMEM;
 	cpumask_copy(c->mask, cpu_possible_mask);
@@ -406,7 +388,8 @@ void npusim_cores_fini(struct npusim_dev *nd)
 		destroy_workqueue(c->wq);
 	if (c->wq_hi)
 		destroy_workqueue(c->wq_hi);
-	free_percpu(c->work);
+	free_percpu(nd->core_work);
+	nd->core_work = NULL;
 	free_cpumask_var(c->mask);
 	kfree(c->qp_cpu);
 	kfree(c->port_cpu);

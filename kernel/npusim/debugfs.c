@@ -190,6 +190,25 @@ static const struct file_operations npusim_dbg_corrupt_fops = {
 	.write = npusim_dbg_corrupt_write,
 };
 
+/* /sys/kernel/debug/npusim, the devices' directories' parent */
+static struct dentry *npusim_dbg_root;
+
+/**
+ * npusim_debugfs_init - create the model's debugfs directory (module init)
+ */
+void npusim_debugfs_init(void)
+{
+	npusim_dbg_root = debugfs_create_dir(DRV_NAME, NULL);
+}
+
+/**
+ * npusim_debugfs_exit - remove it (module exit, every device gone)
+ */
+void npusim_debugfs_exit(void)
+{
+	debugfs_remove_recursive(npusim_dbg_root);
+}
+
 /**
  * npusim_debugfs_create - create the device's debugfs directory
  * @nd: device

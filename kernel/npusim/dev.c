@@ -5,10 +5,8 @@
  */
 #include <linux/auxiliary_bus.h>
 #include <linux/etherdevice.h>
-#include <linux/io.h>
-#include <linux/mm.h>
-#include <linux/mmzone.h>
 #include <linux/slab.h>
+#include <linux/wait.h>
 
 #include "npusim.h"
 
@@ -21,35 +19,36 @@ static const u8 npusim_default_rss_key[NPU_RSS_KEY_LEN] = {
 	0x6a, 0x42, 0xb7, 0x3b, 0xbe, 0xac, 0x01, 0xfa,
 };
 
-/**
- * npusim_dma_ok - can the device reach [@addr, @addr + @len) of host memory
- * @addr: DMA (= physical) address
- * @len: bytes, > 0
- *
- * The model has no IOMMU: a DMA address is a physical address, reached
- * through the kernel's direct map.  Anything not backed by memory pages is
- * refused instead of dereferenced.
- *
- * Return: true if the whole range is RAM with a struct page.
- */
-bool npusim_dma_ok(u64 addr, u64 len)
-{
-	u64 last;
+/* Objects whose release callback (module text) has not run yet. */
+static atomic_t npusim_objs = ATOMIC_INIT(0);
+static DECLARE_WAIT_QUEUE_HEAD(npusim_objs_wq);
 
-	if (!len || check_add_overflow(addr, len - 1, &last))
-		return false;
-	return pfn_valid(PHYS_PFN(addr)) && pfn_valid(PHYS_PFN(last));
+/**
+ * npusim_obj_get - count an object whose release function is in this module
+ */
+void npusim_obj_get(void)
+{
+	atomic_inc(&npusim_objs);
 }
 
 /**
- * npusim_dma_va - kernel address of a DMA address checked by npusim_dma_ok()
- * @addr: DMA address
- *
- * Return: the direct-map address.
+ * npusim_obj_put - such an object was released
  */
-void *npusim_dma_va(u64 addr)
+void npusim_obj_put(void)
 {
-	return phys_to_virt((phys_addr_t)addr);
+	if (atomic_dec_and_test(&npusim_objs))
+		wake_up_all(&npusim_objs_wq);
+}
+
+/**
+ * npusim_objs_wait - wait until every counted object is released
+ *
+ * Module exit, once no object can be counted any more: the release
+ * callbacks are module text.
+ */
+void npusim_objs_wait(void)
+{
+	wait_event(npusim_objs_wq, !atomic_read(&npusim_objs));
 }
 
 /* ------------------------------------------------------------------ */

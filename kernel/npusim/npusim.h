@@ -8,10 +8,14 @@
 #include <linux/atomic.h>
 #include <linux/device.h>
 #include <linux/hrtimer.h>
+#include <linux/io.h>
 #include <linux/irqdomain.h>
 #include <linux/list.h>
+#include <linux/mmzone.h>
 #include <linux/netdevice.h>
+#include <linux/overflow.h>
 #include <linux/percpu.h>
+#include <linux/pfn.h>
 #include <linux/sched/clock.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
@@ -98,6 +102,7 @@ struct npusim_nt_port;
 struct npusim_pol;
 struct npusim_vec;
 struct npusim_cores;
+struct npusim_core_work;
 struct npusim_ingress;
 
 /**
@@ -272,6 +277,7 @@ struct npusim_cmdq {
  * @nt: the ingress classifier, one per port (ntuple.c)
  * @pol: the trap policers (policer.c)
  * @cores: the CPUs the device's work runs on (cores.c)
+ * @core_work: per CPU, the model's work done there (cores.c)
  * @ing: the ports' ingress FIFOs, used on cores of its own (ingress.c)
  * @dbg: debugfs directory
  * @force_rx_full: knob: every receive ring reads as full (QFULL drops)
@@ -313,6 +319,7 @@ struct npusim_dev {
 	struct npusim_nt_port *nt;
 	struct npusim_pol *pol;
 	struct npusim_cores *cores;
+	struct npusim_core_work __percpu *core_work;
 	struct npusim_ingress *ing;
 
 	u64 __percpu *datapath_ns;	/* see npusim_dp_clock() */
@@ -362,17 +369,44 @@ static inline bool npusim_corrupt_take(struct npusim_dev *nd,
 	return true;
 }
 
-/* bus.c */
-extern struct dentry *npusim_dbg_root;
-void npusim_obj_get(void);
-void npusim_obj_put(void);
+/**
+ * npusim_dma_ok - can the device reach [@addr, @addr + @len) of host memory
+ * @addr: DMA (= physical) address
+ * @len: bytes, > 0
+ *
+ * The model has no IOMMU: a DMA address is a physical address, reached
+ * through the kernel's direct map.  Anything not backed by memory pages is
+ * refused instead of dereferenced.
+ *
+ * Return: true if the whole range is RAM with a struct page.
+ */
+static inline bool npusim_dma_ok(u64 addr, u64 len)
+{
+	u64 last;
+
+	if (!len || check_add_overflow(addr, len - 1, &last))
+		return false;
+	return pfn_valid(PHYS_PFN(addr)) && pfn_valid(PHYS_PFN(last));
+}
+
+/**
+ * npusim_dma_va - kernel address of a DMA address checked by npusim_dma_ok()
+ * @addr: DMA address
+ *
+ * Return: the direct-map address.
+ */
+static inline void *npusim_dma_va(u64 addr)
+{
+	return phys_to_virt((phys_addr_t)addr);
+}
 
 /* dev.c */
 struct npusim_dev *npusim_dev_create(struct device *bus_dev, u32 id,
 				     u32 nports, u32 nqueues);
 void npusim_dev_destroy(struct npusim_dev *nd);
-bool npusim_dma_ok(u64 addr, u64 len);
-void *npusim_dma_va(u64 addr);
+void npusim_obj_get(void);
+void npusim_obj_put(void);
+void npusim_objs_wait(void);
 
 /**
  * npusim_dp_clock - start clocking the model's own datapath work
@@ -490,10 +524,28 @@ enum npusim_cw {
 	NPUSIM_CW_MAX,
 };
 
+/* What ran on one CPU (debugfs core_work). */
+struct npusim_core_work {
+	u64 n[NPUSIM_CW_MAX];
+};
+
+/**
+ * npusim_cores_count - count one piece of the model's work on this CPU
+ * @nd: device
+ * @what: a frame taken by ingress, a transmit pass, a command pass or a
+ *	timer expiry
+ *
+ * Any context.
+ */
+static inline void npusim_cores_count(struct npusim_dev *nd,
+				      enum npusim_cw what)
+{
+	this_cpu_inc(nd->core_work->n[what]);
+}
+
 int npusim_cores_init(struct npusim_dev *nd);
 void npusim_cores_fini(struct npusim_dev *nd);
 void npusim_cores_debugfs(struct npusim_dev *nd);
-void npusim_cores_count(struct npusim_dev *nd, enum npusim_cw what);
 bool npusim_cores_narrow(struct npusim_dev *nd);
 void npusim_cores_queue_tx(struct npusim_qp *qp);
 void npusim_cores_queue_cmd(struct npusim_dev *nd);
@@ -509,6 +561,8 @@ void npusim_ingress_stop(struct npusim_port *port);
 void npusim_ingress_show(struct seq_file *m, struct npusim_port *port);
 
 /* debugfs.c */
+void npusim_debugfs_init(void);
+void npusim_debugfs_exit(void);
 void npusim_debugfs_create(struct npusim_dev *nd);
 void npusim_debugfs_destroy(struct npusim_dev *nd);
 
