@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * nlsock.h - a libmnl rtnetlink socket with request/ack and dump helpers,
- * and the route/neighbour/link/qdisc lookups the flow maker needs.
+ * nlsock.h - a libmnl netlink socket with request/ack, dump and batch
+ * helpers and the monitors (nlsock.c), and the route/neighbour/link/qdisc
+ * lookups the flow maker needs, with what the monitors' announcements say
+ * (nlsock_lookup.c).
  */
 #ifndef _NLSOCK_H
 #define _NLSOCK_H
@@ -60,6 +62,9 @@ int nls_talk(struct nlsock *s, const void *msg, size_t len, mnl_cb_t cb, void *d
 int nls_send(struct nlsock *s, const void *msg, size_t len);
 int nls_read_step(struct nlsock *s, uint32_t seq, mnl_cb_t cb, void *data);
 uint32_t nls_seq(struct nlsock *s);
+/* A request of @type with @flags at @buf (room for its header), numbered
+ * nls_seq(@s). */
+struct nlmsghdr *nls_request(void *buf, struct nlsock *s, uint16_t type, uint16_t flags);
 /*
  * One received batch: the @n bytes at @buf, message by message as far as
  * whole messages fit (nls_msg_ok).  Those of request @seq to this socket's
@@ -211,6 +216,14 @@ int nls_monitor_open(struct nlsock *s);
  * (or announcements were lost: ENOBUFS), 0 if nothing, -errno on error.
  */
 int nls_monitor_changed(struct nlsock *s);
+/*
+ * What the monitor @s has queued, read without waiting: the sum of
+ * @count(buffer, bytes, @arg) over the buffers read (1 a buffer if NULL),
+ * one more if announcements were lost (ENOBUFS: as good as a change), or
+ * -errno.
+ */
+int nls_monitor_drain(struct nlsock *s, int (*count)(const void *buf, size_t n, void *arg),
+		      void *arg);
 
 /*
  * @nlh (nlmsg_len bytes readable, as nls_msg_ok() checks) as a neighbour

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * fuzz_nlsock - libFuzzer target for npuflowd's rtnetlink readers
- * (loader/nlsock.c): the input is a received batch.  It goes through
+ * (loader/nlsock.c, nlsock_lookup.c): the input is a received batch.  It goes through
  * nls_dispatch() as request 0 of portid 0 (acks, errors and dump ends
  * included), with every lookup's reader on each data message; and every
  * whole message goes to each reader and the ack reader directly, whatever
@@ -11,6 +11,7 @@
  * error with an extack message, a dump's end.
  */
 #include "../../loader/nlsock.c"
+#include "../../loader/nlsock_lookup.c"
 #include "../../loader/xfrmdb.c"
 #include "fuzz.h"
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rtnetlink input (loader/nlsock.c): the lookups' readers and the ack
+ * rtnetlink input (loader/nlsock.c, nlsock_lookup.c): the lookups' readers and the ack
  * reader take what the kernel sends, read nothing past a message or an
  * attribute, and refuse a malformed one with EBADMSG.  Every message is
  * handed over as a heap copy of exactly its length, so ASan sees a read
@@ -16,6 +16,7 @@
 #include <signal.h>
 #include <unistd.h>
 #include "../../loader/nlsock.c"
+#include "../../loader/nlsock_lookup.c"
 #include <net/if_arp.h>
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
