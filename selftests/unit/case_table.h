@@ -6,6 +6,7 @@
  * A case changes the fields of the input it built, and of the result it
  * expects, by a list of struct case_field: a field named by its offset
  * and size, its value written in host, network or little-endian order.
+ * A case may check fields of a result the same way (case_fields_check()).
  * Each case of a table runs as a cmocka test of its own, named by the
  * case (case_tests()), so that a failure says which case failed.
  */
@@ -66,6 +67,44 @@ static inline void case_fields_set(void *obj, const struct case_field *fields,
 			fail_msg("a field of %u bytes at %u", f->len, f->off);
 		}
 		memcpy((u8 *)obj + f->off, &v, f->len);
+	}
+}
+
+/*
+ * Each field of @fields, up to @n or the first of length 0, holds its value
+ * in @obj: a failure names the field by its offset.
+ */
+static inline void case_fields_check(const void *obj, const struct case_field *fields,
+				     size_t n)
+{
+	const struct case_field *f;
+	union { u8 b; u16 h; u32 w; u64 q; } v;
+	u64 got;
+
+	for (f = fields; f < fields + n && f->len; f++) {
+		memcpy(&v, (const u8 *)obj + f->off, f->len);
+		switch (f->len) {
+		case 1:
+			got = v.b;
+			break;
+		case 2:
+			got = f->order == CF_BE ? be16toh(v.h) :
+			      f->order == CF_LE ? le16toh(v.h) : v.h;
+			break;
+		case 4:
+			got = f->order == CF_BE ? be32toh(v.w) :
+			      f->order == CF_LE ? le32toh(v.w) : v.w;
+			break;
+		case 8:
+			got = f->order == CF_BE ? be64toh(v.q) :
+			      f->order == CF_LE ? le64toh(v.q) : v.q;
+			break;
+		default:
+			fail_msg("a field of %u bytes at %u", f->len, f->off);
+		}
+		if (got != f->val)
+			fail_msg("the field at %u (%u bytes) holds %llu, not %llu", f->off,
+				 f->len, (unsigned long long)got, (unsigned long long)f->val);
 	}
 }
 

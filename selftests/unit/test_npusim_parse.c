@@ -133,225 +133,231 @@ static u8 parse(struct fb *f, struct npusim_pkt *pkt)
 	return npusim_parse(f->b, f->len, f->len, pkt);
 }
 
-/* ---- parser -------------------------------------------------------- */
+/* ---- IPv4 and IPv6 frames: a table ----------------------------------- */
 
-static void test_tcp4_flow_miss(void **state)
+#define L3	14		/* an untagged frame's IP header */
+#define L4_4	(L3 + 20)	/* the L4 header behind an IPv4 header without options */
+#define L4_6	(L3 + 40)	/* behind an IPv6 header */
+
+enum { P_NONE, P_TCP, P_UDP };
+
+/**
+ * struct pcase - an untagged frame and what the parser makes of it
+ * @name: the case
+ * @type: the ethertype (the IP version's when 0)
+ * @mcast: the destination MAC is a group's
+ * @ip: 4 or 6: an IP header, fb_ipv4()'s or fb_ipv6()'s; 0: none
+ * @proto: its protocol or next header
+ * @optlen: IPv4: the options' bytes
+ * @l4len: IPv4: the bytes after the header; IPv6: the payload length
+ * @ttl: the TTL or hop limit
+ * @frag: IPv4: flags and fragment offset
+ * @dst: the destination address (b4 or b6 when NULL)
+ * @chain: IPv6: this many 8-byte extension headers at the payload's
+ *	start, each with next header 60 (destination options)
+ * @l4: P_TCP or P_UDP: that header, @l4_at bytes into the L4 bytes
+ * @l4_at: see @l4
+ * @sport: its source port
+ * @dport: its destination port
+ * @tcp_flags: a TCP header's flags
+ * @ulen: a UDP header's length
+ * @edit: bytes then written into the frame (offsets from its start)
+ * @fix_csum: the IPv4 header's checksum computed again after @edit
+ * @bad_csum: the IPv4 header's checksum then flipped
+ * @len: the frame cut or padded to this many bytes (0: as built)
+ * @caplen: this many of them captured (0: all)
+ * @reason: the parse's reason
+ * @want: fields of the parse's struct npusim_pkt, and their values
+ * @set: NPUSIM_PKT_* flags it sets
+ * @clear: NPUSIM_PKT_* flags it leaves clear
+ * @addrs: its addresses are a4 and b4
+ */
+struct pcase {
+	const char *name;
+	u16 type;
+	bool mcast;
+	u8 ip;
+	u8 proto;
+	u8 optlen;
+	u16 l4len;
+	u8 ttl;
+	u16 frag;
+	const u8 *dst;
+	u8 chain;
+	u8 l4;
+	u8 l4_at;
+	u16 sport, dport;
+	u8 tcp_flags;
+	u16 ulen;
+	struct case_field edit[4];
+	bool fix_csum, bad_csum;
+	u32 len, caplen;
+	u8 reason;
+	struct case_field want[8];
+	u8 set, clear;
+	bool addrs;
+};
+
+#define V4(pr, opt, n, t, fr)	.ip = 4, .proto = (pr), .optlen = (opt), .l4len = (n), \
+				.ttl = (t), .frag = (fr)
+#define V6(nh, plen, hop)	.ip = 6, .proto = (nh), .l4len = (plen), .ttl = (hop)
+#define TCPH(s, d, fl)		.l4 = P_TCP, .sport = (s), .dport = (d), .tcp_flags = (fl)
+#define UDPH(s, d, ul)		.l4 = P_UDP, .sport = (s), .dport = (d), .ulen = (ul)
+#define B8(off, v)		{ (off), 1, CF_HOST, (v) }
+#define B16(off, v)		{ (off), 2, CF_BE, (v) }
+#define PKT(f, v)		CASE_FIELD(struct npusim_pkt, f, CF_HOST, v)
+#define MISS			.reason = NPU_PUNT_FLOW_MISS
+#define EXCEPTION		.reason = NPU_PUNT_EXCEPTION
+#define MALFORMED		.reason = NPU_PUNT_MALFORMED
+
+static const u8 mc4[4] = { 224, 0, 0, 251 };
+static const u8 bc4[4] = { 255, 255, 255, 255 };
+static const u8 mc6[16] = { 0xff, 0x02, [15] = 1 };
+
+static const struct pcase pcases[] = {
+	{ "TCP over IPv4", V4(6, 0, 20 + 100, 64, 0x4000 /* DF */), TCPH(1234, 80, 0x10 /* ACK */),
+	  MISS, .want = { PKT(l3_off, 14), PKT(l4_off, 34), PKT(l4_proto, 6), PKT(sport, 1234),
+	  PKT(dport, 80), PKT(addr_len, 4), PKT(reason, NPU_PUNT_FLOW_MISS) },
+	  .set = NPUSIM_PKT_IPV4 | NPUSIM_PKT_L4, .addrs = true },
+	/* the TCP flags the host must see */
+	{ "TCP SYN", V4(6, 0, 20, 64, 0), TCPH(1, 2, 0x02), .reason = NPU_PUNT_TCP_FLAGS },
+	{ "TCP SYN ACK", V4(6, 0, 20, 64, 0), TCPH(1, 2, 0x12), .reason = NPU_PUNT_TCP_FLAGS },
+	{ "TCP FIN ACK", V4(6, 0, 20, 64, 0), TCPH(1, 2, 0x11), .reason = NPU_PUNT_TCP_FLAGS },
+	{ "TCP RST", V4(6, 0, 20, 64, 0), TCPH(1, 2, 0x04), .reason = NPU_PUNT_TCP_FLAGS },
+	{ "TCP RST ACK", V4(6, 0, 20, 64, 0), TCPH(1, 2, 0x14), .reason = NPU_PUNT_TCP_FLAGS },
+	{ "UDP over IPv4, padded to the minimum frame: the trailer is fine",
+	  V4(17, 0, 8 + 10, 64, 0), UDPH(53, 5353, 18), .len = 60, MISS,
+	  .want = { PKT(sport, 53), PKT(dport, 5353), PKT(l3_len, 20 + 18) } },
+	{ "ARP broadcast: non-IP wins", .type = 0x0806, .mcast = true, .len = 42,
+	  .reason = NPU_PUNT_NON_IP },
+	{ "LLDP", .type = 0x88cc, .mcast = true, .len = 60, .reason = NPU_PUNT_NON_IP,
+	  .want = { PKT(addr_len, 0) } },
+	/* multicast, broadcast */
+	{ "IPv4 to a group MAC", .mcast = true, V4(17, 0, 8, 64, 0), UDPH(1, 2, 8),
+	  .reason = NPU_PUNT_MCAST },
+	{ "IPv4 to a group", V4(17, 0, 8, 64, 0), .dst = mc4, UDPH(1, 2, 8),
+	  .reason = NPU_PUNT_MCAST },
+	{ "IPv4 broadcast", V4(17, 0, 8, 64, 0), .dst = bc4, UDPH(1, 2, 8),
+	  .reason = NPU_PUNT_MCAST },
+	{ "IPv6 to a group", V6(58, 8, 255), .dst = mc6, .reason = NPU_PUNT_MCAST },
+	/* IPv4's exceptions */
+	{ "fragment (MF)", V4(6, 0, 20, 64, 0x2000), TCPH(1, 2, 0x10), EXCEPTION,
+	  .set = NPUSIM_PKT_FRAG },
+	{ "non-first fragment: no L4 header at all", V4(6, 0, 4, 64, 0x0010), EXCEPTION,
+	  .clear = NPUSIM_PKT_L4 },
+	{ "options", V4(6, 4, 20, 64, 0), TCPH(1, 2, 0x10), EXCEPTION,
+	  .want = { PKT(l4_off, 14 + 24) }, .set = NPUSIM_PKT_IPOPT },
+	{ "TTL 1", V4(6, 0, 20, 1, 0), TCPH(1, 2, 0x10), EXCEPTION },
+	{ "TTL 0", V4(6, 0, 20, 0, 0), TCPH(1, 2, 0x10), EXCEPTION },
+	{ "TTL 2 is fine", V4(6, 0, 20, 2, 0), TCPH(1, 2, 0x10), MISS },
+	{ "ICMP", V4(1, 0, 8, 64, 0), EXCEPTION, .want = { PKT(l4_proto, 1) } },
+	{ "GRE", V4(47, 0, 8, 64, 0), EXCEPTION },
+	/* malformed IPv4 */
+	{ "bad version", V4(17, 0, 8, 64, 0), .edit = { B8(L3, 0x55) }, MALFORMED },
+	{ "IHL < 5", V4(17, 0, 8, 64, 0), .edit = { B8(L3, 0x44) }, MALFORMED },
+	{ "total length beyond the frame", V4(17, 0, 8, 64, 0), UDPH(1, 2, 8),
+	  .edit = { B16(L3 + 2, 200) }, .fix_csum = true, MALFORMED },
+	{ "total length shorter than the header", V4(17, 0, 8, 64, 0), UDPH(1, 2, 8),
+	  .edit = { B16(L3 + 2, 19) }, .fix_csum = true, MALFORMED },
+	{ "bad header checksum", V4(17, 0, 8, 64, 0), UDPH(1, 2, 8), .bad_csum = true,
+	  MALFORMED },
+	{ "truncated IP header", .type = 0x0800, .len = 14 + 19, MALFORMED },
+	{ "options beyond the frame", V4(17, 0, 0, 64, 0), .edit = { B8(L3, 0x4f) },
+	  MALFORMED },
+	/* bytes after the IP packet do not count */
+	{ "TCP header cut by the IP total length", V4(6, 0, 10, 64, 0), .len = 14 + 30 + 40,
+	  MALFORMED },
+	{ "TCP data offset < 5", V4(6, 0, 20, 64, 0), TCPH(1, 2, 0x10),
+	  .edit = { B8(L4_4 + 12, 4 << 4) }, MALFORMED },
+	{ "TCP data offset beyond the packet", V4(6, 0, 20, 64, 0), TCPH(1, 2, 0x10),
+	  .edit = { B8(L4_4 + 12, 6 << 4) }, MALFORMED },
+	{ "UDP length short", V4(17, 0, 8, 64, 0), UDPH(1, 2, 7), MALFORMED },
+	{ "UDP length long", V4(17, 0, 8, 64, 0), UDPH(1, 2, 9), MALFORMED },
+	{ "Ethernet header alone is short", V4(17, 0, 8, 64, 0), UDPH(1, 2, 9), .len = 13,
+	  MALFORMED },
+	/* IPv6 */
+	{ "TCP over IPv6", V6(6, 20 + 5, 64), TCPH(443, 50000, 0x18), MISS,
+	  .want = { PKT(l4_off, 54), PKT(addr_len, 16), PKT(sport, 443), PKT(l3_len, 40 + 25) },
+	  .set = NPUSIM_PKT_IPV6 },
+	{ "hop limit 1", V6(6, 20 + 5, 64), TCPH(443, 50000, 0x18), .edit = { B8(L3 + 7, 1) },
+	  EXCEPTION },
+	{ "payload beyond the frame", V6(6, 20 + 5, 64), TCPH(443, 50000, 0x18),
+	  .edit = { B16(L3 + 4, 100) }, MALFORMED },
+	{ "IPv6, bad version", V6(6, 20 + 5, 64), TCPH(443, 50000, 0x18),
+	  .edit = { B8(L3, 0x40) }, MALFORMED },
+	{ "truncated fixed header", .type = 0x86dd, .len = 14 + 39, MALFORMED },
+	{ "ICMPv6 unicast", V6(58, 8, 64), EXCEPTION, .want = { PKT(l4_proto, 58) } },
+	/* IPv6's extension headers */
+	{ "hop-by-hop (8) + destination options (16) + UDP", V6(0, 8 + 16 + 8, 64),
+	  .edit = { B8(L4_6, 60), B8(L4_6 + 1, 0), B8(L4_6 + 8, 17), B8(L4_6 + 9, 1) },
+	  UDPH(1000, 2000, 8), .l4_at = 24, EXCEPTION,
+	  .want = { PKT(l4_proto, 17), PKT(l4_off, 54 + 24), PKT(sport, 1000) },
+	  .set = NPUSIM_PKT_IPOPT | NPUSIM_PKT_L4 },
+	{ "fragment header, first fragment with M set", V6(44, 8 + 8, 64),
+	  .edit = { B8(L4_6, 17), B16(L4_6 + 2, 0x0001) }, EXCEPTION,
+	  .set = NPUSIM_PKT_FRAG, .clear = NPUSIM_PKT_L4 },
+	{ "extension header running past the payload", V6(0, 8, 64),
+	  .edit = { B8(L4_6, 17), B8(L4_6 + 1, 1 /* 16 bytes, the payload has 8 */) },
+	  MALFORMED },
+	{ "a chain longer than the walk: exception, not a hang", V6(60, 8 * 12, 64),
+	  .chain = 12, EXCEPTION },
+	{ "empty payload, no next header", V6(59, 0, 64), EXCEPTION },
+	{ "empty payload otherwise: a jumbogram we do not carry", V6(6, 0, 64), MALFORMED },
+	/* a header beyond the captured bytes but inside the frame: not inspected */
+	{ "40 bytes captured", V4(6, 0, 20 + 1000, 64, 0), TCPH(1, 2, 0x10), .caplen = 40,
+	  EXCEPTION },
+	{ "54 bytes captured", V4(6, 0, 20 + 1000, 64, 0), TCPH(1, 2, 0x10), .caplen = 54,
+	  MISS },
+	{ "20 bytes captured", V4(6, 0, 20 + 1000, 64, 0), TCPH(1, 2, 0x10), .caplen = 20,
+	  EXCEPTION },
+	{ "10 bytes captured", V4(6, 0, 20 + 1000, 64, 0), TCPH(1, 2, 0x10), .caplen = 10,
+	  EXCEPTION },
+};
+
+/* The frame of case @c. */
+static void fb_pcase(struct fb *f, const struct pcase *c)
 {
-	struct npusim_pkt pkt;
-	struct fb f;
-	u8 *l4;
+	u16 type = c->type ? c->type : c->ip == 6 ? 0x86dd : 0x0800;
+	u8 *l4 = NULL;
+	u32 i;
 
-	(void)state;
-	fb_eth(&f, 0, 0x0800);
-	l4 = fb_ipv4(&f, a4, b4, 6, 0, 20 + 100, 64, 0x4000 /* DF */);
-	tcp_hdr(l4, 1234, 80, 0x10 /* ACK */);
-	assert_int_equal(parse(&f, &pkt), NPU_PUNT_FLOW_MISS);
-	assert_int_equal(pkt.l3_off, 14);
-	assert_int_equal(pkt.l4_off, 34);
-	assert_int_equal(pkt.l4_proto, 6);
-	assert_int_equal(pkt.sport, 1234);
-	assert_int_equal(pkt.dport, 80);
-	assert_int_equal(pkt.addr_len, 4);
-	assert_memory_equal(pkt.saddr, a4, 4);
-	assert_memory_equal(pkt.daddr, b4, 4);
-	assert_true(pkt.flags & NPUSIM_PKT_IPV4);
-	assert_true(pkt.flags & NPUSIM_PKT_L4);
-	assert_int_equal(pkt.reason, NPU_PUNT_FLOW_MISS);
+	fb_eth(f, c->mcast, type);
+	if (c->ip == 4)
+		l4 = fb_ipv4(f, a4, c->dst ? c->dst : b4, c->proto, c->optlen, c->l4len,
+			     c->ttl, c->frag);
+	else if (c->ip == 6)
+		l4 = fb_ipv6(f, a6, c->dst ? c->dst : b6, c->proto, c->l4len, c->ttl);
+	for (i = 0; i < c->chain; i++)
+		l4[8 * i] = 60;
+	if (c->l4 == P_TCP)
+		tcp_hdr(l4 + c->l4_at, c->sport, c->dport, c->tcp_flags);
+	else if (c->l4 == P_UDP)
+		udp_hdr(l4 + c->l4_at, c->sport, c->dport, c->ulen);
+	case_fields_set(f->b, c->edit, ARRAY_SIZE(c->edit));
+	if (c->fix_csum)
+		ip4_csum(f->b + f->l3, 20);
+	if (c->bad_csum)
+		f->b[f->l3 + 10] ^= 0x55;
+	if (c->len)
+		f->len = c->len;
 }
 
-static void test_tcp_flags(void **state)
+static void test_pcase(void **state)
 {
-	static const u8 fl[] = { 0x02, 0x12, 0x11, 0x04, 0x14 };
+	const struct pcase *c = *state;
 	struct npusim_pkt pkt;
 	struct fb f;
-	unsigned int i;
-	u8 *l4;
 
-	(void)state;
-	for (i = 0; i < sizeof(fl); i++) {
-		fb_eth(&f, 0, 0x0800);
-		l4 = fb_ipv4(&f, a4, b4, 6, 0, 20, 64, 0);
-		tcp_hdr(l4, 1, 2, fl[i]);
-		assert_int_equal(parse(&f, &pkt), NPU_PUNT_TCP_FLAGS);
+	fb_pcase(&f, c);
+	assert_int_equal(npusim_parse(f.b, c->caplen ? c->caplen : f.len, f.len, &pkt),
+			 c->reason);
+	case_fields_check(&pkt, c->want, ARRAY_SIZE(c->want));
+	assert_int_equal(pkt.flags & c->set, c->set);
+	assert_int_equal(pkt.flags & c->clear, 0);
+	if (c->addrs) {
+		assert_memory_equal(pkt.saddr, a4, 4);
+		assert_memory_equal(pkt.daddr, b4, 4);
 	}
-}
-
-static void test_udp4_and_trailer(void **state)
-{
-	struct npusim_pkt pkt;
-	struct fb f;
-	u8 *l4;
-
-	(void)state;
-	fb_eth(&f, 0, 0x0800);
-	l4 = fb_ipv4(&f, a4, b4, 17, 0, 8 + 10, 64, 0);
-	udp_hdr(l4, 53, 5353, 18);
-	f.len = 60;	/* padded to the minimum frame: trailer is fine */
-	assert_int_equal(parse(&f, &pkt), NPU_PUNT_FLOW_MISS);
-	assert_int_equal(pkt.sport, 53);
-	assert_int_equal(pkt.dport, 5353);
-	assert_int_equal(pkt.l3_len, 20 + 18);
-}
-
-static void test_non_ip(void **state)
-{
-	struct npusim_pkt pkt;
-	struct fb f;
-
-	(void)state;
-	fb_eth(&f, 1, 0x0806);	/* ARP broadcast: non-IP wins */
-	f.len = 42;
-	assert_int_equal(parse(&f, &pkt), NPU_PUNT_NON_IP);
-	fb_eth(&f, 1, 0x88cc);	/* LLDP */
-	f.len = 60;
-	assert_int_equal(parse(&f, &pkt), NPU_PUNT_NON_IP);
-	assert_int_equal(pkt.addr_len, 0);
-}
-
-static void test_mcast(void **state)
-{
-	static const u8 mc4[4] = { 224, 0, 0, 251 };
-	static const u8 bc4[4] = { 255, 255, 255, 255 };
-	static const u8 mc6[16] = { 0xff, 0x02, [15] = 1 };
-	struct npusim_pkt pkt;
-	struct fb f;
-	u8 *l4;
-
-	(void)state;
-	fb_eth(&f, 1, 0x0800);
-	l4 = fb_ipv4(&f, a4, b4, 17, 0, 8, 64, 0);
-	udp_hdr(l4, 1, 2, 8);
-	assert_int_equal(parse(&f, &pkt), NPU_PUNT_MCAST);
-
-	fb_eth(&f, 0, 0x0800);
-	l4 = fb_ipv4(&f, a4, mc4, 17, 0, 8, 64, 0);
-	udp_hdr(l4, 1, 2, 8);
-	assert_int_equal(parse(&f, &pkt), NPU_PUNT_MCAST);
-
-	fb_eth(&f, 0, 0x0800);
-	l4 = fb_ipv4(&f, a4, bc4, 17, 0, 8, 64, 0);
-	udp_hdr(l4, 1, 2, 8);
-	assert_int_equal(parse(&f, &pkt), NPU_PUNT_MCAST);
-
-	fb_eth(&f, 0, 0x86dd);
-	fb_ipv6(&f, a6, mc6, 58, 8, 255);
-	assert_int_equal(parse(&f, &pkt), NPU_PUNT_MCAST);
-}
-
-static void test_exceptions4(void **state)
-{
-	struct npusim_pkt pkt;
-	struct fb f;
-	u8 *l4;
-
-	(void)state;
-	/* fragment (MF) */
-	fb_eth(&f, 0, 0x0800);
-	l4 = fb_ipv4(&f, a4, b4, 6, 0, 20, 64, 0x2000);
-	tcp_hdr(l4, 1, 2, 0x10);
-	assert_int_equal(parse(&f, &pkt), NPU_PUNT_EXCEPTION);
-	assert_true(pkt.flags & NPUSIM_PKT_FRAG);
-	/* non-first fragment: no L4 header at all */
-	fb_eth(&f, 0, 0x0800);
-	fb_ipv4(&f, a4, b4, 6, 0, 4, 64, 0x0010);
-	assert_int_equal(parse(&f, &pkt), NPU_PUNT_EXCEPTION);
-	assert_false(pkt.flags & NPUSIM_PKT_L4);
-	/* options */
-	fb_eth(&f, 0, 0x0800);
-	l4 = fb_ipv4(&f, a4, b4, 6, 4, 20, 64, 0);
-	tcp_hdr(l4, 1, 2, 0x10);
-	assert_int_equal(parse(&f, &pkt), NPU_PUNT_EXCEPTION);
-	assert_int_equal(pkt.l4_off, 14 + 24);
-	assert_true(pkt.flags & NPUSIM_PKT_IPOPT);
-	/* TTL 1 and 0 */
-	fb_eth(&f, 0, 0x0800);
-	l4 = fb_ipv4(&f, a4, b4, 6, 0, 20, 1, 0);
-	tcp_hdr(l4, 1, 2, 0x10);
-	assert_int_equal(parse(&f, &pkt), NPU_PUNT_EXCEPTION);
-	fb_eth(&f, 0, 0x0800);
-	l4 = fb_ipv4(&f, a4, b4, 6, 0, 20, 0, 0);
-	tcp_hdr(l4, 1, 2, 0x10);
-	assert_int_equal(parse(&f, &pkt), NPU_PUNT_EXCEPTION);
-	/* TTL 2 is fine */
-	fb_eth(&f, 0, 0x0800);
-	l4 = fb_ipv4(&f, a4, b4, 6, 0, 20, 2, 0);
-	tcp_hdr(l4, 1, 2, 0x10);
-	assert_int_equal(parse(&f, &pkt), NPU_PUNT_FLOW_MISS);
-	/* ICMP, GRE */
-	fb_eth(&f, 0, 0x0800);
-	fb_ipv4(&f, a4, b4, 1, 0, 8, 64, 0);
-	assert_int_equal(parse(&f, &pkt), NPU_PUNT_EXCEPTION);
-	assert_int_equal(pkt.l4_proto, 1);
-	fb_eth(&f, 0, 0x0800);
-	fb_ipv4(&f, a4, b4, 47, 0, 8, 64, 0);
-	assert_int_equal(parse(&f, &pkt), NPU_PUNT_EXCEPTION);
-}
-
-static void test_malformed4(void **state)
-{
-	struct npusim_pkt pkt;
-	struct fb f;
-	u8 *l4;
-
-	(void)state;
-	/* bad version */
-	fb_eth(&f, 0, 0x0800);
-	fb_ipv4(&f, a4, b4, 17, 0, 8, 64, 0);
-	f.b[f.l3] = 0x55;
-	assert_int_equal(parse(&f, &pkt), NPU_PUNT_MALFORMED);
-	/* IHL < 5 */
-	fb_eth(&f, 0, 0x0800);
-	fb_ipv4(&f, a4, b4, 17, 0, 8, 64, 0);
-	f.b[f.l3] = 0x44;
-	assert_int_equal(parse(&f, &pkt), NPU_PUNT_MALFORMED);
-	/* total length beyond the frame */
-	fb_eth(&f, 0, 0x0800);
-	l4 = fb_ipv4(&f, a4, b4, 17, 0, 8, 64, 0);
-	udp_hdr(l4, 1, 2, 8);
-	put16(f.b + f.l3 + 2, 200);
-	ip4_csum(f.b + f.l3, 20);
-	assert_int_equal(parse(&f, &pkt), NPU_PUNT_MALFORMED);
-	/* total length shorter than the header */
-	put16(f.b + f.l3 + 2, 19);
-	ip4_csum(f.b + f.l3, 20);
-	assert_int_equal(parse(&f, &pkt), NPU_PUNT_MALFORMED);
-	/* bad header checksum */
-	fb_eth(&f, 0, 0x0800);
-	l4 = fb_ipv4(&f, a4, b4, 17, 0, 8, 64, 0);
-	udp_hdr(l4, 1, 2, 8);
-	f.b[f.l3 + 10] ^= 0x55;
-	assert_int_equal(parse(&f, &pkt), NPU_PUNT_MALFORMED);
-	/* truncated IP header */
-	fb_eth(&f, 0, 0x0800);
-	f.len = 14 + 19;
-	assert_int_equal(parse(&f, &pkt), NPU_PUNT_MALFORMED);
-	/* options beyond the frame */
-	fb_eth(&f, 0, 0x0800);
-	fb_ipv4(&f, a4, b4, 17, 0, 0, 64, 0);
-	f.b[f.l3] = 0x4f;
-	assert_int_equal(parse(&f, &pkt), NPU_PUNT_MALFORMED);
-	/* TCP header cut by the IP total length */
-	fb_eth(&f, 0, 0x0800);
-	l4 = fb_ipv4(&f, a4, b4, 6, 0, 10, 64, 0);
-	f.len += 40;	/* bytes after the IP packet do not count */
-	assert_int_equal(parse(&f, &pkt), NPU_PUNT_MALFORMED);
-	/* TCP data offset < 5 and beyond the packet */
-	fb_eth(&f, 0, 0x0800);
-	l4 = fb_ipv4(&f, a4, b4, 6, 0, 20, 64, 0);
-	tcp_hdr(l4, 1, 2, 0x10);
-	l4[12] = 4 << 4;
-	assert_int_equal(parse(&f, &pkt), NPU_PUNT_MALFORMED);
-	l4[12] = 6 << 4;
-	assert_int_equal(parse(&f, &pkt), NPU_PUNT_MALFORMED);
-	/* UDP length inconsistent */
-	fb_eth(&f, 0, 0x0800);
-	l4 = fb_ipv4(&f, a4, b4, 17, 0, 8, 64, 0);
-	udp_hdr(l4, 1, 2, 7);
-	assert_int_equal(parse(&f, &pkt), NPU_PUNT_MALFORMED);
-	udp_hdr(l4, 1, 2, 9);
-	assert_int_equal(parse(&f, &pkt), NPU_PUNT_MALFORMED);
-	/* Ethernet header alone is short */
-	assert_int_equal(npusim_parse(f.b, 13, 13, &pkt), NPU_PUNT_MALFORMED);
 }
 
 /* ---- VLAN tags: a table of frames ----------------------------------- */
@@ -435,10 +441,6 @@ struct vcase {
 
 #define TAGS1(p, t)		.ntags = 1, .tpid = { p }, .tci = { t }
 #define TAGS2(p, t, q, u)	.ntags = 2, .tpid = { p, q }, .tci = { t, u }
-#define MISS			.reason = NPU_PUNT_FLOW_MISS
-#define EXCEPTION		.reason = NPU_PUNT_EXCEPTION
-#define MALFORMED		.reason = NPU_PUNT_MALFORMED
-
 static const struct vcase vcases[] = {
 	{ "untagged", MISS, .l3_off = 14 },
 	{ "802.1Q VLAN 100, PCP 1", TAGS1(0x8100, 0x2064), MISS, .tags = 1, .l3_off = 18,
@@ -611,7 +613,6 @@ static bool vcase_ppp(const struct vcase *c)
 /* The frame of case @c. */
 static void fb_vcase(struct fb *f, const struct vcase *c)
 {
-	static const u8 mc4[4] = { 224, 0, 0, 251 };
 	static const u8 echo[10] = { 9, 1, 0, 8, 0x12, 0x34, 0x56, 0x78 };
 	u16 type = c->l3 == L3_ARP ? 0x0806 : c->l3 == L3_UDP6 ? 0x86dd : 0x0800;
 	u16 proto = c->l3 == L3_UDP6 ? NPUSIM_PPP_IPV6 :
@@ -819,118 +820,6 @@ static void test_lcase(void **state)
 	free(t);
 }
 
-static void test_ipv6(void **state)
-{
-	struct npusim_pkt pkt;
-	struct fb f;
-	u8 *l4;
-
-	(void)state;
-	fb_eth(&f, 0, 0x86dd);
-	l4 = fb_ipv6(&f, a6, b6, 6, 20 + 5, 64);
-	tcp_hdr(l4, 443, 50000, 0x18);
-	assert_int_equal(parse(&f, &pkt), NPU_PUNT_FLOW_MISS);
-	assert_int_equal(pkt.l4_off, 54);
-	assert_int_equal(pkt.addr_len, 16);
-	assert_int_equal(pkt.sport, 443);
-	assert_true(pkt.flags & NPUSIM_PKT_IPV6);
-	assert_int_equal(pkt.l3_len, 40 + 25);
-
-	/* hop limit 1 */
-	f.b[f.l3 + 7] = 1;
-	assert_int_equal(parse(&f, &pkt), NPU_PUNT_EXCEPTION);
-	/* payload beyond the frame */
-	f.b[f.l3 + 7] = 64;
-	put16(f.b + f.l3 + 4, 100);
-	assert_int_equal(parse(&f, &pkt), NPU_PUNT_MALFORMED);
-	/* bad version */
-	put16(f.b + f.l3 + 4, 25);
-	f.b[f.l3] = 0x40;
-	assert_int_equal(parse(&f, &pkt), NPU_PUNT_MALFORMED);
-	/* truncated fixed header */
-	fb_eth(&f, 0, 0x86dd);
-	f.len = 14 + 39;
-	assert_int_equal(parse(&f, &pkt), NPU_PUNT_MALFORMED);
-	/* ICMPv6 unicast: exception */
-	fb_eth(&f, 0, 0x86dd);
-	fb_ipv6(&f, a6, b6, 58, 8, 64);
-	assert_int_equal(parse(&f, &pkt), NPU_PUNT_EXCEPTION);
-	assert_int_equal(pkt.l4_proto, 58);
-}
-
-static void test_ipv6_exthdr(void **state)
-{
-	struct npusim_pkt pkt;
-	struct fb f;
-	u8 *p;
-	int i;
-
-	(void)state;
-	/* hop-by-hop (8) + dstopts (16) + UDP */
-	fb_eth(&f, 0, 0x86dd);
-	p = fb_ipv6(&f, a6, b6, 0, 8 + 16 + 8, 64);
-	p[0] = 60;
-	p[1] = 0;
-	p[8] = 17;
-	p[9] = 1;
-	udp_hdr(p + 24, 1000, 2000, 8);
-	assert_int_equal(parse(&f, &pkt), NPU_PUNT_EXCEPTION);
-	assert_true(pkt.flags & NPUSIM_PKT_IPOPT);
-	assert_true(pkt.flags & NPUSIM_PKT_L4);
-	assert_int_equal(pkt.l4_proto, 17);
-	assert_int_equal(pkt.l4_off, 54 + 24);
-	assert_int_equal(pkt.sport, 1000);
-
-	/* fragment header, first fragment with M set */
-	fb_eth(&f, 0, 0x86dd);
-	p = fb_ipv6(&f, a6, b6, 44, 8 + 8, 64);
-	p[0] = 17;
-	put16(p + 2, 0x0001);
-	assert_int_equal(parse(&f, &pkt), NPU_PUNT_EXCEPTION);
-	assert_true(pkt.flags & NPUSIM_PKT_FRAG);
-	assert_false(pkt.flags & NPUSIM_PKT_L4);
-
-	/* extension header running past the payload */
-	fb_eth(&f, 0, 0x86dd);
-	p = fb_ipv6(&f, a6, b6, 0, 8, 64);
-	p[0] = 17;
-	p[1] = 1;	/* 16 bytes, payload has 8 */
-	assert_int_equal(parse(&f, &pkt), NPU_PUNT_MALFORMED);
-
-	/* a chain longer than the walk: exception, not a hang */
-	fb_eth(&f, 0, 0x86dd);
-	p = fb_ipv6(&f, a6, b6, 60, 8 * 12, 64);
-	for (i = 0; i < 12; i++)
-		p[8 * i] = 60;
-	assert_int_equal(parse(&f, &pkt), NPU_PUNT_EXCEPTION);
-
-	/* empty payload, no next header */
-	fb_eth(&f, 0, 0x86dd);
-	fb_ipv6(&f, a6, b6, 59, 0, 64);
-	assert_int_equal(parse(&f, &pkt), NPU_PUNT_EXCEPTION);
-	/* empty payload otherwise: a jumbogram we do not carry */
-	fb_eth(&f, 0, 0x86dd);
-	fb_ipv6(&f, a6, b6, 6, 0, 64);
-	assert_int_equal(parse(&f, &pkt), NPU_PUNT_MALFORMED);
-}
-
-/* Header beyond the captured bytes but inside the frame: not inspected. */
-static void test_caplen(void **state)
-{
-	struct npusim_pkt pkt;
-	struct fb f;
-	u8 *l4;
-
-	(void)state;
-	fb_eth(&f, 0, 0x0800);
-	l4 = fb_ipv4(&f, a4, b4, 6, 0, 20 + 1000, 64, 0);
-	tcp_hdr(l4, 1, 2, 0x10);
-	assert_int_equal(npusim_parse(f.b, 40, f.len, &pkt), NPU_PUNT_EXCEPTION);
-	assert_int_equal(npusim_parse(f.b, 54, f.len, &pkt), NPU_PUNT_FLOW_MISS);
-	assert_int_equal(npusim_parse(f.b, 20, f.len, &pkt), NPU_PUNT_EXCEPTION);
-	assert_int_equal(npusim_parse(f.b, 10, f.len, &pkt), NPU_PUNT_EXCEPTION);
-}
-
 /* Every prefix of valid frames parses without reading past it. */
 static void test_every_prefix(void **state)
 {
@@ -1110,28 +999,21 @@ static void test_rss_from_frame(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_tcp4_flow_miss),
-		cmocka_unit_test(test_tcp_flags),
-		cmocka_unit_test(test_udp4_and_trailer),
-		cmocka_unit_test(test_non_ip),
-		cmocka_unit_test(test_mcast),
-		cmocka_unit_test(test_exceptions4),
-		cmocka_unit_test(test_malformed4),
-		cmocka_unit_test(test_ipv6),
-		cmocka_unit_test(test_ipv6_exthdr),
-		cmocka_unit_test(test_caplen),
 		cmocka_unit_test(test_every_prefix),
 		cmocka_unit_test(test_every_prefix_pppoe),
 		cmocka_unit_test(test_toeplitz_ipv4),
 		cmocka_unit_test(test_toeplitz_ipv6),
 		cmocka_unit_test(test_rss_from_frame),
 	};
+	struct CMUnitTest ptests[ARRAY_SIZE(pcases)];
 	struct CMUnitTest vtests[ARRAY_SIZE(vcases)];
 	struct CMUnitTest ltests[ARRAY_SIZE(lcases)];
 
+	CASE_TESTS(ptests, pcases, test_pcase);
 	CASE_TESTS(vtests, vcases, test_vcase);
 	CASE_TESTS(ltests, lcases, test_lcase);
 	return cmocka_run_group_tests(tests, NULL, NULL) |
+	       cmocka_run_group_tests_name("npusim_parse frames", ptests, NULL, NULL) |
 	       cmocka_run_group_tests_name("npusim_parse tags", vtests, NULL, NULL) |
 	       cmocka_run_group_tests_name("npusim_parse tags looked up", ltests, NULL, NULL);
 }
