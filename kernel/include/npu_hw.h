@@ -7,7 +7,8 @@
  *  - the register map (global, command channel, per port, per queue pair);
  *  - descriptor layouts for the receive (punt) and transmit rings;
  *  - the command and completion format of the command channel, and what
- *    each opcode does to the device (npu_cmd_changes_tables(),
+ *    each opcode does to the device (npu_cmd_effect(), one effect per
+ *    opcode, and its predicates npu_cmd_changes_tables(),
  *    npu_cmd_reads_only());
  *  - punt reasons.
  *
@@ -373,15 +374,44 @@ enum npu_cmd_opcode {
 };
 
 /**
- * npu_cmd_changes_tables() - whether a command changes the device's tables
- * @opcode: enum npu_cmd_opcode
- *
- * Return: true for the opcodes whose loss leaves the device's tables (fast
- * path, ntuple) out of step with the host's.
+ * enum npu_cmd_effect - what a command does to the device
+ * @NPU_CMD_EFFECT_UNKNOWN: no opcode of this interface (the device answers
+ *	NPU_ST_BAD_OPCODE)
+ * @NPU_CMD_EFFECT_READ: reads only (firmware information, connection
+ *	statistics) or does nothing: its loss costs nothing but the answer
+ * @NPU_CMD_EFFECT_SET: sets a port's configuration or the moderation,
+ *	which the host states whole in each command
+ * @NPU_CMD_EFFECT_TABLE: changes the device's tables (fast path, ntuple):
+ *	its loss leaves them out of step with the host's
  */
-static inline bool npu_cmd_changes_tables(u16 opcode)
+enum npu_cmd_effect {
+	NPU_CMD_EFFECT_UNKNOWN,
+	NPU_CMD_EFFECT_READ,
+	NPU_CMD_EFFECT_SET,
+	NPU_CMD_EFFECT_TABLE,
+};
+
+/**
+ * npu_cmd_effect() - what a command does to the device
+ * @opcode: enum npu_cmd_opcode, or any other value
+ *
+ * Every opcode has one effect here.  The switch has no default: the
+ * compiler (-Wswitch, part of -Wall) names an opcode added to enum
+ * npu_cmd_opcode without one, wherever this header is compiled.
+ *
+ * Return: the opcode's enum npu_cmd_effect, NPU_CMD_EFFECT_UNKNOWN for a
+ * value that is no opcode.
+ */
+static inline enum npu_cmd_effect npu_cmd_effect(u16 opcode)
 {
-	switch (opcode) {
+	switch ((enum npu_cmd_opcode)opcode) {
+	case NPU_CMD_NOP:
+	case NPU_CMD_FW_INFO:
+	case NPU_CMD_CONN_STATS:
+		return NPU_CMD_EFFECT_READ;
+	case NPU_CMD_PORT_CFG:
+	case NPU_CMD_COALESCE:
+		return NPU_CMD_EFFECT_SET;
 	case NPU_CMD_CONN_CREATE:
 	case NPU_CMD_MFLOW_ATTACH:
 	case NPU_CMD_CONN_RECLAIM:
@@ -389,30 +419,33 @@ static inline bool npu_cmd_changes_tables(u16 opcode)
 	case NPU_CMD_FT_CONFIG:
 	case NPU_CMD_NTUPLE_ADD:
 	case NPU_CMD_NTUPLE_DEL:
-		return true;
-	default:
-		return false;
+		return NPU_CMD_EFFECT_TABLE;
 	}
+	return NPU_CMD_EFFECT_UNKNOWN;
+}
+
+/**
+ * npu_cmd_changes_tables() - whether a command changes the device's tables
+ * @opcode: enum npu_cmd_opcode
+ *
+ * Return: true for the opcodes whose loss leaves the device's tables (fast
+ * path, ntuple) out of step with the host's (NPU_CMD_EFFECT_TABLE).
+ */
+static inline bool npu_cmd_changes_tables(u16 opcode)
+{
+	return npu_cmd_effect(opcode) == NPU_CMD_EFFECT_TABLE;
 }
 
 /**
  * npu_cmd_reads_only() - whether a command changes nothing in the device
  * @opcode: enum npu_cmd_opcode
  *
- * Return: true for the opcodes that only read (firmware information,
- * connection statistics) or do nothing: their loss costs nothing but the
- * answer.
+ * Return: true for the opcodes that only read or do nothing
+ * (NPU_CMD_EFFECT_READ): their loss costs nothing but the answer.
  */
 static inline bool npu_cmd_reads_only(u16 opcode)
 {
-	switch (opcode) {
-	case NPU_CMD_NOP:
-	case NPU_CMD_FW_INFO:
-	case NPU_CMD_CONN_STATS:
-		return true;
-	default:
-		return false;
-	}
+	return npu_cmd_effect(opcode) == NPU_CMD_EFFECT_READ;
 }
 
 enum npu_cmd_status {

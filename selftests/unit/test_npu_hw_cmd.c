@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Unit tests of the hardware interface (kernel/include/npu_hw.h): the
- * opcode properties (which commands change the device's tables, which only
- * read: the driver's command rings act on them, a table command goes on
- * the normal ring and its loss resyncs the tables, a read's timeout is only
+ * opcode properties (each opcode's effect: which commands change the
+ * device's tables, which only read, which set a port or the moderation;
+ * the driver's command rings act on them, a table command goes on the
+ * normal ring and its loss resyncs the tables, a read's timeout is only
  * counted), and the layouts of the fast path's structures, which are ABI.
  */
 #include <stdarg.h>
@@ -15,29 +16,37 @@
 
 #include "npu_hw.h"
 
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
 struct opcode_case {
 	u16 opcode;
 	const char *name;
+	enum npu_cmd_effect effect;
 	bool changes_tables;
 	bool reads_only;
 };
 
+#define READ	NPU_CMD_EFFECT_READ
+#define SET	NPU_CMD_EFFECT_SET
+#define TABLE	NPU_CMD_EFFECT_TABLE
+#define UNKNOWN	NPU_CMD_EFFECT_UNKNOWN
+
 /* Every opcode of enum npu_cmd_opcode, and two it does not have. */
 static const struct opcode_case cases[] = {
-	{ NPU_CMD_NOP, "NOP", false, true },
-	{ NPU_CMD_FW_INFO, "FW_INFO", false, true },
-	{ NPU_CMD_PORT_CFG, "PORT_CFG", false, false },
-	{ NPU_CMD_COALESCE, "COALESCE", false, false },
-	{ NPU_CMD_CONN_CREATE, "CONN_CREATE", true, false },
-	{ NPU_CMD_MFLOW_ATTACH, "MFLOW_ATTACH", true, false },
-	{ NPU_CMD_CONN_RECLAIM, "CONN_RECLAIM", true, false },
-	{ NPU_CMD_MFLOW_INVALIDATE, "MFLOW_INVALIDATE", true, false },
-	{ NPU_CMD_CONN_STATS, "CONN_STATS", false, true },
-	{ NPU_CMD_FT_CONFIG, "FT_CONFIG", true, false },
-	{ NPU_CMD_NTUPLE_ADD, "NTUPLE_ADD", true, false },
-	{ NPU_CMD_NTUPLE_DEL, "NTUPLE_DEL", true, false },
-	{ 4, "unknown 4", false, false },
-	{ 0xffff, "unknown 0xffff", false, false },
+	{ NPU_CMD_NOP, "NOP", READ, false, true },
+	{ NPU_CMD_FW_INFO, "FW_INFO", READ, false, true },
+	{ NPU_CMD_PORT_CFG, "PORT_CFG", SET, false, false },
+	{ NPU_CMD_COALESCE, "COALESCE", SET, false, false },
+	{ NPU_CMD_CONN_CREATE, "CONN_CREATE", TABLE, true, false },
+	{ NPU_CMD_MFLOW_ATTACH, "MFLOW_ATTACH", TABLE, true, false },
+	{ NPU_CMD_CONN_RECLAIM, "CONN_RECLAIM", TABLE, true, false },
+	{ NPU_CMD_MFLOW_INVALIDATE, "MFLOW_INVALIDATE", TABLE, true, false },
+	{ NPU_CMD_CONN_STATS, "CONN_STATS", READ, false, true },
+	{ NPU_CMD_FT_CONFIG, "FT_CONFIG", TABLE, true, false },
+	{ NPU_CMD_NTUPLE_ADD, "NTUPLE_ADD", TABLE, true, false },
+	{ NPU_CMD_NTUPLE_DEL, "NTUPLE_DEL", TABLE, true, false },
+	{ 4, "unknown 4", UNKNOWN, false, false },
+	{ 0xffff, "unknown 0xffff", UNKNOWN, false, false },
 };
 
 static void test_opcode_properties(void **state)
@@ -45,28 +54,42 @@ static void test_opcode_properties(void **state)
 	unsigned int i, bad = 0;
 
 	(void)state;
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		const struct opcode_case *c = &cases[i];
+		enum npu_cmd_effect effect = npu_cmd_effect(c->opcode);
 		bool tables = npu_cmd_changes_tables(c->opcode);
 		bool reads = npu_cmd_reads_only(c->opcode);
 
-		if (tables == c->changes_tables && reads == c->reads_only)
+		if (effect == c->effect && tables == c->changes_tables &&
+		    reads == c->reads_only)
 			continue;
-		printf("%s: changes tables %d (want %d), reads only %d (want %d)\n",
-		       c->name, tables, c->changes_tables, reads, c->reads_only);
+		printf("%s: effect %d (want %d), ", c->name, effect, c->effect);
+		printf("changes tables %d (want %d), reads only %d (want %d)\n",
+		       tables, c->changes_tables, reads, c->reads_only);
 		bad++;
 	}
 	assert_int_equal(bad, 0);
 }
 
-/* No command both changes the tables and only reads. */
-static void test_properties_exclusive(void **state)
+/*
+ * Only the opcodes of enum npu_cmd_opcode have an effect: every other
+ * value of the field is unknown, and no command both changes the tables
+ * and only reads.
+ */
+static void test_effects_of_all_values(void **state)
 {
-	unsigned int op;
+	unsigned int op, i, known = 0;
 
 	(void)state;
-	for (op = 0; op <= 0xffff; op++)
+	for (op = 0; op <= 0xffff; op++) {
+		if (npu_cmd_effect(op) != NPU_CMD_EFFECT_UNKNOWN)
+			known++;
 		assert_false(npu_cmd_changes_tables(op) && npu_cmd_reads_only(op));
+	}
+	for (i = 0; i < ARRAY_SIZE(cases); i++)
+		if (cases[i].effect != NPU_CMD_EFFECT_UNKNOWN)
+			known--;
+	assert_int_equal(known, 0);
 }
 
 struct layout_case {
@@ -123,7 +146,7 @@ static void test_layouts(void **state)
 	unsigned int i, bad = 0;
 
 	(void)state;
-	for (i = 0; i < sizeof(layouts) / sizeof(layouts[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(layouts); i++) {
 		const struct layout_case *c = &layouts[i];
 
 		if (c->got == c->want)
@@ -140,7 +163,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_opcode_properties),
-		cmocka_unit_test(test_properties_exclusive),
+		cmocka_unit_test(test_effects_of_all_values),
 		cmocka_unit_test(test_layouts),
 	};
 
