@@ -19,6 +19,8 @@ pkgs=(
 	# the standard tools the tests drive, and traffic
 	iproute2 ethtool iperf3 iputils-ping socat netcat-openbsd tcpdump nftables
 	conntrack python3 python3-yaml procps udev gnuplot-nox jq
+	# a PPPoE concentrator (pppoe-server) and client (pppd's pppoe.so)
+	pppoe ppp
 	# promtool, which checks npuctl's Prometheus output
 	prometheus
 )
