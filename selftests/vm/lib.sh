@@ -540,3 +540,64 @@ PY
 
 # in_csum_errs NS: TCP segments NS's stack found with a bad checksum.
 in_csum_errs() { ip netns exec "$1" nstat -asz TcpInCsumErrors | awk '$1 == "TcpInCsumErrors" { print $2 }'; }
+
+# ---- a PPPoE session on port 8 (after topo_pc_far) -------------------------
+# The ISP's concentrator is Debian's pppoe-server on far's wire (it relays
+# each session through a user-space pppoe and a pty: correct, slow under
+# TCG; its synchronous mode, -s, is not used: it reads the pty as if a read
+# were a frame and under load sends two PPP frames in one session frame),
+# the subscriber pppd's kernel-mode pppoe.so on P8 (ifname pppwan),
+# MTU/MRU 1492, IPv4 from the server's pool and IPv6 (link-local ::1/::2,
+# the global /64 and the routes by hand).  IP crosses only in the session:
+# far's wire and P8 lose their addresses.  Options, logs and pid files go
+# in DIR (the guest's root is read-only).
+PPP_F4=10.64.0.1 PPP_F6=2001:db8:64::1 PPP_R6=2001:db8:64::2
+# pppoe_up DIR: the concentrator, then pppwan_up DIR.
+pppoe_up() {
+	local d=$1
+	modprobe -a pppoe ppp_async || return 1
+	ip -n far addr flush dev npuw0p8 && ip addr flush dev "$P8" || return 1
+	printf '%s\n' noauth noccp "lcp-echo-interval 0" "mtu 1492" "mru 1492" +ipv6 \
+		"ip-up-script /bin/true" "ip-down-script /bin/true" > "$d/srv-opts"
+	ip netns exec far pppoe-server -I npuw0p8 -L $PPP_F4 -R 10.64.0.2 -N 4 \
+		-O "$d/srv-opts" -X "$d/srv.pid" || return 1
+	pppwan_up "$d"
+}
+# pppwan_up DIR: pppd on P8 (again after it died), up to 60 s for IPCP and
+# IPV6CP; sets PPP_PID (pppd), PPP_SID (the session id, from
+# /proc/net/pppoe), PPP_R4 (the router's address), PPP_FAR (far's end).
+pppwan_up() {
+	local d=$1 i sid dev
+	pppd plugin pppoe.so "nic-$P8" noauth noccp ifname pppwan mtu 1492 mru 1492 \
+		lcp-echo-interval 0 noipdefault nodefaultroute +ipv6 ipv6 ::1,::2 \
+		ip-up-script /bin/true ip-down-script /bin/true \
+		logfile "$d/pppd.log" nodetach </dev/null >/dev/null 2>&1 &
+	PPP_PID=$! PPP_R4= PPP_FAR=
+	for i in $(seq 600); do
+		PPP_R4=$(ip -4 -o addr show dev pppwan 2>/dev/null | awk '{ print $4 }')
+		[ -n "$PPP_R4" ] && ip -6 addr show dev pppwan 2>/dev/null | grep -q fe80::1 && break
+		sleep 0.1
+	done
+	[ -n "$PPP_R4" ] || { diag "pppwan: no session"; return 1; }
+	# "%08X %pM %8s", the sid a __be16 read as a host integer
+	read -r sid _ dev < <(awk -v d="$P8" '$3 == d' /proc/net/pppoe)
+	[ -n "$sid" ] || { diag "no session on $P8 in /proc/net/pppoe"; return 1; }
+	PPP_SID=$(( (0x$sid & 0xff) << 8 | (0x$sid >> 8 & 0xff) ))
+	for i in $(seq 100); do
+		PPP_FAR=$(ip -n far -o -4 addr show | awk -v p="$PPP_R4/32" '$6 == p { print $2 }')
+		[ -n "$PPP_FAR" ] && break
+		sleep 0.1
+	done
+	[ -n "$PPP_FAR" ] || { diag "far has no device for $PPP_R4"; return 1; }
+	ip -n far -6 addr flush scope global
+	ip -n far -6 addr add $PPP_F6/64 dev "$PPP_FAR" nodad &&
+		ip -n far -6 route replace 2001:db8:3::/64 dev "$PPP_FAR" &&
+		ip -6 addr add $PPP_R6/64 dev pppwan nodad &&
+		ip route replace default dev pppwan && ip -6 route replace default dev pppwan
+}
+# pppoe_down: pppd, the concentrator and its sessions' processes gone.
+pppoe_down() {
+	[ -n "${PPP_PID:-}" ] && kill "$PPP_PID" 2>/dev/null && wait "$PPP_PID" 2>/dev/null
+	ip netns pids far 2>/dev/null | xargs -r kill 2>/dev/null
+	PPP_PID=
+}
