@@ -68,6 +68,69 @@ enum npuep_fd_htype {
 /* struct npuep_fd_act.redirect.port for a device that is not one of ours */
 #define NPUEP_FD_PORT_FOREIGN	(-1)
 
+/* Hops of a device's path (dev_fill_forward_path(): NET_DEVICE_PATH_STACK_MAX). */
+#define NPUEP_FD_PATH_MAX	5
+
+/* struct npuep_fd_hop.type: the kernel's net_device_path types the fast path knows */
+enum npuep_fd_hop_type {
+	NPUEP_FD_HOP_OTHER,	/* a bridge, a DSA port, ...: no path of ours */
+	NPUEP_FD_HOP_ETHERNET,
+	NPUEP_FD_HOP_VLAN,
+	NPUEP_FD_HOP_PPPOE,
+};
+
+/**
+ * struct npuep_fd_hop - one device of the path under a ppp device
+ * @type: enum npuep_fd_hop_type
+ * @port: NPUEP_FD_HOP_ETHERNET: the index of the port of this device it
+ *	is, or NPUEP_FD_PORT_FOREIGN
+ * @id: NPUEP_FD_HOP_VLAN: the VLAN id; NPUEP_FD_HOP_PPPOE: the session id
+ * @proto: NPUEP_FD_HOP_VLAN: the tag's TPID
+ * @h_dest: NPUEP_FD_HOP_PPPOE: the concentrator's MAC
+ * @addr: the device's MAC, zero when it has none (a ppp device)
+ * @mtu: the device's MTU, bytes
+ */
+struct npuep_fd_hop {
+	u8 type;
+	s32 port;
+	u16 id;
+	__be16 proto;
+	u8 h_dest[ETH_ALEN];
+	u8 addr[ETH_ALEN];
+	u32 mtu;
+};
+
+/**
+ * struct npuep_fd_tag - a VLAN tag
+ * @vid: its VLAN id
+ * @tpid: its TPID
+ */
+struct npuep_fd_tag {
+	u16 vid;
+	__be16 tpid;
+};
+
+/**
+ * struct npuep_fd_session - a PPPoE session, as the frames that leave in it
+ * @port: the index of the port under it
+ * @ntags: the VLAN tags around it, 0-2
+ * @tag: those tags, outermost first
+ * @sid: the session id
+ * @dmac: the concentrator's MAC
+ * @smac: the MAC the frames leave with: the first under the ppp device
+ * @mtu: the session's L3 MTU, bytes: the ppp device's, at most the MTU
+ *	of the device under it less the session header
+ */
+struct npuep_fd_session {
+	s32 port;
+	u8 ntags;
+	struct npuep_fd_tag tag[2];
+	u16 sid;
+	u8 dmac[ETH_ALEN];
+	u8 smac[ETH_ALEN];
+	u32 mtu;
+};
+
 struct npuep_fd_meta {
 	s32 ingress_ifindex;
 	u16 ingress_iftype;
@@ -131,6 +194,8 @@ struct npuep_fd_pppoe {
  * @redirect.port: 0-based port index of this device, or
  *	NPUEP_FD_PORT_FOREIGN
  * @redirect.mtu: the target port's MTU, bytes (valid for a port)
+ * @redirect.via_ppp: the target is a ppp device (@redirect.port is
+ *	NPUEP_FD_PORT_FOREIGN): the description's @path is what lies under it
  */
 struct npuep_fd_act {
 	u8 id;
@@ -152,6 +217,7 @@ struct npuep_fd_act {
 		struct {
 			s32 port;
 			u32 mtu;
+			bool via_ppp;
 		} redirect;
 	};
 };
@@ -180,6 +246,10 @@ struct npuep_fd_act {
  * @pppoe: PPPOE key and mask
  * @nact: actions of the rule (may exceed NPUEP_FD_ACT_MAX)
  * @act: the first NPUEP_FD_ACT_MAX of them, in order
+ * @npath: hops in @path; 0 when the kernel finds no path under the ppp
+ *	device a redirect goes to (or there is none)
+ * @path: the devices under that ppp device, top first, as
+ *	dev_fill_forward_path() walks them
  */
 struct npuep_flow_desc {
 	u8 port;
@@ -200,10 +270,14 @@ struct npuep_flow_desc {
 	struct { struct npuep_fd_pppoe key, mask; } pppoe;
 	u32 nact;
 	struct npuep_fd_act act[NPUEP_FD_ACT_MAX];
+	u32 npath;
+	struct npuep_fd_hop path[NPUEP_FD_PATH_MAX];
 };
 
 int npuep_flow_desc_parse(const struct npuep_flow_desc *d,
 			  struct npu_mflow_key *key, struct npu_rewrite *rw,
 			  const char **msg);
+int npuep_flow_path_session(const struct npuep_fd_hop *hop, u32 n,
+			    struct npuep_fd_session *s, const char **msg);
 
 #endif /* _NPUEP_FLOW_DESC_H */

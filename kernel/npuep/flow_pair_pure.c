@@ -13,6 +13,11 @@
  * direction is completed from its partner's push (npuep_flow_complete()),
  * whichever of the two the kernel offers first.
  *
+ * A direction that pushes a PPPoE session sends in it as long as the
+ * session lives: npuep_flow_session() says which session that is, as the
+ * kernel's path under a ppp device describes one (port, tags, id,
+ * concentrator), npuep_flow_session_find() whether it is among those up.
+ *
  * Pure C (npu_compat.h): compiled into npuep.ko and, unchanged, into the
  * cmocka unit tests.
  */
@@ -151,4 +156,78 @@ bool npuep_flow_complete(const struct npu_mflow_key *fkey,
 	gkey->pppoe_sid = frw->pppoe_sid;
 	grw->l2 |= NPU_RW_L2_PPPOE_POP;
 	return true;
+}
+
+/**
+ * npuep_flow_session() - the PPPoE session a direction sends in
+ * @key: the direction's match
+ * @rw: its rewrite
+ * @s: filled, when it pushes one: its egress port, the tags around the
+ *	session outermost first (the rewrite's and those it keeps), the
+ *	session id and the concentrator's MAC (the rewrite's destination
+ *	MAC; zero when it rewrites none); @s->smac and @s->mtu zero
+ *
+ * Return: whether the direction pushes a session that a key can describe
+ * (two tags around it at most, an inner 802.1ad one not).
+ */
+bool npuep_flow_session(const struct npu_mflow_key *key,
+			const struct npu_rewrite *rw, struct npuep_fd_session *s)
+{
+	struct npuep_pair_l2 l2;
+	u8 i;
+
+	if (!(rw->l2 & NPU_RW_L2_PPPOE_PUSH))
+		return false;
+	npuep_pair_l2_of_key(key, &l2);
+	npuep_pair_l2_rewrite(&l2, rw);
+	if (l2.ntags > 2)
+		return false;
+	memset(s, 0, sizeof(*s));
+	s->port = rw->egress_port;
+	s->ntags = l2.ntags;
+	for (i = 0; i < l2.ntags; i++) {
+		s->tag[i].vid = be16_to_cpu(l2.vid[i]) & NPUEP_PAIR_VID_MASK;
+		s->tag[i].tpid = cpu_to_be16(l2.ad[i] ? ETH_P_8021AD : ETH_P_8021Q);
+	}
+	s->sid = be16_to_cpu(rw->pppoe_sid);
+	if (rw->flags & NPU_RW_MAC)
+		memcpy(s->dmac, rw->dmac, ETH_ALEN);
+	return true;
+}
+
+/* Whether @a and @b are one session: port, tags, id, concentrator. */
+static bool npuep_flow_session_eq(const struct npuep_fd_session *a,
+				  const struct npuep_fd_session *b)
+{
+	u8 i;
+
+	if (a->port != b->port || a->ntags != b->ntags || a->sid != b->sid ||
+	    memcmp(a->dmac, b->dmac, ETH_ALEN))
+		return false;
+	for (i = 0; i < a->ntags && i < 2; i++)
+		if (a->tag[i].vid != b->tag[i].vid || a->tag[i].tpid != b->tag[i].tpid)
+			return false;
+	return true;
+}
+
+/**
+ * npuep_flow_session_find() - a session among those up
+ * @s: the session (npuep_flow_session())
+ * @live: the sessions up (npuep_flow_path_session() of each ppp device)
+ * @n: how many
+ *
+ * Sessions are the same by port, tags, session id and concentrator's
+ * MAC; the MAC the frames leave with and the MTU are not compared.
+ *
+ * Return: the index in @live, or -1.
+ */
+int npuep_flow_session_find(const struct npuep_fd_session *s,
+			    const struct npuep_fd_session *live, u32 n)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++)
+		if (npuep_flow_session_eq(s, &live[i]))
+			return i;
+	return -1;
 }

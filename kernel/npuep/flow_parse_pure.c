@@ -10,7 +10,12 @@
  * them (NPU_CAP_L2_ENCAP); without it the parser takes what it took
  * before, one 802.1Q tag, with the same messages.
  *
- * tc has no PPPoE push or pop.  A flower rule that matches a PPPoE
+ * tc has no PPPoE push or pop.  A flower rule that redirects to a ppp
+ * device pushes the session under it: in software the ppp device sends
+ * the IP packet in its session, over the devices the kernel's
+ * dev_fill_forward_path() walks down to a port (the glue reads them into
+ * the description's path), with the concentrator's MAC and the lower
+ * device's.  A flower rule that matches a PPPoE
  * session and is routed (its pedit decrements the TTL) ends the session:
  * the fast path pops its header, with the tags its "vlan pop" pops.  In
  * software the rule would forward the frame still in its session; no tc
@@ -64,6 +69,7 @@
 #define NPUEP_FP_REDIR_LAST	"fast path needs the redirect as the last action"
 #define NPUEP_FP_NO_ACT		"action not supported by the fast path"
 #define NPUEP_FP_FT_AD		"802.1ad tags are not described by the kernel's flowtable (use npuflowd)"
+#define NPUEP_FP_SES_PUSHED	"fast path pushes PPPoE sessions 1-65534 only"
 
 /* What the parse of one rule has found so far. */
 struct npuep_fp {
@@ -85,6 +91,9 @@ struct npuep_fp {
 	u32 npop;			/* VLAN pops */
 	u32 npush;			/* pushes of tags and sessions */
 	const struct npuep_fd_act *push[NPUEP_FP_PUSH_MAX]; /* as listed */
+	bool via_ppp;			/* the redirect is to a ppp device */
+	struct npuep_fd_session sess;	/* ... whose session this is */
+	struct npuep_fd_act sess_push[NPUEP_FP_PUSH_MAX]; /* its pushes */
 };
 
 static int npuep_fp_refuse(struct npuep_fp *p, const char *msg)
@@ -517,8 +526,24 @@ static int npuep_fp_act_add(struct npuep_fp *p, const struct npuep_fd_act *a)
 	return 0;
 }
 
+/* A redirect to a ppp device: out of the port under its session. */
+static int npuep_fp_redirect_ppp(struct npuep_fp *p)
+{
+	int err;
+
+	err = npuep_flow_path_session(p->d->path, p->d->npath, &p->sess, &p->msg);
+	if (err)
+		return err;
+	p->via_ppp = true;
+	p->eport = p->sess.port;
+	p->emtu = p->sess.mtu;
+	return 0;
+}
+
 static int npuep_fp_act_redirect(struct npuep_fp *p, const struct npuep_fd_act *a)
 {
+	if (a->redirect.via_ppp && p->d->l2_encap)
+		return npuep_fp_redirect_ppp(p);
 	if (a->redirect.port < 0 || a->redirect.port >= NPU_MAX_PORTS)
 		return npuep_fp_refuse(p,
 				       "redirect target is not a port of this device");
@@ -594,7 +619,7 @@ static int npuep_fp_push_pppoe(struct npuep_fp *p, const struct npuep_fd_act *a,
 		return npuep_fp_refuse(p,
 				       "fast path pushes one PPPoE session, inside the tags it pushes");
 	if (!a->pppoe.sid || a->pppoe.sid == 0xffff)
-		return npuep_fp_refuse(p, "fast path pushes PPPoE sessions 1-65534 only");
+		return npuep_fp_refuse(p, NPUEP_FP_SES_PUSHED);
 	p->rw->l2 |= NPU_RW_L2_PPPOE_PUSH;
 	p->rw->pppoe_sid = htons(a->pppoe.sid);
 	return 0;
@@ -642,12 +667,13 @@ static int npuep_fp_push_tag(struct npuep_fp *p, const struct npuep_fd_act *a,
  */
 static int npuep_fp_pushes(struct npuep_fp *p)
 {
+	bool outer_first = p->d->ft && !p->via_ppp;
 	const struct npuep_fd_act *a;
 	u32 i, n = p->npush, ntags = 0;
 	int err;
 
 	for (i = 0; i < n; i++) {
-		a = p->push[p->d->ft ? n - 1 - i : i];
+		a = p->push[outer_first ? n - 1 - i : i];
 		if (a->id == NPUEP_FA_PPPOE_PUSH)
 			err = npuep_fp_push_pppoe(p, a, i);
 		else
@@ -655,6 +681,44 @@ static int npuep_fp_pushes(struct npuep_fp *p)
 		if (err)
 			return err;
 	}
+	return 0;
+}
+
+/*
+ * Into a ppp device: the frame's L2 is the session's, whatever the rule
+ * made of it before (in software the ppp device sends the IP packet).
+ * The rule pops the tags it matched and sets neither MACs nor tags; the
+ * session is pushed, innermost first, inside the tags under it, with the
+ * concentrator's MAC and the lower device's.
+ */
+static int npuep_fp_ppp_l2(struct npuep_fp *p)
+{
+	const struct npuep_fd_session *s = &p->sess;
+	u32 i, tags = !!(p->d->keys & NPUEP_FD_VLAN) + !!(p->d->keys & NPUEP_FD_CVLAN);
+	struct npuep_fd_act *a;
+
+	if (p->eth_set)
+		return npuep_fp_refuse(p,
+				       "a session's MACs are the session's: no eth pedit into a ppp device");
+	if (p->npush)
+		return npuep_fp_refuse(p,
+				       "a session's tags are the session's: no vlan push into a ppp device");
+	if (p->npop < tags)
+		return npuep_fp_refuse(p, "fast path pops the tags it matches before a ppp device");
+	a = &p->sess_push[0];
+	a->id = NPUEP_FA_PPPOE_PUSH;
+	a->pppoe.sid = s->sid;
+	p->push[p->npush++] = a;
+	for (i = 0; i < s->ntags; i++) {
+		a = &p->sess_push[1 + i];
+		a->id = NPUEP_FA_VLAN_PUSH;
+		a->vlan.proto = s->tag[s->ntags - 1 - i].tpid;
+		a->vlan.vid = s->tag[s->ntags - 1 - i].vid;
+		p->push[p->npush++] = a;
+	}
+	memcpy(p->eth + offsetof(struct ethhdr, h_dest), s->dmac, ETH_ALEN);
+	memcpy(p->eth + offsetof(struct ethhdr, h_source), s->smac, ETH_ALEN);
+	p->eth_set = BIT(2 * ETH_ALEN) - 1;
 	return 0;
 }
 
@@ -675,6 +739,11 @@ static int npuep_fp_actions(struct npuep_fp *p)
 					       "fast path redirects to one port only" :
 					       NPUEP_FP_REDIR_LAST);
 		err = npuep_fp_act(p, &d->act[i]);
+		if (err)
+			return err;
+	}
+	if (p->via_ppp) {
+		err = npuep_fp_ppp_l2(p);
 		if (err)
 			return err;
 	}
@@ -728,13 +797,15 @@ static void npuep_fp_nat(struct npuep_fp *p)
 
 /*
  * The egress's L3 MTU: the port's, a pushed session's header taken off
- * (1492 on a port of 1500).  Tags count outside it, as Linux counts them.
+ * (1492 on a port of 1500), or a ppp device's session's (its path's).
+ * Tags count outside it, as Linux counts them.
  */
 static u16 npuep_fp_mtu(struct npuep_fp *p)
 {
 	u32 mtu = p->emtu;
 
-	if ((p->rw->l2 & NPU_RW_L2_PPPOE_PUSH) && mtu > NPUEP_FP_PPPOE_HLEN)
+	if (!p->via_ppp && (p->rw->l2 & NPU_RW_L2_PPPOE_PUSH) &&
+	    mtu > NPUEP_FP_PPPOE_HLEN)
 		mtu -= NPUEP_FP_PPPOE_HLEN;
 	return mtu < 0xffff ? mtu : 0xffff;
 }
@@ -798,4 +869,83 @@ int npuep_flow_desc_parse(const struct npuep_flow_desc *d,
 		err = npuep_fp_rewrite(&p);
 	*msg = err ? p.msg : NULL;
 	return err;
+}
+
+/* ---- a ppp device's path ------------------------------------------ */
+
+/* The first MAC under the ppp device (nf_flow_table's h_source). */
+static void npuep_fp_path_smac(const struct npuep_fd_hop *hop, u32 n, u8 *smac)
+{
+	static const u8 zero[ETH_ALEN];
+	u32 i;
+
+	for (i = 1; i < n; i++) {
+		if (memcmp(hop[i].addr, zero, ETH_ALEN)) {
+			memcpy(smac, hop[i].addr, ETH_ALEN);
+			return;
+		}
+	}
+}
+
+/**
+ * npuep_flow_path_session() - the PPPoE session a ppp device sends in
+ * @hop: the devices under it, top first (dev_fill_forward_path()'s walk)
+ * @n: how many
+ * @s: filled (zeroed first): its port, tags (outermost first), session
+ *	id, concentrator's MAC, the MAC its frames leave with (the first
+ *	device's under the ppp one that has one) and its MTU: the ppp
+ *	device's, at most the MTU of the device under it less the 8-byte
+ *	session header
+ * @msg: set on a refusal: why (static storage, at most 72 characters)
+ *
+ * A session the fast path can send in: the ppp device's PPPoE session (1-65534),
+ * then up to two VLAN devices, then a port of this device, nothing else.
+ * The tags' TPIDs are left to the push's checks.
+ *
+ * Return: 0, or -EOPNOTSUPP with @msg set.
+ */
+int npuep_flow_path_session(const struct npuep_fd_hop *hop, u32 n,
+			    struct npuep_fd_session *s, const char **msg)
+{
+	u32 i, lower;
+
+	memset(s, 0, sizeof(*s));
+	*msg = NULL;
+	if (!n || n > NPUEP_FD_PATH_MAX || hop[0].type != NPUEP_FD_HOP_PPPOE)
+		*msg = "redirect's ppp device carries no PPPoE session that is up";
+	else if (!hop[0].id || hop[0].id == 0xffff)
+		*msg = NPUEP_FP_SES_PUSHED;
+	if (*msg)
+		return -EOPNOTSUPP;
+	for (i = 1; i < n && hop[i].type == NPUEP_FD_HOP_VLAN; i++)
+		;
+	if (i > 3) {
+		*msg = "fast path pushes a PPPoE session in two VLAN tags at most";
+		return -EOPNOTSUPP;
+	}
+	if (i != n - 1 || hop[i].type != NPUEP_FD_HOP_ETHERNET) {
+		*msg = "PPPoE session is over neither a port nor a VLAN of one";
+		return -EOPNOTSUPP;
+	}
+	if (hop[i].port < 0 || hop[i].port >= NPU_MAX_PORTS) {
+		*msg = "PPPoE session is not over a port of this device";
+		return -EOPNOTSUPP;
+	}
+	s->port = hop[i].port;
+	s->ntags = i - 1;
+	/* the kernel walks down from the inner tag's device */
+	for (i = 0; i < s->ntags; i++) {
+		s->tag[i].vid = hop[s->ntags - i].id;
+		s->tag[i].tpid = hop[s->ntags - i].proto;
+	}
+	s->sid = hop[0].id;
+	memcpy(s->dmac, hop[0].h_dest, ETH_ALEN);
+	npuep_fp_path_smac(hop, n, s->smac);
+	s->mtu = hop[0].mtu;
+	lower = hop[1].mtu;
+	if (lower < NPUEP_FP_PPPOE_HLEN)
+		s->mtu = 0;
+	else if (s->mtu > lower - NPUEP_FP_PPPOE_HLEN)
+		s->mtu = lower - NPUEP_FP_PPPOE_HLEN;
+	return 0;
 }

@@ -365,11 +365,134 @@ static void test_complete_refused(void **state)
 	assert_int_equal(grw.l2, 0);
 }
 
+/* ---- the session a direction leaves in --------------------------------- */
+
+static const u8 cmac[6] = { 0x02, 0xc0, 0, 0, 0, 0x01 };	/* the concentrator */
+
+/* The session lan_to_wan() leaves in, over its tags (outermost first). */
+static void want_session(struct npuep_fd_session *s, u8 ntags, u16 vid0, u16 tpid0,
+			 u16 vid1)
+{
+	memset(s, 0, sizeof(*s));
+	s->port = WAN;
+	s->ntags = ntags;
+	s->tag[0].vid = vid0;
+	s->tag[0].tpid = htons(tpid0);
+	if (ntags > 1) {
+		s->tag[1].vid = vid1;
+		s->tag[1].tpid = htons(ETH_P_8021Q);
+	}
+	s->sid = SID;
+	memcpy(s->dmac, cmac, 6);
+}
+
+static void assert_session(const struct npu_mflow_key *k, const struct npu_rewrite *rw,
+			   const struct npuep_fd_session *want)
+{
+	struct npuep_fd_session s;
+
+	memset(&s, 0x5a, sizeof(s));
+	assert_true(npuep_flow_session(k, rw, &s));
+	assert_memory_equal(&s, want, sizeof(s));
+}
+
+static void test_session(void **state)
+{
+	struct npuep_fd_session want;
+	struct npu_mflow_key k;
+	struct npu_rewrite rw;
+
+	(void)state;
+	lan_to_wan(&k, &rw, 0);
+	memcpy(rw.dmac, cmac, 6);
+	want_session(&want, 0, 0, 0, 0);
+	assert_session(&k, &rw, &want);
+
+	/* in VLAN 7: the tag's id without its priority bits */
+	lan_to_wan(&k, &rw, 0xa007);
+	memcpy(rw.dmac, cmac, 6);
+	want_session(&want, 1, 7, ETH_P_8021Q, 0);
+	assert_session(&k, &rw, &want);
+
+	/* in 802.1ad 100 + 802.1Q 200 */
+	lan_to_wan(&k, &rw, 200);
+	rw.l2 |= NPU_RW_L2_PUSH2 | NPU_RW_L2_AD2;
+	rw.vlan_tci2 = htons(100);
+	memcpy(rw.dmac, cmac, 6);
+	want_session(&want, 2, 100, ETH_P_8021AD, 200);
+	assert_session(&k, &rw, &want);
+
+	/* a tag the frame arrived in, kept, stays outside the session's */
+	lan_to_wan(&k, &rw, 200);
+	k.vlan = htons(9);
+	memcpy(rw.dmac, cmac, 6);
+	want_session(&want, 2, 200, ETH_P_8021Q, 9);
+	assert_session(&k, &rw, &want);
+
+	/* no MACs rewritten: no concentrator's */
+	lan_to_wan(&k, &rw, 0);
+	rw.flags &= ~NPU_RW_MAC;
+	memcpy(rw.dmac, cmac, 6);
+	want_session(&want, 0, 0, 0, 0);
+	memset(want.dmac, 0, 6);
+	assert_session(&k, &rw, &want);
+
+	/* the direction that arrives in the session pushes none */
+	wan_to_lan(&k, &rw, 7);
+	assert_false(npuep_flow_session(&k, &rw, &want));
+	completed(7, &k, &rw);
+	assert_false(npuep_flow_session(&k, &rw, &want));
+}
+
+/* A session is found by its port, tags, id and concentrator, not its MTU or smac. */
+static void test_session_find(void **state)
+{
+	struct npuep_fd_session live[3], s;
+
+	(void)state;
+	want_session(&live[0], 0, 0, 0, 0);
+	live[0].sid = SID + 1;
+	want_session(&live[1], 1, 7, ETH_P_8021Q, 0);
+	want_session(&live[2], 0, 0, 0, 0);
+	live[2].mtu = 1492;
+	live[2].smac[0] = 2;
+
+	want_session(&s, 0, 0, 0, 0);
+	assert_int_equal(npuep_flow_session_find(&s, live, 3), 2);
+	assert_int_equal(npuep_flow_session_find(&s, live, 2), -1);
+	assert_int_equal(npuep_flow_session_find(&s, live, 0), -1);
+	want_session(&s, 1, 7, ETH_P_8021Q, 0);
+	assert_int_equal(npuep_flow_session_find(&s, live, 3), 1);
+
+	/* each field of the identity */
+	want_session(&s, 0, 0, 0, 0);
+	s.port = LAN;
+	assert_int_equal(npuep_flow_session_find(&s, live, 3), -1);
+	want_session(&s, 0, 0, 0, 0);
+	s.dmac[5] ^= 1;
+	assert_int_equal(npuep_flow_session_find(&s, live, 3), -1);
+	want_session(&s, 0, 0, 0, 0);
+	s.sid = SID + 2;
+	assert_int_equal(npuep_flow_session_find(&s, live, 3), -1);
+	want_session(&s, 1, 8, ETH_P_8021Q, 0);
+	assert_int_equal(npuep_flow_session_find(&s, live, 3), -1);
+	want_session(&s, 1, 7, ETH_P_8021AD, 0);
+	assert_int_equal(npuep_flow_session_find(&s, live, 3), -1);
+	want_session(&s, 2, 7, ETH_P_8021Q, 7);
+	assert_int_equal(npuep_flow_session_find(&s, live, 3), -1);
+	/* an unused tag's bytes are not compared */
+	want_session(&s, 0, 0, 0, 0);
+	s.tag[1].vid = 99;
+	assert_int_equal(npuep_flow_session_find(&s, live, 3), 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_reply_v6),
 		cmocka_unit_test(test_complete_refused),
+		cmocka_unit_test(test_session),
+		cmocka_unit_test(test_session_find),
 	};
 	struct CMUnitTest rtests[ARRAY_SIZE(rcases)], ptests[ARRAY_SIZE(pcases)];
 

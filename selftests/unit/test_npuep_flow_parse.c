@@ -244,6 +244,7 @@ enum { STEP_END, STEP_ACT, STEP_SET };
  * @len: STEP_SET: how many
  * @port: NPUEP_FA_REDIRECT: the target port, or NPUEP_FD_PORT_FOREIGN
  * @mtu: NPUEP_FA_REDIRECT: the target's MTU
+ * @ppp: NPUEP_FA_REDIRECT: the target is a ppp device (the case's @path)
  * @tpid: NPUEP_FA_VLAN_PUSH: the tag's TPID
  * @vid: NPUEP_FA_VLAN_PUSH: its VLAN id
  * @prio: NPUEP_FA_VLAN_PUSH: its priority
@@ -259,6 +260,7 @@ struct pstep {
 	u32 len;
 	s32 port;
 	u32 mtu;
+	bool ppp;
 	u16 tpid, vid;
 	u8 prio;
 	u16 sid;
@@ -272,6 +274,9 @@ struct pstep {
 #define PPPOE_PUSH(s)		{ STEP_ACT, .id = NPUEP_FA_PPPOE_PUSH, .sid = (s) }
 #define REDIRECT(p, m)		{ STEP_ACT, .id = NPUEP_FA_REDIRECT, .port = (p), .mtu = (m) }
 #define FWD			REDIRECT(OUT_PORT, 1500)
+/* "mirred egress redirect dev ppp0": a device of no port, its path the case's */
+#define PPP			{ STEP_ACT, .id = NPUEP_FA_REDIRECT, \
+				  .port = NPUEP_FD_PORT_FOREIGN, .ppp = true }
 #define PEDIT(i, h, o, m, v)	{ STEP_ACT, .id = (i), .htype = (h), .off = (o), \
 				  .mask = (m), .val = (v) }
 #define MANGLE(h, o, m, v)	PEDIT(NPUEP_FA_MANGLE, h, o, m, v)
@@ -298,6 +303,57 @@ static const u8 type_ipv6[2] = { 0x86, 0xdd };
 static const u8 b4_b6[16] = { 10, 0, 8, 2, 0, 8, [15] = 2 };
 /* a4 with the last bit flipped */
 static const u8 a4_flip[4] = { 10, 0, 3, 3 };
+
+/**
+ * struct thop - one hop of a ppp device's path, as the glue reads it
+ * @type: NPUEP_FD_HOP_*
+ * @port: NPUEP_FD_HOP_ETHERNET: a port of this device, or NPUEP_FD_PORT_FOREIGN
+ * @id: VLAN id or session id
+ * @tpid: NPUEP_FD_HOP_VLAN: the TPID
+ * @mac: the concentrator's MAC (PPPOE), else the device's (NULL: none)
+ * @mtu: the device's MTU
+ */
+struct thop {
+	u8 type;
+	s32 port;
+	u16 id, tpid;
+	const u8 *mac;
+	u32 mtu;
+};
+
+/* the port's own MAC, where a VLAN device over it has smac */
+static const u8 pmac[6] = { 0x02, 0x77, 0x77, 0x77, 0x77, 0x07 };
+
+#define H_PPPOE(s, m)	{ NPUEP_FD_HOP_PPPOE, .id = (s), .mac = dmac, .mtu = (m) }
+#define H_VLAN(v, t, a)	{ NPUEP_FD_HOP_VLAN, .id = (v), .tpid = (t), .mac = (a), .mtu = 1500 }
+#define H_PORT(a)	{ NPUEP_FD_HOP_ETHERNET, .port = OUT_PORT, .mac = (a), .mtu = 1500 }
+
+/* pppoe.so on port 7: session 5, MTU 1492 */
+static const struct thop p_port[] = { H_PPPOE(5, 1492), H_PORT(smac) };
+static const struct thop p_mtu1400[] = { H_PPPOE(5, 1400), H_PORT(smac) };
+static const struct thop p_mtu1500[] = { H_PPPOE(5, 1500), H_PORT(smac) };
+static const struct thop p_vlan7[] = { H_PPPOE(0xfffe, 1492), H_VLAN(7, ETH_P_8021Q, smac),
+				       H_PORT(pmac) };
+/* over 802.1Q 200 over 802.1ad 100 over the port: inner first, as the kernel walks */
+static const struct thop p_qinq[] = { H_PPPOE(5, 1492), H_VLAN(200, ETH_P_8021Q, smac),
+				      H_VLAN(100, ETH_P_8021AD, pmac), H_PORT(pmac) };
+static const struct thop p_3tags[] = { H_PPPOE(5, 1492), H_VLAN(3, ETH_P_8021Q, smac),
+				       H_VLAN(2, ETH_P_8021Q, smac),
+				       H_VLAN(1, ETH_P_8021Q, smac), H_PORT(pmac) };
+static const struct thop p_ad_inner[] = { H_PPPOE(5, 1492), H_VLAN(200, ETH_P_8021AD, smac),
+					  H_VLAN(100, ETH_P_8021Q, pmac), H_PORT(pmac) };
+static const struct thop p_tpid9100[] = { H_PPPOE(5, 1492), H_VLAN(7, 0x9100, smac),
+					  H_PORT(pmac) };
+static const struct thop p_sid0[] = { H_PPPOE(0, 1492), H_PORT(smac) };
+static const struct thop p_sidffff[] = { H_PPPOE(0xffff, 1492), H_PORT(smac) };
+/* a ppp device over a VLAN device: not a PPPoE path (pppoe.so's is one) */
+static const struct thop p_vlan_top[] = { H_VLAN(7, ETH_P_8021Q, smac), H_PORT(pmac) };
+static const struct thop p_bridge[] = { H_PPPOE(5, 1492), { NPUEP_FD_HOP_OTHER, .mac = smac },
+					H_PORT(pmac) };
+static const struct thop p_no_port[] = { H_PPPOE(5, 1492), H_VLAN(7, ETH_P_8021Q, smac) };
+static const struct thop p_foreign[] = { H_PPPOE(5, 1492),
+					 { NPUEP_FD_HOP_ETHERNET, .port = NPUEP_FD_PORT_FOREIGN,
+					   .mac = smac, .mtu = 1500 } };
 
 /* Fields of the description: in host order, in network order. */
 #define D(f, v)		CASE_FIELD(struct npuep_flow_desc, f, CF_HOST, v)
@@ -343,6 +399,8 @@ struct pwant {
  * @keys_off: NPUEP_FD_* keys taken from the rule's
  * @set: fields of the description set after those
  * @steps: the rule's actions, in order
+ * @path: the path under the ppp device a PPP step redirects to
+ * @npath: its hops (0: the kernel finds none)
  * @refusal: the message of an -EOPNOTSUPP, or NULL
  * @not_ours: the rule is another port's (-ENODEV, no message)
  * @w: else the rule is accepted: what it gives
@@ -362,6 +420,8 @@ struct pcase {
 	u32 keys_on, keys_off;
 	struct case_field set[5];
 	struct pstep steps[10];
+	const struct thop *path;
+	u8 npath;
 	const char *refusal;
 	bool not_ours;
 	struct pwant w;
@@ -382,6 +442,9 @@ struct pcase {
 #define VLAN_ETYPE(t)	D_BE(vlan.key.eth_type, t), D(vlan.mask.eth_type, 0xffff)
 #define CVLAN_ETYPE(t)	D_BE(cvlan.key.eth_type, t), D(cvlan.mask.eth_type, 0xffff)
 #define ROUTED		D(routed_ttl, 1)
+#define PATH(p)		.path = (p), .npath = ARRAY_SIZE(p)
+/* a TCP/IPv4 rule that only redirects into a ppp device over path @p */
+#define INTO_PPP(p)	TCP4, CAP, PATH(p), .steps = { PPP }
 
 #define MATCHES		"fast path matches port, VLAN, addresses, protocol, ports only"
 #define TUPLE		"fast path needs an exact 5-tuple (protocol, addresses, ports)"
@@ -408,6 +471,13 @@ struct pcase {
 #define SES_PUSHED	"fast path pushes PPPoE sessions 1-65534 only"
 #define SES_ID		"fast path needs an exact PPPoE session id of 1-65534"
 #define PPP_PROTO	"fast path needs ppp_proto ip or ipv6"
+#define PPP_DEAD	"redirect's ppp device carries no PPPoE session that is up"
+#define PPP_TAGS	"fast path pushes a PPPoE session in two VLAN tags at most"
+#define PPP_LOWER	"PPPoE session is over neither a port nor a VLAN of one"
+#define PPP_FOREIGN	"PPPoE session is not over a port of this device"
+#define PPP_MACS	"a session's MACs are the session's: no eth pedit into a ppp device"
+#define PPP_PUSH	"a session's tags are the session's: no vlan push into a ppp device"
+#define PPP_POPS	"fast path pops the tags it matches before a ppp device"
 
 static const struct pcase cases[] = {
 	/* ---- accepted rules ---- */
@@ -850,6 +920,65 @@ static const struct pcase cases[] = {
 	{ "802.1ad push of nf_flow_table (an ACCEPT), L2 cap", FT4, CAP,
 	  .steps = { ACT(NPUEP_FA_ACCEPT), PUSH(ETH_P_8021Q, 200, 0), FWD },
 	  .refusal = "802.1ad tags are not described by the kernel's flowtable (use npuflowd)" },
+	/*
+	 * ---- flower into a ppp device: the session and its tags, MACs and
+	 * MTU from the path under it (dev_fill_forward_path()) ----
+	 */
+	{ "into ppp0 over the port", TCP4, CAP, PATH(p_port), .steps = { TTL_DEC4, PPP },
+	  .w = { NPU_RW_MAC | NPU_RW_TTL, .l2 = NPU_RW_L2_PPPOE_PUSH, .sid = 5, .mtu = 1492 } },
+	/* what npuflowd writes: masquerade to ppp0's address */
+	{ "into ppp0, source NAT", TCP4, CAP, PATH(p_port),
+	  .steps = { SET(NPUEP_FH_IP4, IP4_SADDR, n4, 4), SET(NPUEP_FH_TCP, 0, port_1024, 2),
+		     TTL_DEC4, PPP },
+	  .w = { NPU_RW_MAC | NPU_RW_TTL | NPU_RW_SNAT, .l2 = NPU_RW_L2_PPPOE_PUSH, .sid = 5,
+		 .mtu = 1492, .saddr = n4, .sport = 1024 } },
+	/* the source MAC is the VLAN device's: the first under ppp0 */
+	{ "into ppp0 over VLAN 7", TCP6, CAP, PATH(p_vlan7), .steps = { TTL_DEC6, PPP },
+	  .w = { NPU_RW_MAC | NPU_RW_TTL | NPU_RW_VLAN_PUSH, .l2 = NPU_RW_L2_PPPOE_PUSH,
+		 .tci = 7, .sid = 0xfffe, .mtu = 1492 } },
+	{ "into ppp0 over 802.1ad 100 + 802.1Q 200", UDP4, CAP, PATH(p_qinq), .steps = { PPP },
+	  .w = { NPU_RW_MAC | NPU_RW_VLAN_PUSH,
+		 .l2 = NPU_RW_L2_PPPOE_PUSH | NPU_RW_L2_PUSH2 | NPU_RW_L2_AD2, .tci = 200,
+		 .tci2 = 100, .sid = 5, .mtu = 1492 } },
+	{ "into ppp0 of MTU 1400", TCP4, CAP, PATH(p_mtu1400), .steps = { PPP },
+	  .w = { NPU_RW_MAC, .l2 = NPU_RW_L2_PPPOE_PUSH, .sid = 5, .mtu = 1400 } },
+	/* what the port carries: its MTU less the session header */
+	{ "into ppp0 of MTU 1500 on a port of 1500", TCP4, CAP, PATH(p_mtu1500),
+	  .steps = { PPP },
+	  .w = { NPU_RW_MAC, .l2 = NPU_RW_L2_PPPOE_PUSH, .sid = 5, .mtu = 1492 } },
+	{ "from VLAN 7, popped, into ppp0", TCP4, CAP, TAG(7), PATH(p_port),
+	  .steps = { POP, TTL_DEC4, PPP },
+	  .w = { NPU_RW_MAC | NPU_RW_TTL | NPU_RW_VLAN_POP, .l2 = NPU_RW_L2_PPPOE_PUSH,
+		 .sid = 5, .mtu = 1492 } },
+	{ "from a session into ppp0's", TCP4, CAP, SES(9), PATH(p_port),
+	  .steps = { TTL_DEC4, PPP },
+	  .w = { NPU_RW_MAC | NPU_RW_TTL, .l2 = NPU_RW_L2_PPPOE_POP | NPU_RW_L2_PPPOE_PUSH,
+		 .sid = 5, .mtu = 1492 } },
+	/* without the cap ppp0 is a device of no port, as it always was */
+	{ "into ppp0, no L2 cap", TCP4, PATH(p_port), .steps = { TTL_DEC4, PPP },
+	  .refusal = "redirect target is not a port of this device" },
+	{ "into ppp0 with no session up (no path)", TCP4, CAP, .steps = { PPP },
+	  .refusal = PPP_DEAD },
+	{ "into a ppp device over a VLAN device", INTO_PPP(p_vlan_top), .refusal = PPP_DEAD },
+	{ "into ppp0 of session 0", INTO_PPP(p_sid0), .refusal = SES_PUSHED },
+	{ "into ppp0 of session 0xffff", INTO_PPP(p_sidffff), .refusal = SES_PUSHED },
+	{ "into ppp0 over three VLANs", INTO_PPP(p_3tags), .refusal = PPP_TAGS },
+	{ "into ppp0 over a bridge", INTO_PPP(p_bridge), .refusal = PPP_LOWER },
+	{ "into ppp0, the path ends in a VLAN", INTO_PPP(p_no_port), .refusal = PPP_LOWER },
+	{ "into ppp0 over another device", INTO_PPP(p_foreign), .refusal = PPP_FOREIGN },
+	{ "into ppp0 over 802.1ad inside 802.1Q", INTO_PPP(p_ad_inner), .refusal = AD_OUTER },
+	{ "into ppp0 over a VLAN of TPID 0x9100", INTO_PPP(p_tpid9100),
+	  .refusal = "fast path pushes 802.1Q and 802.1ad tags only" },
+	{ "into ppp0 with the MACs set", TCP4, CAP, PATH(p_port),
+	  .steps = { SET_DMAC, SET_SMAC, TTL_DEC4, PPP }, .refusal = PPP_MACS },
+	{ "into ppp0 with a tag pushed", TCP4, CAP, PATH(p_port),
+	  .steps = { PUSH(ETH_P_8021Q, 7, 0), PPP }, .refusal = PPP_PUSH },
+	{ "from VLAN 7, kept, into ppp0", TCP4, CAP, TAG(7), PATH(p_port),
+	  .steps = { TTL_DEC4, PPP }, .refusal = PPP_POPS },
+	{ "from QinQ, one tag popped, into ppp0", TCP4, CAP, TAG(100), CTAG(200), PATH(p_port),
+	  .steps = { POP, PPP }, .refusal = PPP_POPS },
+	{ "into ppp0, then a port", TCP4, CAP, PATH(p_port), .steps = { PPP, FWD },
+	  .refusal = "fast path redirects to one port only" },
 };
 
 /* Step @s of a case's actions, added to the rule. */
@@ -869,6 +998,7 @@ static void step(const struct pstep *s)
 		break;
 	case NPUEP_FA_REDIRECT:
 		redirect(s->port, s->mtu);
+		d.act[d.nact - 1].redirect.via_ppp = s->ppp;
 		break;
 	case NPUEP_FA_VLAN_PUSH:
 		a = act(s->id);
@@ -881,6 +1011,32 @@ static void step(const struct pstep *s)
 		break;
 	default:
 		act(s->id);
+	}
+}
+
+/* The path of case @c, as the glue reads it. */
+static void build_path(const struct pcase *c)
+{
+	struct npuep_fd_hop *h;
+	u32 i;
+
+	assert_true(c->npath <= NPUEP_FD_PATH_MAX);
+	d.npath = c->npath;
+	for (i = 0; i < c->npath; i++) {
+		h = &d.path[i];
+		h->type = c->path[i].type;
+		h->port = c->path[i].port;
+		h->id = c->path[i].id;
+		h->proto = htons(c->path[i].tpid);
+		h->mtu = c->path[i].mtu;
+		if (!c->path[i].mac)
+			continue;
+		if (h->type == NPUEP_FD_HOP_PPPOE) {
+			h->proto = htons(ETH_P_PPP_SES);
+			memcpy(h->h_dest, c->path[i].mac, 6);
+		} else {
+			memcpy(h->addr, c->path[i].mac, 6);
+		}
 	}
 }
 
@@ -905,6 +1061,7 @@ static void build(const struct pcase *c)
 	d.keys |= c->keys_on;
 	d.keys &= ~c->keys_off;
 	case_fields_set(&d, c->set, ARRAY_SIZE(c->set));
+	build_path(c);
 	for (s = c->steps; s < c->steps + ARRAY_SIZE(c->steps) && s->kind != STEP_END; s++)
 		step(s);
 }
