@@ -8,7 +8,9 @@
  * hands that to the pure part (flow_parse_pure.c), which validates it and
  * turns it into the microflow key and rewrite.  Nothing is decided here.
  */
+#include <linux/if_arp.h>
 #include <linux/netdevice.h>
+#include <linux/rcupdate.h>
 #include <net/flow_offload.h>
 
 #include "npuep.h"
@@ -201,32 +203,33 @@ static u8 npuep_fd_htype(enum flow_action_mangle_base htype)
 	}
 }
 
-static bool npuep_is_npuep(const struct net_device *dev)
-{
-	return dev && dev->netdev_ops &&
-	       dev->netdev_ops->ndo_setup_tc == npuep_setup_tc;
-}
-
-/* A redirect's target: a port of @port's device, or NPUEP_FD_PORT_FOREIGN. */
+/*
+ * A redirect's target: a port of @port's device, a ppp device (the path
+ * under it, read under RCU as nf_flow_table reads it), or
+ * NPUEP_FD_PORT_FOREIGN.
+ */
 static void npuep_fd_read_redirect(const struct npuep_port *port,
 				   const struct net_device *dev,
-				   struct npuep_fd_act *fa)
+				   struct npuep_fd_act *fa,
+				   struct npuep_flow_desc *d)
 {
-	const struct npuep_port *eport;
-
-	fa->redirect.port = NPUEP_FD_PORT_FOREIGN;
-	if (!npuep_is_npuep(dev))
+	fa->redirect.port = npuep_flow_port_of(port->ndev, dev);
+	if (fa->redirect.port != NPUEP_FD_PORT_FOREIGN) {
+		fa->redirect.mtu = READ_ONCE(dev->mtu);
 		return;
-	eport = netdev_priv(dev);
-	if (eport->ndev != port->ndev)
+	}
+	if (!dev || dev->type != ARPHRD_PPP)
 		return;
-	fa->redirect.port = eport->idx;
-	fa->redirect.mtu = READ_ONCE(dev->mtu);
+	fa->redirect.via_ppp = true;
+	rcu_read_lock();
+	d->npath = npuep_flow_path_read(port->ndev, dev, d->path);
+	rcu_read_unlock();
 }
 
 static void npuep_fd_read_act(const struct npuep_port *port,
 			      const struct flow_action_entry *a,
-			      struct npuep_fd_act *fa)
+			      struct npuep_fd_act *fa,
+			      struct npuep_flow_desc *d)
 {
 	switch (a->id) {
 	case FLOW_ACTION_MANGLE:
@@ -242,7 +245,7 @@ static void npuep_fd_read_act(const struct npuep_port *port,
 		break;
 	case FLOW_ACTION_REDIRECT:
 		fa->id = NPUEP_FA_REDIRECT;
-		npuep_fd_read_redirect(port, a->dev, fa);
+		npuep_fd_read_redirect(port, a->dev, fa, d);
 		break;
 	case FLOW_ACTION_VLAN_PUSH:
 		fa->id = NPUEP_FA_VLAN_PUSH;
@@ -277,7 +280,7 @@ static void npuep_fd_read_actions(const struct npuep_port *port,
 	flow_action_for_each(i, a, &rule->action) {
 		if (i == NPUEP_FD_ACT_MAX)
 			break;
-		npuep_fd_read_act(port, a, &d->act[i]);
+		npuep_fd_read_act(port, a, &d->act[i], d);
 	}
 }
 
@@ -289,6 +292,10 @@ static void npuep_fd_read_actions(const struct npuep_port *port,
  *	pedit saying so), its pushes outermost first
  * @spec: filled: the microflow key and the rewrite
  * @extack: why a rule is refused
+ *
+ * A redirect to a ppp device sends in the session the kernel finds under
+ * it; a flowtable's PPPoE push is taken while its session is up, with its
+ * ppp device's MTU (npuep_flow_session_up()).
  *
  * Context: any; does not sleep or allocate.
  * Return: 0; -ENODEV for another port's rule (nothing set in @extack);
@@ -314,5 +321,7 @@ int npuep_flow_parse(struct npuep_port *port, struct flow_rule *rule,
 	err = npuep_flow_desc_parse(&d, &spec->key, &spec->rw, &msg);
 	if (err && msg)
 		NL_SET_ERR_MSG_FMT_MOD(extack, "%s", msg);
+	if (!err && ft && (spec->rw.l2 & NPU_RW_L2_PPPOE_PUSH))
+		err = npuep_flow_session_up(port, spec, extack);
 	return err;
 }

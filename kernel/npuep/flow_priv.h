@@ -99,6 +99,18 @@ struct npuep_flow_spec {
 	struct npu_rewrite rw;
 };
 
+/* flow_path.c */
+struct npuep_fd_hop;
+struct npuep_fd_session;
+struct net;
+s32 npuep_flow_port_of(const struct npuep_dev *ndev, const struct net_device *dev);
+u32 npuep_flow_path_read(const struct npuep_dev *ndev, const struct net_device *dev,
+			 struct npuep_fd_hop *hop);
+u32 npuep_flow_sessions(const struct npuep_dev *ndev, struct net *net,
+			struct npuep_fd_session *s, u32 max);
+int npuep_flow_session_up(struct npuep_port *port, struct npuep_flow_spec *spec,
+			  struct netlink_ext_ack *extack);
+
 /* flow_parse.c */
 int npuep_flow_parse(struct npuep_port *port, struct flow_rule *rule,
 		     bool ft, struct npuep_flow_spec *spec,
