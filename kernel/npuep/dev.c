@@ -24,6 +24,9 @@
  * before anything else: a resize is refused while connections are
  * offloaded, and then nothing is taken down.
  *
+ * Probe ends by watching the netdev events that end PPPoE sessions
+ * (flow_session.c); remove stops that first.
+ *
  * What lives as long as the binding stays with the caller (main.c,
  * devlink.c): the command channel, the devlink instance, its params,
  * resources and health reporters, the safety-net poll.  A reload keeps the
@@ -122,8 +125,13 @@ static int npuep_dev_up_probe(struct npuep_dev *ndev)
 	err = npuep_port_create_all(ndev);
 	if (err)
 		goto err_traps;
+	err = npuep_session_start(ndev);
+	if (err)
+		goto err_ports;
 	return 0;
 
+err_ports:
+	npuep_port_destroy_all(ndev);
 err_traps:
 	npuep_traps_unregister(ndev);
 err_region:
@@ -241,9 +249,13 @@ static int npuep_dev_down_reload(struct npuep_dev *ndev,
 	return 0;
 }
 
-/* Remove: the ports destroyed, the traps unregistered, the table freed. */
+/*
+ * Remove: the sessions no longer watched, the ports destroyed, the traps
+ * unregistered, the table freed.
+ */
 static void npuep_dev_down_remove(struct npuep_dev *ndev)
 {
+	npuep_session_stop(ndev);
 	npuep_port_destroy_all(ndev);
 	npuep_traps_unregister(ndev);
 	npuep_flow_region_destroy(ndev);

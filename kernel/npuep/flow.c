@@ -9,7 +9,9 @@
  * flow_offload.c binds flowtables and tc blocks (ndo_setup_tc),
  * flow_destroy.c queues posted DESTROYs, flow_stats.c reads statistics
  * back, flow_revive.c revives given-back connections from the receive
- * path, flow_ethtool.c shows them; trace.h traces them.
+ * path, flow_path.c finds the PPPoE sessions under ppp devices,
+ * flow_session.c takes out the connections whose session ended,
+ * flow_ethtool.c shows them; trace.h traces them.
  *
  * Region "flow-table": a snapshot of the shadow table, one struct
  * npu_conn_stat per connection index (index, revision, state, packets and

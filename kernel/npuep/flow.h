@@ -48,6 +48,8 @@ enum npuep_flow_owner {
  * @paired: directions that joined the other direction's connection
  * @pppoe_paired: flowtable pairs whose direction arriving in a PPPoE
  *	session took its session from the other's push
+ * @pppoe_reclaimed: connections taken out because a direction's PPPoE
+ *	session ended (flow_session.c)
  * @enospc: refused: a table full (the flow stays on the host)
  * @unsupported: refused: a match or action the fast path lacks
  * @revived: revives sent by the revive work item (the receive path's own
@@ -77,6 +79,7 @@ struct npuep_ft_stats {
 	u64 flows_deleted;
 	u64 paired;
 	u64 pppoe_paired;
+	u64 pppoe_reclaimed;
 	u64 enospc;
 	u64 unsupported;
 	u64 revived;
@@ -189,5 +192,7 @@ void npuep_flow_revive(struct npuep_dev *ndev, const u32 *conns, u32 n);
 int npuep_flow_sset_count(void);
 void npuep_flow_get_strings(u8 **data);
 void npuep_flow_get_stats(struct npuep_port *port, u64 **data);
+int npuep_session_start(struct npuep_dev *ndev);
+void npuep_session_stop(struct npuep_dev *ndev);
 
 #endif /* _NPUEP_FLOW_H */

@@ -10,7 +10,7 @@
 static const char * const npuep_flow_stat_names[] = {
 	"fp_conns", "fp_flows", "fp_flows_added", "fp_flows_deleted",
 	"fp_paired", "fp_enospc", "fp_unsupported", "fp_revived",
-	"fp_revive_deferred", "fp_remade", "fp_pppoe_paired",
+	"fp_revive_deferred", "fp_remade", "fp_pppoe_paired", "fp_pppoe_reclaimed",
 	"fp_cmd_waited", "fp_cmd_posted", "fp_cmd_ring_full", "fp_cmd_failed",
 	"fp_cmd_lost", "fp_stats_reads", "fp_stats_bad",
 	"fp_stats_stale",
@@ -89,6 +89,7 @@ void npuep_flow_get_stats(struct npuep_port *port, u64 **data)
 	*d++ = ft ? atomic64_read(&ft->revive_deferred) : 0;
 	*d++ = st.remade;
 	*d++ = st.pppoe_paired;
+	*d++ = st.pppoe_reclaimed;
 	*d++ = st.cmd_waited;
 	*d++ = st.cmd_posted;
 	*d++ = st.cmd_ring_full;

@@ -273,6 +273,10 @@ struct npuep_dev {
 
 	struct work_struct link_work;
 
+	/* PPPoE sessions that end take their connections out (flow_session.c) */
+	struct notifier_block session_nb;
+	struct delayed_work session_work;
+
 	/* safety-net poll and doorbell mode */
 	struct hrtimer poll_timer;
 	spinlock_t poll_lock;		/* ports' dp_open vs the poll timer */
