@@ -3,7 +3,7 @@
  * npuep flow offload: the PPPoE sessions over this device's ports, as the
  * kernel's dev_fill_forward_path() finds them under the ppp devices.
  *
- * The glue of flow_parse_pure.c's npuep_flow_path_session(): a ppp
+ * The glue of flow_path_pure.c's npuep_flow_path_session(): a ppp
  * device's path (its PPPoE session, the VLAN devices under it, the port
  * at the bottom) read into plain data.  A flower rule that redirects to a
  * ppp device is resolved so (npuep_flow_path_read()); a flowtable's PPPoE

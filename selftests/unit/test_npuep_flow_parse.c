@@ -15,6 +15,8 @@
 #include <cmocka.h>
 
 #include "../../kernel/npuep/flow_parse_pure.c"
+#include "../../kernel/npuep/flow_match_pure.c"
+#include "../../kernel/npuep/flow_path_pure.c"
 #include "case_table.h"
 
 /* The extack's buffer is 80 bytes, "npuep: " and the NUL included. */
