@@ -7,7 +7,8 @@
  * fast-path table, moderation, ntuple rules and trap policers' token
  * buckets (kernel/npusim/: parse, ft, coal, ntuple, tb) and the driver's
  * rule parser, its pairing of directions and ntuple translation
- * (kernel/npuep/: flow_parse, flow_pair, ntuple).
+ * (kernel/npuep/: flow_parse with flow_match and flow_path, flow_pair,
+ * ntuple).
  * They use the kernel's names for integer types, byte order and bit
  * helpers, and the kernel's header layouts (<linux/ip.h>, <linux/ipv6.h>,
  * <linux/udp.h>, <linux/if_ether.h>): in a module the kernel headers, in a
