@@ -5,7 +5,7 @@
  *
  * The pure files, each named NAME_pure.c, are the model's parser,
  * fast-path table, moderation, ntuple rules and trap policers' token
- * buckets (kernel/npusim/: parse, ft, coal, ntuple, tb) and the driver's
+ * buckets (kernel/npusim/: parse, ft with rewrite, coal, ntuple, tb) and the driver's
  * rule parser, its pairing of directions and ntuple translation
  * (kernel/npuep/: flow_parse with flow_match and flow_path, flow_pair,
  * ntuple).

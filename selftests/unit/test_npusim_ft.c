@@ -16,6 +16,7 @@
 
 #include "../../kernel/npusim/parse_pure.c"
 #include "../../kernel/npusim/ft_pure.c"
+#include "../../kernel/npusim/rewrite_pure.c"
 #include "case_table.h"
 
 #define NCONNS	16
