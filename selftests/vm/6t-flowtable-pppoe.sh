@@ -17,7 +17,6 @@
 # within a second (the driver's session notifier, issue 33 §4.5), and a
 # new session with another id carries the next connection.  Counts only.
 # timeout: 300
-# guest: alone (connections out within a second)
 . "$(dirname "$0")/lib.sh"
 ktap_plan 13
 T=$(mktemp -d /tmp/pppoe.XXXXXX)
