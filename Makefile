@@ -72,9 +72,11 @@ man-check: man
 	$(MAKE) -C man check
 
 # tools/bench/stats.py (the arithmetic of tools/bench/run and tools/demo/run)
-# on fixed samples against what the scripts' awk and jq gave (two seconds)
+# on fixed samples against what the scripts' awk and jq gave, and
+# tools/lib/partition.sh's parsing (two seconds)
 stats-check:
 	tools/bench/test-stats
+	tools/lib/test-partition
 
 # make install and DKMS, in a directory of its own (about 45 s, most of it
 # dkms build; root, else skipped); its makes share make check's jobs (+)
