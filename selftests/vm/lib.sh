@@ -83,8 +83,13 @@ NFT
 		setsockopt($s, SOL_SOCKET, 29, 1) or die; sleep' </dev/null >/dev/null 2>&1 &)
 	local t=/sys/kernel/tracing
 	[ -d $t/instances ] || t=/sys/kernel/debug/tracing
-	mkdir -p $t/instances/npuvm-keys 2>/dev/null &&
-		echo 1 > $t/instances/npuvm-keys/events/xdp/xdp_exception/enable 2>/dev/null
+	# record-cmd off: with it an event's enable also hooks the scheduler's
+	# sched_switch and sched_wakeup tracepoints to record comms, patching
+	# the hottest text there is (an int3 oops in ttwu_do_activate, 4 vCPUs)
+	mkdir -p $t/instances/npuvm-keys 2>/dev/null && {
+		echo 0 > $t/instances/npuvm-keys/options/record-cmd
+		echo 1 > $t/instances/npuvm-keys/events/xdp/xdp_exception/enable
+	} 2>/dev/null
 	return 0
 }
 
