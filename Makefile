@@ -72,10 +72,12 @@ man-check: man
 	$(MAKE) -C man check
 
 # tools/bench/stats.py (the arithmetic of tools/bench/run and tools/demo/run)
-# on fixed samples against what the scripts' awk and jq gave, and
-# tools/lib/partition.sh's parsing (two seconds)
+# on fixed samples against what the scripts' awk and jq gave,
+# tools/demo/report on a made-up run, and tools/lib/partition.sh's parsing
+# (two seconds)
 stats-check:
 	tools/bench/test-stats
+	tools/demo/test-report
 	tools/lib/test-partition
 
 # make install and DKMS, in a directory of its own (about 45 s, most of it
@@ -110,7 +112,7 @@ test: deps
 
 demo: deps
 	$(MAKE) all
-	tools/demo/vcpu-watch & w=$$!; tools/vm/run --bench -t 2400 -- tools/demo/run; rc=$$?; \
+	tools/demo/vcpu-watch & w=$$!; tools/vm/run --bench --partition -t 2400 -- tools/demo/run; rc=$$?; \
 		kill $$w 2>/dev/null; wait $$w 2>/dev/null; [ $$rc = 0 ] && tools/demo/report > /dev/null
 	tools/demo/plot
 	@sed -n '3,/^$$/p' results/demo.md

@@ -15,11 +15,10 @@ Standard library only; tools/bench/test-stats checks it on fixed samples.
     stats.py first FLOWS HANDLE_KEY TO_HW_KEY
     stats.py earliest FLOWS PREFIX
     stats.py revive CAND0 CAND1 FLOWS PREFIX
-    stats.py window A Z MODE HZ WIN IRQ0 IRQ1 PORTS   demo: one window's JSON
+    stats.py window A Z HZ WIN IRQ0 IRQ1 PORTS   demo: one window's JSON
     stats.py hrow MODE BEFORE AFTER
     stats.py pdiff BEFORE AFTER
     stats.py series TAG DIR IPERF_JSON [MODE T0 SAMPLES]
-    stats.py conn_rate CLIENT_JSON N
 
 The bench's subcommands print "KEY VALUE" lines (the value "null" when
 there is none), as tools/bench/run's put takes them.  Numbers are printed
@@ -552,12 +551,14 @@ def irqdelta(irq0, irq1, ports):
     """The interrupts and softirqs of a window from two readings (IRQ0,
     IRQ1: /proc/interrupts, a "-- softirqs" line, /proc/softirqs): a dict
     of irqs_npu (the vectors of PORTS' queues, "<netdev>-q<N>", and every
-    npusim vector), irqs_all, and the NET_RX, NET_TX, TIMER and SCHED
-    softirqs, each the count over all CPUs at IRQ1 less IRQ0's."""
+    npusim vector), irqs_npu_cpus (the same, CPU by CPU), irqs_all, and
+    the NET_RX, NET_TX, TIMER and SCHED softirqs, each the count over all
+    CPUs at IRQ1 less IRQ0's."""
     pat = re.compile("(%s)-q[0-9]|npusim" % "|".join(ports.split()))
     r = []
     for path in (irq0, irq1):
         npu = allirq = 0
+        cpus = []
         soft = {}
         s = False
         with open(path) as f:
@@ -568,19 +569,21 @@ def irqdelta(irq0, irq1, ports):
                 if line.startswith("-- softirqs"):
                     s = True
                 elif not s and re.fullmatch(r"[0-9A-Z]+:", w[0]):
-                    n = 0
+                    c = []
                     for tok in w[1:]:
                         if not tok.isdigit():
                             break
-                        n += int(tok)
-                    allirq += n
+                        c.append(int(tok))
+                    allirq += sum(c)
                     if pat.search(line):
-                        npu += n
+                        npu += sum(c)
+                        cpus = [x + y for x, y in zip(cpus or [0] * len(c), c)]
                 elif s and w[0] in ("NET_RX:", "NET_TX:", "TIMER:", "SCHED:"):
                     soft[w[0][:-1].lower()] = sum(leading_int(t) for t in w[1:])
-        r.append((npu, allirq, soft))
-    (n0, a0, s0), (n1, a1, s1) = r
-    d = {"irqs_npu": n1 - n0, "irqs_all": a1 - a0}
+        r.append((npu, allirq, soft, cpus))
+    (n0, a0, s0, c0), (n1, a1, s1, c1) = r
+    d = {"irqs_npu": n1 - n0, "irqs_npu_cpus": [y - x for x, y in zip(c0 or [0] * len(c1), c1)],
+         "irqs_all": a1 - a0}
     for k in ("net_rx", "net_tx", "timer", "sched"):
         d["softirq_" + k] = s1.get(k, 0) - s0.get(k, 0)
     return d
@@ -597,20 +600,18 @@ def jqdump(v):
     return jqnum(v)
 
 
-def window(a, z, mode, hz, win, irq0, irq1, ports):
+def window(a, z, hz, win, irq0, irq1, ports):
     """Prints one window of the demo as JSON: A and Z the two snap()
     readings (space separated: port 8's frames in and out, the fast path's
     forwarded, pc's and far's frames sent, CPU busy and total in ticks, the
-    model's datapath_ns, the uptime in s, npuflowd's CPU ticks); MODE (veth:
-    no router, no host frames); HZ ticks a second; WIN the window's number;
-    the interrupts between IRQ0 and IRQ1 (irqdelta, PORTS: the netdevs of
+    model's datapath_ns, the uptime in s, npuflowd's CPU ticks); HZ ticks
+    a second; WIN the window's number; the interrupts between IRQ0 and IRQ1 (irqdelta, PORTS: the netdevs of
     ports 3 and 8).  The CPU as % busy (one decimal) and in ns."""
     A, Z = a.split(), z.split()
     d = [num(Z[i]) - num(A[i]) for i in range(9) if i != 7]
     hin, hout, fwd, sent, busy, tot, model, fmd = d
     h = num(hz)
-    w = {"host_frames_port8_in": 0 if mode == "veth" else hin,
-         "host_frames_port8_out": 0 if mode == "veth" else hout,
+    w = {"host_frames_port8_in": hin, "host_frames_port8_out": hout,
          "fastpath_forwarded": fwd, "frames_sent_pc_far": sent,
          "cpu_busy_pct": jqround(1000 * busy / tot) / 10 if tot > 0 else None,
          "busy_ns": busy * 1e9 / h, "total_ns": tot * 1e9 / h, "model_ns": model,
@@ -684,21 +685,9 @@ def series(tag, direction, iperf_json, mode=None, t0=None, samples=None):
             p, c = w[0], w[1] + w[2]
 
 
-def conn_rate(client_json, n):
-    """Prints npuload's rate per connection, B/s (CLIENT_JSON: npuload
-    client's JSON, its bytes and seconds; N connections), rounded down; 0
-    without them."""
-    try:
-        c = load_json(client_json, {})
-        b, s = c.get("bytes"), c.get("seconds")
-        print(math.floor(b / s / int(n)) if b is not None and s not in (None, False) and b is not False else 0)
-    except (OSError, ValueError, AttributeError, TypeError, ZeroDivisionError):
-        print(0)
-
-
 COMMANDS = {"figures": figures, "teardown": teardown, "lockholds": lockholds, "locktrace": locktrace,
             "made": made, "first": first, "earliest": earliest, "revive": revive,
-            "window": window, "hrow": hrow, "pdiff": pdiff, "series": series, "conn_rate": conn_rate}
+            "window": window, "hrow": hrow, "pdiff": pdiff, "series": series}
 
 if __name__ == "__main__":
     if len(sys.argv) < 2 or sys.argv[1] not in COMMANDS:
