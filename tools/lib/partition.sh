@@ -177,11 +177,16 @@ _part_wire() {
 }
 
 # _part_kthreads: the kernel's threads that may run anywhere (RCU's,
-# kswapd, khungtaskd...) on the router's vCPUs: on the appliance they are
-# the host's.  The per-CPU ones and the workqueues' refuse; a NAPI thread
+# kswapd, khungtaskd...) and the unbound workqueues' on the router's vCPUs:
+# on the appliance they are the host's.  The per-CPU ones refuse (the
+# model's work items are on per-CPU workqueues of its cores); a NAPI thread
 # is left where _part_wire put it.  Fork-free but for each move.
 _part_kthreads() {
 	local p l k v all f
+	part_mask "$PART_ROUTER" > /sys/devices/virtual/workqueue/cpumask || {
+		echo "partition: the unbound workqueues would not move to the router's vCPU $PART_ROUTER" >&2
+		return 1
+	}
 	all="0-$(($(getconf _NPROCESSORS_ONLN) - 1))"
 	for p in /proc/[0-9]*; do
 		read -r l < "$p/stat" 2>/dev/null || continue
@@ -223,6 +228,6 @@ part_apply() {
 		PART_NS+=("${x%%:*}")
 		_part_wire "${x%%:*}" "${x#*:}" "$(part_host_cpu "$i")" || return 1
 	done
-	_part_kthreads
+	_part_kthreads || return 1
 	taskset -pc "$PART_HOSTS" $$ >/dev/null
 }
