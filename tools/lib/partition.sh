@@ -24,6 +24,11 @@
 # the demo's and the bench's: one vCPU each for the router and the
 # coprocessor, one for each of the two test hosts
 PART_DEFAULT="router=0 coproc=1 hosts=2-3"
+# The test hosts' processes and NAPI threads run at this nice value: the
+# harness that applied the partition shares their vCPUs (the lab's, not
+# the router's), and its windows open and close on time only if a busy
+# test host yields to it at once.
+PART_NICE=10
 
 # part_cpus LIST: the CPUs of a cpulist, space separated, ascending as
 # written; non-zero for a malformed list.
@@ -114,14 +119,22 @@ part_cpu() {
 	return 1
 }
 
-# part_ns NS COMMAND...: COMMAND in netns NS on its test host's vCPU.  A
-# function: in the background its $! is not COMMAND's (for that, "ip
-# netns exec NS taskset -c $(part_cpu NS) COMMAND &": each execs the next).
+# part_prefix NS: the command words that run a program as test host NS:
+# in its netns, on its vCPU, at PART_NICE.  Each execs the next, so a
+# program started in the background through them is $!.
+part_prefix() {
+	local cpu
+	cpu=$(part_cpu "$1") || return 1
+	echo "ip netns exec $1 taskset -c $cpu nice -n $PART_NICE"
+}
+
+# part_ns NS COMMAND...: COMMAND as test host NS (part_prefix).  A
+# function: in the background its $! is not COMMAND's.
 part_ns() {
-	local ns=$1 cpu
+	local -a p
+	read -r -a p <<<"$(part_prefix "$1")" && [ ${#p[@]} -gt 0 ] || return 1
 	shift
-	cpu=$(part_cpu "$ns") || return 1
-	ip netns exec "$ns" taskset -c "$cpu" "$@"
+	"${p[@]}" "$@"
 }
 
 # part_mask LIST: a cpulist as the hex mask /proc/irq/default_smp_affinity takes.
@@ -160,7 +173,7 @@ _part_irqs() {
 }
 
 # _part_wire NS WIRE CPU: the wire's NAPI in a kthread of its own
-# (napi/WIRE-ID), pinned to CPU.
+# (napi/WIRE-ID), pinned to CPU, at PART_NICE.
 _part_wire() {
 	local ns=$1 w=$2 cpu=$3 p c n=0
 	ip netns exec "$ns" sh -c "echo 1 > /sys/class/net/$w/threaded" || {
@@ -170,7 +183,7 @@ _part_wire() {
 	for p in /proc/[0-9]*; do
 		read -r c < "$p/comm" 2>/dev/null || continue
 		[[ $c == "napi/$w-"* ]] || continue
-		taskset -pc "$cpu" "${p#/proc/}" >/dev/null || return 1
+		taskset -pc "$cpu" "${p#/proc/}" >/dev/null && renice -n $PART_NICE -p "${p#/proc/}" >/dev/null || return 1
 		n=$((n + 1))
 	done
 	[ $n -gt 0 ] || { echo "partition: no NAPI thread napi/$w-* after threaded=1" >&2; return 1; }
