@@ -16,6 +16,7 @@ Standard library only; tools/bench/test-stats checks it on fixed samples.
     stats.py earliest FLOWS PREFIX
     stats.py revive CAND0 CAND1 FLOWS PREFIX
     stats.py window A Z HZ WIN IRQ0 IRQ1 PORTS   demo: one window's JSON
+    stats.py cputasks T0 T1 HZ CPUS [N]
     stats.py hrow MODE BEFORE AFTER
     stats.py pdiff BEFORE AFTER
     stats.py series TAG DIR IPERF_JSON [MODE T0 SAMPLES]
@@ -549,17 +550,20 @@ def revive(cand0, cand1, flows, prefix):
 
 def irqdelta(irq0, irq1, ports):
     """The interrupts and softirqs of a window from two readings (IRQ0,
-    IRQ1: /proc/interrupts, a "-- softirqs" line, /proc/softirqs): a dict
-    of irqs_npu (the vectors of PORTS' queues, "<netdev>-q<N>", and every
-    npusim vector), irqs_npu_cpus (the same, CPU by CPU), irqs_all, and
-    the NET_RX, NET_TX, TIMER and SCHED softirqs, each the count over all
-    CPUs at IRQ1 less IRQ0's."""
+    IRQ1: /proc/interrupts, a "-- softirqs" line, /proc/softirqs, and
+    optionally a "-- core_work" line and the model's debugfs core_work,
+    "CPU WHAT N WHAT N..." lines): a dict of irqs_npu (the vectors of
+    PORTS' queues, "<netdev>-q<N>", and every npusim vector), irqs_npu_cpus
+    (the same, CPU by CPU), irqs_all, the NET_RX, NET_TX, TIMER and SCHED
+    softirqs, each the count over all CPUs at IRQ1 less IRQ0's, and with
+    core_work model_work_cpus: the model's work items, CPU by CPU."""
     pat = re.compile("(%s)-q[0-9]|npusim" % "|".join(ports.split()))
     r = []
     for path in (irq0, irq1):
         npu = allirq = 0
         cpus = []
         soft = {}
+        work = {}
         s = False
         with open(path) as f:
             for line in f:
@@ -568,6 +572,10 @@ def irqdelta(irq0, irq1, ports):
                     continue
                 if line.startswith("-- softirqs"):
                     s = True
+                elif line.startswith("-- core_work"):
+                    s = "work"
+                elif s == "work" and w[0].isdigit():
+                    work[int(w[0])] = sum(leading_int(t) for t in w[2::2])
                 elif not s and re.fullmatch(r"[0-9A-Z]+:", w[0]):
                     c = []
                     for tok in w[1:]:
@@ -580,12 +588,14 @@ def irqdelta(irq0, irq1, ports):
                         cpus = [x + y for x, y in zip(cpus or [0] * len(c), c)]
                 elif s and w[0] in ("NET_RX:", "NET_TX:", "TIMER:", "SCHED:"):
                     soft[w[0][:-1].lower()] = sum(leading_int(t) for t in w[1:])
-        r.append((npu, allirq, soft, cpus))
-    (n0, a0, s0, c0), (n1, a1, s1, c1) = r
+        r.append((npu, allirq, soft, cpus, work))
+    (n0, a0, s0, c0, w0), (n1, a1, s1, c1, w1) = r
     d = {"irqs_npu": n1 - n0, "irqs_npu_cpus": [y - x for x, y in zip(c0 or [0] * len(c1), c1)],
          "irqs_all": a1 - a0}
     for k in ("net_rx", "net_tx", "timer", "sched"):
         d["softirq_" + k] = s1.get(k, 0) - s0.get(k, 0)
+    if w1:
+        d["model_work_cpus"] = [w1.get(c, 0) - w0.get(c, 0) for c in range(max(w1) + 1)]
     return d
 
 
@@ -619,6 +629,45 @@ def window(a, z, hz, win, irq0, irq1, ports):
          "secs": float(fixed(float(Z[7]) - float(A[7]), 2)), "win": num(win)}
     w.update(irqdelta(irq0, irq1, ports))
     print(jqdump(w))
+
+
+def cputasks(t0, t1, hz, cpus, n=8):
+    """Prints what CPUS (a cpulist) ran between two readings T0 and T1 of
+    "cat /proc/stat /proc/[0-9]*/task/[0-9]*/stat" (the demo's irqsnap):
+    per CPU its ms of user, system, irq and softirq time and idle (the
+    guest's ticks, HZ a second), then the N tasks that ran most and were
+    last seen on one of them, "ms comm (tid, cpu C)"."""
+    want = set()
+    for r in cpus.split(","):
+        a, _, b = r.partition("-")
+        want.update(range(int(a), int(b or a) + 1))
+    ms = 1000.0 / num(hz)
+
+    def read(path):
+        cpu, task = {}, {}
+        with open(path) as f:
+            for line in f:
+                if line.startswith("cpu") and line[3:4].isdigit():
+                    w = line.split()
+                    cpu[int(w[0][3:])] = [int(x) for x in w[1:8]]
+                elif ") " in line:
+                    head, _, rest = line.rpartition(") ")
+                    w = rest.split()
+                    if len(w) > 36:
+                        tid, comm = head.split(" (", 1)
+                        task[tid] = (comm, int(w[11]) + int(w[12]), int(w[36]))
+        return cpu, task
+
+    c0, k0 = read(t0)
+    c1, k1 = read(t1)
+    for c in sorted(want & set(c0) & set(c1)):
+        d = [y - x for x, y in zip(c0[c], c1[c])]
+        print("cpu%d: user %.0f, system %.0f, irq %.0f, softirq %.0f, idle %.0f ms" % (
+            c, (d[0] + d[1]) * ms, d[2] * ms, d[5] * ms, d[6] * ms, (d[3] + d[4]) * ms))
+    rows = [(k1[t][1] - k0[t][1], k1[t][0], t, k1[t][2]) for t in k1 if t in k0 and k1[t][2] in want]
+    for d, comm, tid, c in sorted(rows, key=lambda r: (-r[0], r[1]))[:int(n)]:
+        if d > 0:
+            print("%.0f ms %s (%s, cpu %d)" % (d * ms, comm, tid, c))
 
 
 def hrow(mode, before, after):
@@ -687,7 +736,7 @@ def series(tag, direction, iperf_json, mode=None, t0=None, samples=None):
 
 COMMANDS = {"figures": figures, "teardown": teardown, "lockholds": lockholds, "locktrace": locktrace,
             "made": made, "first": first, "earliest": earliest, "revive": revive,
-            "window": window, "hrow": hrow, "pdiff": pdiff, "series": series}
+            "window": window, "cputasks": cputasks, "hrow": hrow, "pdiff": pdiff, "series": series}
 
 if __name__ == "__main__":
     if len(sys.argv) < 2 or sys.argv[1] not in COMMANDS:
