@@ -173,9 +173,16 @@ _part_irqs() {
 }
 
 # _part_wire NS WIRE CPU: the wire's NAPI in a kthread of its own
-# (napi/WIRE-ID), pinned to CPU, at PART_NICE.
+# (napi/WIRE-ID), pinned to CPU, at PART_NICE; and a root qdisc on the
+# wire, a FIFO, that holds the sender's frames while the model's port
+# pushes back (its ingress FIFO full: the wire's queue stopped, as a
+# MAC's pause frames do) where the default noqueue would drop them.
 _part_wire() {
 	local ns=$1 w=$2 cpu=$3 p c n=0
+	tc -n "$ns" qdisc replace dev "$w" root pfifo limit 1000 || {
+		echo "partition: $w in $ns takes no queue" >&2
+		return 1
+	}
 	ip netns exec "$ns" sh -c "echo 1 > /sys/class/net/$w/threaded" || {
 		echo "partition: $w in $ns takes no threaded NAPI" >&2
 		return 1
@@ -220,10 +227,10 @@ _part_kthreads() {
 # hosts' netns (each with its wire) set up, before any traffic: the
 # model's work on the coprocessor's vCPUs (debugfs cores), every steerable
 # interrupt on the router's (npuep's vectors must follow), each test host
-# on its vCPU (its wire's NAPI thread; its processes through part_ns), the
-# kernel's free threads on the router's, and the caller - the harness,
-# the lab's, not the router's - on the test hosts' group.  Sets PART_NS
-# (the test hosts, in order).
+# on its vCPU (its wire's NAPI thread and queue; its processes through
+# part_prefix and part_ns), the kernel's free threads on the router's,
+# and the caller - the harness, the lab's, not the router's - on the test
+# hosts' group.  Sets PART_NS (the test hosts, in order).
 part_apply() {
 	local id=$1 i x knob=/sys/kernel/debug/npusim/$1/cores
 	shift
