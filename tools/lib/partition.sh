@@ -9,7 +9,9 @@
 #           with its debugfs knob "cores";
 #   hosts   the machines at the cables' far ends: each test host's wire
 #           NAPI (threaded, in its kthread) and every process in its
-#           netns, on one vCPU of the group each (in order, round robin).
+#           netns, on one vCPU of the group each (in order, round robin);
+#           and the lab: the script that applied the partition, and the
+#           interrupts of the guest's 9p shares and console.
 # A partition is "router=LIST coproc=LIST hosts=LIST", each LIST a cpulist
 # (0, 2-3, 1,4), the groups disjoint; the guest has as many vCPUs as its
 # highest CPU + 1.  tools/vm/run --partition boots such a guest and hands
@@ -90,7 +92,7 @@ part_describe() {
 	for ((i = 0; i < ${#PART_NS[@]}; i++)); do
 		s+="${s:+, }${PART_NS[i]} on $(part_host_cpu "$i")"
 	done
-	[ -n "$s" ] && s=" ($s: each its wire's NAPI thread and its processes)"
+	[ -n "$s" ] && s=" ($s: each its wire's NAPI thread and its processes), the harness and the guest's other devices (9p, console)"
 	echo "router vCPU $PART_ROUTER (npuep's vectors, the host's stack, npuflowd, the kernel's unpinned threads);" \
 		"coprocessor vCPU $PART_COPROC (npusim's cores); test hosts vCPU $PART_HOSTS$s"
 }
@@ -144,10 +146,13 @@ part_mask() {
 	printf '%x\n' $m
 }
 
-# _part_irqs ID: every interrupt the host can steer to the router's vCPUs,
-# and the new ones by default; then each vector of coprocessor ID that has
-# a handler (its command channel, npusim.npu.ID, and its ports' queues,
-# NETDEV-qN) must have its effective CPU among them.
+# _part_irqs ID: the vectors of coprocessor ID (its command channel,
+# npusim.npu.ID, and its ports' queues, NETDEV-qN) on the router's vCPUs,
+# and the new interrupts by default; each vector with a handler must then
+# have its effective CPU among them.  The guest's other devices - the 9p
+# shares and the console, the lab's plumbing, not the appliance's - go to
+# the test hosts' vCPUs, with the harness and the test hosts that use
+# them.
 _part_irqs() {
 	local id=$1 f a e n re="^(npusim\\.npu\\.$id"
 	for f in /sys/bus/auxiliary/devices/npusim.npu.$id/net/*; do
@@ -156,8 +161,14 @@ _part_irqs() {
 	re+=")\$"
 	part_mask "$PART_ROUTER" > /proc/irq/default_smp_affinity
 	# (the per-CPU and managed ones refuse: the local timer, virtio's queues)
-	for f in /proc/irq/[0-9]*; do
-		echo "$PART_ROUTER" 2>/dev/null > "$f/smp_affinity_list"
+	for f in /sys/kernel/irq/[0-9]*; do
+		a=
+		read -r a < "$f/actions" 2>/dev/null
+		if [[ $a =~ $re ]]; then
+			echo "$PART_ROUTER"
+		else
+			echo "$PART_HOSTS"
+		fi 2>/dev/null > "/proc/irq/${f##*/}/smp_affinity_list"
 	done
 	for f in /sys/kernel/irq/[0-9]*; do
 		read -r a < "$f/actions" 2>/dev/null || continue
