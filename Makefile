@@ -121,7 +121,7 @@ bench: deps
 	$(MAKE) all
 	$(MAKE) -C selftests/bpf bench
 	rm -f results/bench-vm.json
-	tools/vm/run --bench -t 1500 -- tools/bench/run
+	tools/vm/run --bench --partition -t 1500 -- tools/bench/run
 	tools/bench/report
 
 lint:
