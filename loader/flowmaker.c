@@ -896,6 +896,13 @@ unsigned int fm_egress_facts_moved(struct fm *fm, uint64_t now)
 	return n;
 }
 
+int fm_quiet(const struct fm *fm)
+{
+	return !fm->nstate[NPUFLOW_CS_PENDING] && !fm->nstate[NPUFLOW_CS_LOOKUP] &&
+	       !fm->nstate[NPUFLOW_CS_HELD] && !fm->nstate[NPUFLOW_CS_WAITING] &&
+	       !fm->nstate[NPUFLOW_CS_REFUSED] && !fm->full.waiting;
+}
+
 unsigned int fm_tick(struct fm *fm, uint64_t now, fm_action_cb cb, void *ctx)
 {
 	uint64_t due = UINT64_MAX, t;

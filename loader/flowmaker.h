@@ -314,6 +314,15 @@ static inline int fm_waiting(const struct fm *fm)
 }
 
 /*
+ * fm_quiet() - 1 when no entry has a timer or a step to come: none watched,
+ * being looked up, held, waiting or refused, and nobody waiting for a full
+ * table (the made and the released wait only for conntrack's events and
+ * the daemon's own upkeep).  fm_tick() then has nothing to do until an
+ * event changes that, and the daemon's loop may wake less often.
+ */
+int fm_quiet(const struct fm *fm);
+
+/*
  * After FM_A_WRITE of @id: the made connection whose slot it takes, taken
  * out now (held back, NPUFLOW_CONN_F_EVICTED) - the daemon deletes its
  * rules (FM_A_HOLD) before it writes @id's; UINT32_MAX if none (@id was not

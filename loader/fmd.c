@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <linux/pkt_cls.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -82,6 +83,27 @@ void fmd_sync_id(struct fmd *d, uint32_t id)
 	e->dirty = 0;
 }
 
+/* The counters are written again at least this often while only the time
+ * spent moved (npuctl's "updated", the _US counters). */
+#define FMD_STATS_MAX_AGE_NS	(1000ull * 1000000)
+
+/* Whether @a and @b differ in anything but the time spent and written. */
+static int stats_moved(const struct npuflow_fmstats *a, const struct npuflow_fmstats *b)
+{
+	struct npuflow_fmstats x = *a, y = *b;
+	int i;
+
+	for (i = NPUFLOW_FM_KEEPALIVE_US; i <= NPUFLOW_FM_TIMERS_US; i++)
+		x.stat[i] = y.stat[i] = 0;
+	x.updated_ns = y.updated_ns = 0;
+	return memcmp(&x, &y, sizeof(x)) != 0;
+}
+
+/*
+ * The counters into "fmstats" for npuctl: when a count or a state moved,
+ * else once FMD_STATS_MAX_AGE_NS passed since the last write (a tick's
+ * system call, twenty a second, was a tenth of an idle loop's time).
+ */
 static void write_stats(struct fmd *d, uint64_t now)
 {
 	struct npuflow_fmstats st;
@@ -101,7 +123,11 @@ static void write_stats(struct fmd *d, uint64_t now)
 	fm_count_states(&d->fm, st.state);
 	st.start_ns = d->start_ns;
 	st.updated_ns = now;
-	bpf_map_update_elem(d->stats_fd, &zero, &st, BPF_ANY);
+	if (d->stats_written.updated_ns && now - d->stats_written.updated_ns < FMD_STATS_MAX_AGE_NS &&
+	    !stats_moved(&st, &d->stats_written))
+		return;
+	if (!bpf_map_update_elem(d->stats_fd, &zero, &st, BPF_ANY))
+		d->stats_written = st;
 }
 
 /*
@@ -192,12 +218,65 @@ static void upkeep(struct fmd *d, uint64_t now, void (*pass)(struct fmd *, uint6
 		fmd_ruleset_poll(d, now);
 }
 
+/* --- the announcements and the loop's wait ---------------------------------- */
+
+int fmd_mon_fd(const struct fmd *d, int m)
+{
+	const struct nlsock *s = m == FMD_MON_RT ? &d->mon : m == FMD_MON_XFRM ? &d->xmon :
+				 m == FMD_MON_NFT ? &d->nft : NULL;
+
+	return s && s->nl ? mnl_socket_get_fd(s->nl) : -1;
+}
+
+void fmd_announced(struct fmd *d, int m)
+{
+	if (m >= 0 && m < FMD_MON_N)
+		d->announced |= 1u << m;
+}
+
+/* Whether the pass reads the announcements of @mask: some came, or this
+ * pass's lookups are judged against the latest; no longer pending then. */
+static int announcements_due(struct fmd *d, unsigned int mask)
+{
+	int due = (d->announced & mask) || d->lq.n || d->wq.n;
+
+	d->announced &= ~mask;
+	return due;
+}
+
+/* A quiet loop waits at most this long (a keepalive or sweep due sooner
+ * shortens it): fd events still wake it at once. */
+#define FMD_QUIET_WAIT_NS	(250ull * 1000000)
+
+/* Whether anything is under way or due within a tick (fmd_wait_ms()). */
+static int loop_busy(const struct fmd *d)
+{
+	return !fm_quiet(&d->fm) || d->lq.n || d->wq.n || d->announced || d->egress_dirty ||
+	       d->rs.active || d->busy.active || d->sw.active || d->ka.port >= 0 ||
+	       (d->cand_fd >= 0 && (!d->rs.looked || d->rs.events_at != d->events_seen));
+}
+
+int fmd_wait_ms(const struct fmd *d, uint64_t now)
+{
+	uint64_t w = FMD_QUIET_WAIT_NS;
+
+	if (loop_busy(d))
+		return FMD_TICK_NS / 1000000;
+	if (d->next_keepalive_ns < now + w)
+		w = d->next_keepalive_ns > now ? d->next_keepalive_ns - now : 0;
+	if (d->next_sweep_ns < now + w)
+		w = d->next_sweep_ns > now ? d->next_sweep_ns - now : 0;
+	return w < FMD_TICK_NS ? FMD_TICK_NS / 1000000 : w / 1000000;
+}
+
 void fmd_tick(struct fmd *d, uint64_t now)
 {
 	uint64_t t0;
 	uint32_t i;
 
-	fmd_ruleset_poll(d, now);	/* before any lookup is judged (prove_forwarded) */
+	/* before any lookup is judged (prove_forwarded) */
+	if (announcements_due(d, 1u << FMD_MON_NFT))
+		fmd_ruleset_poll(d, now);
 	fmd_lq_flush(d);		/* the pass's lookups */
 	fmd_wq_flush(d);		/* and makes */
 	if (now < d->next_tick_ns)
@@ -252,7 +331,8 @@ void fmd_tick(struct fmd *d, uint64_t now)
 	d->fmtick_ns += fmd_now() - t0;
 	upkeep(d, now, fmd_keepalive_tick);
 	upkeep(d, now, fmd_sweep_tick);
-	fmd_monitor_poll(d);
+	if (announcements_due(d, 1u << FMD_MON_RT | 1u << FMD_MON_XFRM))
+		fmd_monitor_poll(d);
 	upkeep(d, now, fmd_recheck_made);
 	fmd_egress_keep(d, now);	/* the next connection's shared facts */
 	t0 = fmd_now();
@@ -525,6 +605,8 @@ int fmd_init(struct fmd *d, const struct npuflowd_opts *o, const int *ifindex,
 	d->gen_fd = -1;
 	d->counters_fd = -1;
 	d->ctl_fd = -1;
+	d->timeout_fd[0] = d->timeout_fd[1] = -1;
+	d->fwd6_fd = -1;
 	d->ct.ev_fd = d->ct.upd_fd = -1;
 	d->tc_flags = o->tc_skip_sw ? TCA_CLS_FLAGS_SKIP_SW : 0;
 	d->start_ns = fmd_now();
@@ -609,6 +691,9 @@ int fmd_nls_reset(struct fmd *d, struct nlsock *s, int bus)
 
 void fmd_fini(struct fmd *d)
 {
+	if (d->fwd6_fd >= 0)
+		close(d->fwd6_fd);
+	d->fwd6_fd = -1;
 	ctc_close(&d->ct);
 	nls_close(&d->rt);
 	nls_close(&d->tc);

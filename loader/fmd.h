@@ -103,6 +103,7 @@ struct fmd {
 	struct xfrmdb xdb;		/* the out and fwd policies, reloaded when stale */
 	int xfrm_stale;
 	int fwd6;			/* net.ipv6.conf.all.forwarding, read with the ports' facts */
+	int fwd6_fd;			/* its file, kept open (-1: not yet) */
 	int fwd_fd;			/* the classifier's "forwarded" map, -1 if none */
 	uint64_t ruleset_ns;		/* the last nftables ruleset change npuflowd saw */
 	int gen_fd;			/* the classifier's "fmgen" map: the generation seen */
@@ -119,9 +120,13 @@ struct fmd {
 	int conn_fd, stats_fd, cand_fd;
 	int cache_fd;			/* the classifier's candidate cache, -1 = none */
 	int counters_fd;		/* its counters (EVENT_LOST: rescan), -1 = none */
-	void *counters_buf;		/* one slot, every CPU */
+	void *counters_buf;		/* every slot, every CPU */
 	int ncpu;
+	int counters_no_batch;		/* read a slot at a time (no batch lookup) */
 	struct fmd_rescan rs;
+	uint64_t events_seen;		/* ring events handed over (fmd_event()) */
+	unsigned int announced;		/* 1 << FMD_MON_*: found readable by the loop */
+	struct npuflow_fmstats stats_written;	/* the counters as last written */
 	struct fmd_busy busy;
 	void (*cache_gen_bump)(void);	/* bumps its npuflow_cache_gen, or NULL */
 	struct npuflow_cache *cache;	/* what it held at this tick (read when needed) */
@@ -143,6 +148,7 @@ struct fmd {
 	 * backstop, whatever moved */
 	uint64_t facts_moved, facts_checked, recheck_all_ns;
 	uint32_t tcp_timeout, udp_timeout;	/* conntrack's established/stream timeouts, s */
+	int timeout_fd[2];		/* their sysctls, kept open (-1: not yet) */
 	uint8_t *mark;			/* resync scratch, one per id */
 	uint32_t *pending;		/* ids the timer made due */
 	enum fm_action *pending_a;
@@ -228,6 +234,24 @@ static inline int fmd_ct_closing_fd(const struct fmd *d)
 	return d->ct.upd_fd;
 }
 
+/*
+ * The announcements' sockets - rtnetlink's, xfrm's, nftables' - that the
+ * loop polls with the others (fmd_mon_fd(): -1 for one not open), and
+ * their readiness handed back (fmd_announced()): a pass reads them when
+ * they have something, or when lookups are to be judged against the
+ * latest, not every pass.
+ */
+enum { FMD_MON_RT, FMD_MON_XFRM, FMD_MON_NFT, FMD_MON_N };
+int fmd_mon_fd(const struct fmd *d, int m);
+void fmd_announced(struct fmd *d, int m);
+/*
+ * fmd_wait_ms() - how long the loop may wait for its fds at @now: a tick
+ * (FMD_TICK_NS) while anything is under way or due (a candidate watched, a
+ * lookup, a hold, a walk, a dump in steps, an egress recheck, events the
+ * rescan has not looked after), up to FMD_QUIET_WAIT_NS when nothing is
+ * (fm_quiet()), never past the next keepalive or sweep.  Milliseconds.
+ */
+int fmd_wait_ms(const struct fmd *d, uint64_t now);
 uint64_t fmd_now(void);
 /* The candidate of @k with what the classifier's per-CPU cache holds for it
  * (read once a tick): 0, or -1 if it is not there. */

@@ -4,8 +4,10 @@
  * fmd_egress.h): route, egress port and its facts, next hop, 802.1Q tags.
  */
 #include <errno.h>
-#include <stdio.h>
+#include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/socket.h>
 #include <net/if.h>
 #include <net/if_arp.h>
@@ -31,18 +33,22 @@ int fmd_port_of(const struct fmd *d, uint32_t ifindex)
  * net.ipv6.conf.all.forwarding is 0, whatever the route says (IPv4's
  * per-device forwarding is in the route lookup with an input device:
  * ip_route_input_slow() answers -EHOSTUNREACH).  1 if it cannot be read.
+ * Its file is kept open (a pread a port's facts, not four system calls).
  */
-static int ipv6_forwarding(void)
+static int ipv6_forwarding(struct fmd *d)
 {
-	FILE *f = fopen("/proc/sys/net/ipv6/conf/all/forwarding", "re");
-	int v = 1;
+	char buf[16];
+	ssize_t n;
 
-	if (!f)
+	if (d->fwd6_fd < 0)
+		d->fwd6_fd = open("/proc/sys/net/ipv6/conf/all/forwarding", O_RDONLY | O_CLOEXEC);
+	if (d->fwd6_fd < 0)
 		return 1;
-	if (fscanf(f, "%d", &v) != 1)
-		v = 0;
-	fclose(f);
-	return v != 0;
+	n = pread(d->fwd6_fd, buf, sizeof(buf) - 1, 0);
+	if (n <= 0)
+		return 1;
+	buf[n] = 0;
+	return strtol(buf, NULL, 10) != 0;
 }
 
 /*
@@ -60,7 +66,7 @@ static int port_facts_ask(struct fmd *d, int po, uint64_t now)
 	struct nls_link l;
 
 	memcpy(mac, p->mac, 6);
-	d->fwd6 = ipv6_forwarding();
+	d->fwd6 = ipv6_forwarding(d);
 	if (nls_link_get(&d->rt, p->ifindex, &l))
 		return -ENODEV;
 	memcpy(p->mac, l.mac, 6);

@@ -18,9 +18,10 @@
  * (a run whose last one, refreshes included, took FMD_KA_STEP_NS or more).
  */
 #include <errno.h>
-#include <stdio.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <bpf/bpf.h>
 #include "fmd_int.h"
 #include "fmd_keepalive.h"
@@ -37,25 +38,37 @@
 /* a stepped run reads its dumps for about this long a step */
 #define FMD_KA_STEP_NS		(10ull * 1000000)
 
-static uint32_t read_sysctl(const char *path, uint32_t dflt)
-{
-	FILE *f = fopen(path, "r");
-	unsigned int v;
+/* conntrack's TCP established and UDP stream timeouts, and their defaults */
+static const char *const timeout_path[2] = {
+	"/proc/sys/net/netfilter/nf_conntrack_tcp_timeout_established",
+	"/proc/sys/net/netfilter/nf_conntrack_udp_timeout_stream",
+};
+static const uint32_t timeout_dflt[2] = { 432000, 120 };
 
-	if (!f)
-		return dflt;
-	if (fscanf(f, "%u", &v) != 1)
-		v = dflt;
-	fclose(f);
-	return v;
+/* Sysctl @i's value, read again through its file kept open (a pread: one
+ * system call a read, not an open, a stat, a read and a close), opened when
+ * it is not yet: its default when it cannot be read. */
+static uint32_t read_sysctl(struct fmd *d, int i)
+{
+	char buf[24];
+	unsigned long v;
+	char *end;
+	ssize_t n;
+
+	if (d->timeout_fd[i] < 0)
+		d->timeout_fd[i] = open(timeout_path[i], O_RDONLY | O_CLOEXEC);
+	n = d->timeout_fd[i] < 0 ? -1 : pread(d->timeout_fd[i], buf, sizeof(buf) - 1, 0);
+	if (n <= 0)
+		return timeout_dflt[i];
+	buf[n] = 0;
+	v = strtoul(buf, &end, 10);
+	return end == buf || v > UINT32_MAX ? timeout_dflt[i] : (uint32_t)v;
 }
 
 void fmd_read_timeouts(struct fmd *d)
 {
-	d->tcp_timeout = read_sysctl("/proc/sys/net/netfilter/nf_conntrack_tcp_timeout_established",
-				     432000);
-	d->udp_timeout = read_sysctl("/proc/sys/net/netfilter/nf_conntrack_udp_timeout_stream",
-				     120);
+	d->tcp_timeout = read_sysctl(d, 0);
+	d->udp_timeout = read_sysctl(d, 1);
 }
 
 static uint32_t class_of(const struct npuflow_key *k)
@@ -127,6 +140,7 @@ static int dump_cb(const struct nlmsghdr *nlh, void *data)
 
 	if (tcfl_parse(nlh, &in) || !in.handle || !tcfl_prio_ours(in.prio))
 		return MNL_CB_OK;
+	c->nrules++;
 	e = rule_owner(d, in.ifindex, in.prio, in.handle, &dir);
 	if (e && c->filled_ns && e->rec.made_ns > c->filled_ns)
 		return MNL_CB_OK;	/* its id's last holder's rule, gone since */
@@ -263,7 +277,7 @@ static void refresh_send(struct fmd *d, void *buf, size_t len, uint32_t seq0,
 /* The refreshes due among @c's moved connections, FMD_KA_CT_BATCH a sendmsg. */
 static void refresh_moved(struct fmd *d, const struct fmd_ka_dump *c, uint64_t now)
 {
-	char *buf = d->wq.ctb.nl ? malloc(FMD_KA_CT_BUF) : NULL;
+	char *buf = d->wq.ctb.nl && c->nrefresh ? malloc(FMD_KA_CT_BUF) : NULL;
 	uint32_t ids[FMD_KA_CT_BATCH], seq0 = 0, i;
 	size_t off = 0, m;
 	int k = 0;
@@ -318,11 +332,14 @@ static void sync_batch(struct fmd *d, uint32_t *ids, struct npuflow_conn *recs, 
 			fmd_sync_id(d, ids[i]);
 }
 
-/* Every made connection whose record changed into the pinned map; the
- * classes made into d->ka_classes. */
+/* Every made connection whose record changed into the pinned map, in
+ * batches of at most as many records as are made; the classes made into
+ * d->ka_classes. */
 static void sync_made(struct fmd *d)
 {
-	struct npuflow_conn *recs = malloc(FMD_KA_MAP_BATCH * sizeof(*recs));
+	uint32_t made = d->fm.nstate[NPUFLOW_CS_MADE];
+	uint32_t cap = made < FMD_KA_MAP_BATCH ? made : FMD_KA_MAP_BATCH;
+	struct npuflow_conn *recs = cap ? malloc(cap * sizeof(*recs)) : NULL;
 	uint32_t ids[FMD_KA_MAP_BATCH], i, n = 0, classes = 0;
 
 	for (i = 0; i < fm_id_end(&d->fm); i++) {
@@ -339,7 +356,7 @@ static void sync_made(struct fmd *d)
 		}
 		ids[n] = i;
 		recs[n++] = e->rec;
-		if (n == FMD_KA_MAP_BATCH) {
+		if (n == cap) {
 			sync_batch(d, ids, recs, n);
 			n = 0;
 		}
@@ -366,7 +383,9 @@ static void keepalive_end(struct fmd *d, struct fmd_ka_dump *c, uint64_t now)
 	refresh_moved(d, c, now);
 	d->ka_ct_ns += fmd_now() - t1;
 	sync_made(d);
+	d->ka.rules_seen = c->nrules;
 	c->nrefresh = 0;
+	c->nrules = 0;
 	d->ka_runs++;
 	ka_account(d, fmd_now() - t1);
 }
@@ -508,7 +527,8 @@ static void keepalive_begin(struct fmd *d, uint64_t now)
 {
 	struct fmd_ka_run *r = &d->ka;
 
-	fmd_read_timeouts(d);
+	r->writes_at = d->fm.stat[NPUFLOW_FM_HW_WRITES];
+	r->c.nrules = 0;
 	r->c.d = d;
 	r->start_ns = now;
 	r->spent_ns = 0;
@@ -608,6 +628,19 @@ static void repace_busy(struct fmd *d)
 		d->next_keepalive_ns = next;
 }
 
+/*
+ * Whether a run would read nothing: no connection is made, the last run
+ * saw no rule of ours and none was written since (a rule only comes from
+ * a write; an orphan a failed delete leaves was seen by the run that
+ * followed its write, and keeps the runs going until one deletes it).  A
+ * run then costs nothing, not a dump of every port each period.
+ */
+static int nothing_to_read(const struct fmd *d)
+{
+	return !d->fm.nstate[NPUFLOW_CS_MADE] && !d->ka.rules_seen &&
+	       d->fm.stat[NPUFLOW_FM_HW_WRITES] == d->ka.writes_at;
+}
+
 void fmd_keepalive_tick(struct fmd *d, uint64_t now)
 {
 	if (now >= d->next_timeouts_ns) {
@@ -629,6 +662,10 @@ void fmd_keepalive_tick(struct fmd *d, uint64_t now)
 	repace_busy(d);
 	if (now < d->next_keepalive_ns)
 		return;
+	if (nothing_to_read(d)) {
+		d->next_keepalive_ns = fm_sat_add(now, d->o->keepalive_ns);
+		return;
+	}
 	keepalive_begin(d, now);
 	if (d->ka.port < 0)
 		keepalive_paced(d, now, d->ka.last_ns);
@@ -645,6 +682,13 @@ void fmd_keepalive_init(struct fmd *d)
 
 void fmd_keepalive_fini(struct fmd *d)
 {
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		if (d->timeout_fd[i] >= 0)
+			close(d->timeout_fd[i]);
+		d->timeout_fd[i] = -1;
+	}
 	nls_close(&d->katc);
 	free(d->ka.c.orph);
 	free(d->ka.c.refresh);

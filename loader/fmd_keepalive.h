@@ -23,6 +23,7 @@ struct fmd_ka_dump {
 	uint32_t *refresh;
 	uint32_t nrefresh, rcap;
 	uint8_t *present;	/* restore: bit per direction */
+	uint32_t nrules;	/* rules of ours seen, owned or not */
 	/* a stepped run's: when the datagram being parsed was filled (the kernel
 	 * fills the next as one is read); a rule of a connection made since is
 	 * a rule gone under a reused id: neither counted nor an orphan */
@@ -44,6 +45,11 @@ struct fmd_ka_run {
 	uint64_t spent_ns;	/* its steps' time so far */
 	uint64_t next_ns;	/* its next step */
 	uint64_t last_ns;	/* the last whole run's time (its steps'), 0: none yet */
+	/* what the last whole run found: rules of ours, and the rules written
+	 * by its start (NPUFLOW_FM_HW_WRITES); with no rule seen and none
+	 * written since, and no connection made, a run has nothing to read */
+	uint32_t rules_seen;
+	uint64_t writes_at;
 	uint64_t paced_start;	/* the last run's start and time, as paced */
 	uint64_t paced_took;
 	uint32_t paced_share;	/* the share it was paced at (pace_share()) */

@@ -568,6 +568,7 @@ void fmd_event(struct fmd *d, const struct npuflow_event *ev, uint64_t now)
 	enum fm_action a;
 	uint32_t id = 0;
 
+	d->events_seen++;
 	if (ev->type == NPUFLOW_EV_REVIVE) {
 		fm_revive(&d->fm, &ev->key, now);
 		return;

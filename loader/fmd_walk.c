@@ -34,18 +34,48 @@
  * begins at most every FMD_RESCAN_GAP_NS; each tick reads at most
  * FMD_WALK_SLICE candidates and hands over at most FMD_RESCAN_FEED
  * crossings (as many as events a pass over the ring), the rest waits for
- * the next tick.
+ * the next tick.  The count is looked at only when events were handed over
+ * since the last look (and once after a start): an event is lost only
+ * while the ring is full, and a full ring's events are all handed over
+ * after the loss, so a look after them finds it; a quiet loop reads no
+ * counters.
  */
 #define FMD_RESCAN_GAP_NS	(200ull * 1000000)
 #define FMD_RESCAN_FEED		64
+
+/*
+ * The counters of every port slot and CPU into d->counters_buf, in one
+ * bpf_map_lookup_batch() (slot after slot, each its CPUs' values): the
+ * slots read, or -1.  A kernel without batch lookups of arrays is read a
+ * slot at a time from then on.
+ */
+static int read_counters(struct fmd *d, size_t vsz)
+{
+	DECLARE_LIBBPF_OPTS(bpf_map_batch_opts, o);
+	uint32_t keys[NPUFLOW_PORT_SLOTS], count = NPUFLOW_PORT_SLOTS, next, slot;
+	char *buf = d->counters_buf;
+	int e;
+
+	if (!d->counters_no_batch) {
+		e = bpf_map_lookup_batch(d->counters_fd, NULL, &next, keys, buf, &count, &o);
+		if (!e || e == -ENOENT)
+			return count;
+		if (e != -EINVAL && e != -ENOTSUP && e != -EOPNOTSUPP)
+			return -1;
+		d->counters_no_batch = 1;
+	}
+	for (slot = 0; slot < NPUFLOW_PORT_SLOTS; slot++)
+		if (bpf_map_lookup_elem(d->counters_fd, &slot, buf + slot * d->ncpu * vsz))
+			return -1;
+	return NPUFLOW_PORT_SLOTS;
+}
 
 /* The classifier's NPUFLOW_S_EVENT_LOST, every port slot and CPU: 0, or -1. */
 static int read_lost(struct fmd *d, uint64_t *out)
 {
 	size_t vsz = (sizeof(struct npuflow_counters) + 7) & ~(size_t)7;
 	uint64_t sum = 0;
-	uint32_t slot;
-	int c;
+	int i, n;
 
 	if (d->counters_fd < 0)
 		return -1;
@@ -53,19 +83,18 @@ static int read_lost(struct fmd *d, uint64_t *out)
 		d->ncpu = libbpf_num_possible_cpus();
 		if (d->ncpu <= 0)
 			return -1;
-		d->counters_buf = calloc(d->ncpu, vsz);
+		d->counters_buf = calloc((size_t)NPUFLOW_PORT_SLOTS * d->ncpu, vsz);
 		if (!d->counters_buf)
 			return -1;
 	}
-	for (slot = 0; slot < NPUFLOW_PORT_SLOTS; slot++) {
-		if (bpf_map_lookup_elem(d->counters_fd, &slot, d->counters_buf))
-			return -1;
-		for (c = 0; c < d->ncpu; c++) {
-			const struct npuflow_counters *pc =
-				(const void *)((const char *)d->counters_buf + c * vsz);
+	n = read_counters(d, vsz);
+	if (n < 0)
+		return -1;
+	for (i = 0; i < n * d->ncpu; i++) {
+		const struct npuflow_counters *pc =
+			(const void *)((const char *)d->counters_buf + i * vsz);
 
-			sum += pc->stat[NPUFLOW_S_EVENT_LOST];
-		}
+		sum += pc->stat[NPUFLOW_S_EVENT_LOST];
 	}
 	*out = sum;
 	return 0;
@@ -160,9 +189,12 @@ void fmd_rescan(struct fmd *d, uint64_t now)
 	int e;
 
 	if (!r->active) {
-		if (now < r->next_ns || d->cand_fd < 0)
+		if (now < r->next_ns || d->cand_fd < 0 ||
+		    (r->looked && r->events_at == d->events_seen))
 			return;
 		r->next_ns = now + FMD_RESCAN_GAP_NS;
+		r->looked = 1;
+		r->events_at = d->events_seen;
 		if (read_lost(d, &lost) || lost == d->fm.stat[NPUFLOW_FM_RESCAN_LOST])
 			return;
 		r->active = 1;

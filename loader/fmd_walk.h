@@ -27,6 +27,10 @@ struct fmd_rescan {
 	int active;
 	uint64_t lost;			/* the classifier's EVENT_LOST total when it began */
 	uint64_t next_ns;		/* none begins (or is checked for) before */
+	/* the ring's events handed over (fmd_event()) at the last look at
+	 * EVENT_LOST, and whether there was one */
+	uint64_t events_at;
+	int looked;
 	struct fmd_cwalk w;
 	uint64_t walked, found;		/* this walk: candidates read, crossings handed over */
 	struct fm_rescan seen;

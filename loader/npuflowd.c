@@ -188,24 +188,32 @@ static void serve_flowmaker(struct pollfd *pfd, int ctl_fd, struct loop_stats *s
 /* A pass of the loop, waiting at most @wait_ms: 0, or 1 on an error (logged). */
 static int serve_pass(struct ring_buffer *rb, int ctl_fd, int wait_ms, struct loop_stats *s)
 {
-	struct pollfd pfd[4] = {
+	struct pollfd pfd[4 + FMD_MON_N] = {
 		{ .fd = ring_buffer__epoll_fd(rb), .events = POLLIN },
 		{ .fd = fm_on ? fmd_ct_fd(&fmd) : -1, .events = POLLIN },
 		{ .fd = ctl_fd, .events = POLLIN },
 		{ .fd = fm_on ? fmd_ct_closing_fd(&fmd) : -1, .events = POLLIN },
 	};
 	uint64_t t = mono_us();
-	int e;
+	int e, m;
 
+	/* the flow maker's announcements wake the loop; read when they come */
+	for (m = 0; m < FMD_MON_N; m++) {
+		pfd[4 + m].fd = fm_on ? fmd_mon_fd(&fmd, m) : -1;
+		pfd[4 + m].events = POLLIN;
+	}
 	log_flush();		/* the pass's lines, before the wait */
 	s->log_flush += mono_us() - t;
 	t = mono_us();
-	e = poll(pfd, 4, wait_ms);
+	e = poll(pfd, 4 + FMD_MON_N, wait_ms);
 	if (e < 0 && errno != EINTR) {
 		log_set_batch(0);
 		err("poll: %s", strerror(errno));
 		return 1;
 	}
+	for (m = 0; m < FMD_MON_N; m++)
+		if (pfd[4 + m].revents)
+			fmd_announced(&fmd, m);
 	s->poll += mono_us() - t;
 	t = mono_us();
 	events_this_pass = 0;
@@ -243,7 +251,8 @@ static int serve(struct ring_buffer *rb, int ctl_fd)
 		info("watchdog: keepalive every %llu ms", (unsigned long long)(wd_us / 1000));
 	log_set_batch(1);
 	while (!stop)
-		if (serve_pass(rb, ctl_fd, keepalive(wd_us, &wd_last, fm_on ? 50 : 500), &s))
+		if (serve_pass(rb, ctl_fd, keepalive(wd_us, &wd_last,
+						     fm_on ? fmd_wait_ms(&fmd, fmd_now()) : 500), &s))
 			return 1;
 	log_set_batch(0);
 	return 0;

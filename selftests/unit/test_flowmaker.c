@@ -1504,6 +1504,34 @@ static void test_state_counts(void **st)
 }
 
 /*
+ * fm_quiet(): an empty table and one whose connections are all made or
+ * released have nothing due (the daemon's loop may wake less often); a
+ * watched candidate, a lookup under way or a held connection has.
+ */
+static void test_quiet(void **st)
+{
+	struct fm *fm = new_fm(64);
+	struct npuflow_key k = korig(5);
+	uint32_t id, made;
+
+	(void)st;
+	assert_int_equal(fm_quiet(fm), 1);
+	made = make_conn(fm, 0, S);
+	assert_int_equal(fm_quiet(fm), 1);
+	assert_int_equal(fm_candidate(fm, &k, 16, 16 * 1500, NPUFLOW_R_FLOW_MISS, 2 * S, 2 * S, &id),
+			 FM_A_LOOKUP);
+	assert_int_equal(fm_quiet(fm), 0);	/* its lookup under way */
+	fm_forget(fm, id);
+	assert_int_equal(fm_quiet(fm), 1);
+	assert_int_equal(fm_release(fm, made, 3 * S), FM_A_RELEASE);
+	assert_int_equal(fm_quiet(fm), 1);
+	id = make_conn(fm, 1, 4 * S);
+	fm_hold(fm, &fm->e[id], 10 * S, 5 * S);
+	assert_int_equal(fm_quiet(fm), 0);	/* the hold's timer */
+	fm_free(fm);
+}
+
+/*
  * A full table's waiting connections have no timer of their own: they are
  * admitted for a freed slot or at the probe (full_admit()), so while they
  * wait a tick walks the table only when a timer is due, a slot frees up or
@@ -1904,6 +1932,7 @@ int main(void)
 		cmocka_unit_test(test_index_churn),
 		cmocka_unit_test(test_rescan),
 		cmocka_unit_test(test_egress_moved),
+		cmocka_unit_test(test_quiet),
 		cmocka_unit_test(test_pace_next),
 		cmocka_unit_test(test_pace_gap),
 		cmocka_unit_test(test_keepalive_bound),
