@@ -41,21 +41,16 @@ static u32 npuep_ft_dq_apply(struct npuep_ft *ft, u32 max)
 		if (!f)
 			continue;	/* went with its other direction */
 		g = f->conn->flow[!f->dir];
-		if (g && READ_ONCE(g->dying)) {
-			/*
-			 * Both directions are going (nf_flow_table destroys
-			 * a connection's two back to back): one RECLAIM
-			 * takes the connection out with both microflows,
-			 * not an INVALIDATE and then a RECLAIM.  The
-			 * device's backlog is a teardown's tail: half the
-			 * commands, half the tail.
-			 */
-			npuep_flow_unhash(ft, g);
-			g->conn->flow[g->dir] = NULL;
-			ft->st.flows_deleted++;
-			kfree_rcu(g, rcu);
-		}
-		npuep_flow_remove(ft, f);
+		/*
+		 * Both directions going (nf_flow_table destroys a
+		 * connection's two back to back): one RECLAIM for both.
+		 * The device's backlog is a teardown's tail: half the
+		 * commands, half the tail.
+		 */
+		if (g && READ_ONCE(g->dying))
+			npuep_flow_remove_conn(ft, f);
+		else
+			npuep_flow_remove(ft, f);
 	}
 	return n;
 }

@@ -132,6 +132,7 @@ int npuep_flow_replace(struct npuep_ft *ft, struct npuep_port *port,
 		       struct flow_cls_offload *cls, u8 owner,
 		       const struct npuep_ft_bind *bind);
 void npuep_flow_remove(struct npuep_ft *ft, struct npuep_flow *f);
+void npuep_flow_remove_conn(struct npuep_ft *ft, struct npuep_flow *f);
 struct npuep_flow *npuep_flow_by_cookie(struct npuep_ft *ft, unsigned long cookie,
 					u32 port);
 int npuep_flow_destroy(struct npuep_ft *ft, struct npuep_port *port,

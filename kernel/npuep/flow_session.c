@@ -160,23 +160,16 @@ static u32 npuep_session_sort(struct npuep_ft *ft, const struct npuep_fd_session
 /*
  * Take out up to NPUEP_SESSION_BATCH connections of @gone, under
  * ft->lock: one RECLAIM each, both directions with it, as a teardown's
- * queued DESTROYs do.  Return: how many.
+ * queued DESTROYs do (npuep_flow_remove_conn()).  Return: how many.
  */
 static u32 npuep_session_reclaim_batch(struct npuep_ft *ft, struct list_head *gone)
 {
-	struct npuep_flow *f, *g;
+	struct npuep_flow *f;
 	u32 n;
 
 	for (n = 0; n < NPUEP_SESSION_BATCH && !list_empty(gone); n++) {
 		f = list_first_entry(gone, struct npuep_flow, pnode);
-		g = f->conn->flow[!f->dir];
-		if (g) {
-			npuep_flow_unhash(ft, g);
-			g->conn->flow[g->dir] = NULL;
-			ft->st.flows_deleted++;
-			kfree_rcu(g, rcu);
-		}
-		npuep_flow_remove(ft, f);
+		npuep_flow_remove_conn(ft, f);
 		ft->st.pppoe_reclaimed++;
 	}
 	return n;

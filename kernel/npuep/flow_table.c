@@ -635,6 +635,28 @@ void npuep_flow_remove(struct npuep_ft *ft, struct npuep_flow *f)
 	kfree_rcu(f, rcu);
 }
 
+/**
+ * npuep_flow_remove_conn() - remove both directions of a connection
+ * @ft: the table, its writes' lock held
+ * @f: one direction; the other, if any, goes with it
+ *
+ * One RECLAIM takes the connection out with both microflows, where
+ * removing the directions one by one would post an INVALIDATE, then a
+ * RECLAIM.
+ */
+void npuep_flow_remove_conn(struct npuep_ft *ft, struct npuep_flow *f)
+{
+	struct npuep_flow *g = f->conn->flow[!f->dir];
+
+	if (g) {
+		npuep_flow_unhash(ft, g);
+		g->conn->flow[g->dir] = NULL;
+		ft->st.flows_deleted++;
+		kfree_rcu(g, rcu);
+	}
+	npuep_flow_remove(ft, f);
+}
+
 int npuep_flow_destroy(struct npuep_ft *ft, struct npuep_port *port,
 		       struct flow_cls_offload *cls)
 {
