@@ -243,7 +243,6 @@ static int npuep_flow_replay_locked(struct npuep_dev *ndev)
 		c = npuep_conn_at(ft, i);
 		if (!c)
 			continue;
-		npuep_conn_stats_reset(c);
 		err = npuep_conn_write(ft, c);
 		if (!err)
 			n++;
@@ -293,10 +292,10 @@ static u32 npuep_flow_snapshot_locked(struct npuep_dev *ndev,
 		out[i].conn = cpu_to_le32(i);
 		out[i].rev = cpu_to_le16(c->rev);
 		out[i].state = c->state;
-		out[i].packets[0] = cpu_to_le64(c->pkts[0]);
-		out[i].packets[1] = cpu_to_le64(c->pkts[1]);
-		out[i].bytes[0] = cpu_to_le64(c->bytes[0]);
-		out[i].bytes[1] = cpu_to_le64(c->bytes[1]);
+		out[i].packets[0] = cpu_to_le64(c->cnt.pkts[0]);
+		out[i].packets[1] = cpu_to_le64(c->cnt.pkts[1]);
+		out[i].bytes[0] = cpu_to_le64(c->cnt.bytes[0]);
+		out[i].bytes[1] = cpu_to_le64(c->cnt.bytes[1]);
 		out[i].idle_ms = cpu_to_le32(jiffies_to_msecs(jiffies -
 							      c->lastused));
 		used++;

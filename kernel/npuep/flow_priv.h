@@ -9,6 +9,7 @@
 #include <linux/rcupdate.h>
 
 #include "flow.h"
+#include "flow_count.h"
 
 struct flow_rule;
 struct flow_cls_offload;
@@ -71,8 +72,7 @@ struct npuep_conn {
 	u32 idx;
 	u16 rev;
 	struct npuep_flow *flow[2];
-	u64 pkts[2];			/* cumulative, as last read */
-	u64 bytes[2];
+	struct npuep_conn_count cnt;	/* cumulative, as last read */
 	unsigned long lastused;		/* jiffies */
 	unsigned long revive_next;	/* jiffies: rate limit */
 	struct npuep_revive __rcu *revive;
@@ -141,7 +141,6 @@ int npuep_flow_stats(struct npuep_ft *ft, struct npuep_port *port,
 		     struct flow_cls_offload *cls);
 void npuep_flow_purge(struct npuep_ft *ft, u32 port, u8 owner,
 		      const struct npuep_ft_bind *bind);
-void npuep_conn_stats_reset(struct npuep_conn *c);
 
 /* flow_destroy.c */
 void npuep_ft_dq_flush(struct npuep_ft *ft);
@@ -150,6 +149,7 @@ int npuep_flow_destroy_cb(struct npuep_port *port, struct flow_cls_offload *cls)
 
 /* flow_stats.c, flow_revive.c */
 int npuep_ft_area_alloc(struct npuep_ft *ft);
+void npuep_conn_stats_sync(struct npuep_ft *ft, struct npuep_conn *c);
 void npuep_ft_area_free(struct npuep_ft *ft);
 void npuep_ft_stats_work(struct work_struct *work);
 void npuep_ft_revive_work(struct work_struct *work);

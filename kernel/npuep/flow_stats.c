@@ -113,17 +113,10 @@ static void npuep_conn_stats_update(struct npuep_conn *c,
 {
 	u32 idle = clock - r->last_ms;
 
-	/* Counters restart with a new revision. */
-	if (r->packets[0] < c->pkts[0] || r->packets[1] < c->pkts[1])
-		npuep_conn_stats_reset(c);
 	/* Only a frame forwarded since the last pass moves last-used. */
-	if (r->packets[0] != c->pkts[0] || r->packets[1] != c->pkts[1])
+	if (npuep_conn_count(&c->cnt, r->rev, r->packets, r->bytes))
 		c->lastused = jiffies - min_t(unsigned long, msecs_to_jiffies(idle),
 					      jiffies - c->lastused);
-	c->pkts[0] = r->packets[0];
-	c->pkts[1] = r->packets[1];
-	c->bytes[0] = r->bytes[0];
-	c->bytes[1] = r->bytes[1];
 	c->state = r->state;
 }
 
@@ -154,6 +147,32 @@ static void npuep_conn_stats_read(struct npuep_ft *ft, struct npuep_conn *c,
 		return;
 	}
 	npuep_conn_stats_update(c, &r, clock);
+}
+
+/**
+ * npuep_conn_stats_sync() - read a live connection's counters before a rewrite
+ * @ft: the flow table, locked
+ * @c: the connection, written before, about to be written under a new
+ *     revision
+ *
+ * The device counts a new revision from zero: what it counted under the
+ * current one since the last pass is read now, so that the connection's
+ * totals keep it.  Frames the device forwards between this read and its
+ * executing the rewrite are not counted.  An entry of another revision or
+ * an impossible one is left to the next pass, which counts it.
+ */
+void npuep_conn_stats_sync(struct npuep_ft *ft, struct npuep_conn *c)
+{
+	struct npuep_area_read r;
+
+	if (!ft->area || c->idx >= ft->area_n ||
+	    !npuep_area_read(&ft->area[c->idx], &r))
+		return;
+	if (r.conn != c->idx || r.rev != c->rev ||
+	    (r.state != NPU_CONN_VALID && r.state != NPU_CONN_NOT_ACTIVE))
+		return;
+	npuep_conn_stats_update(c, &r, npuep_rd32(ft->ndev, NPU_REG_FT_STATS +
+						      NPU_FT_STATS_CLOCK));
 }
 
 /*

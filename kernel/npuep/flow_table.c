@@ -335,6 +335,7 @@ static int npuep_flow_update(struct npuep_ft *ft, struct npuep_flow *f,
 		}
 	}
 	if (memcmp(&f->rw, &spec->rw, sizeof(spec->rw))) {
+		npuep_conn_stats_sync(ft, f->conn);
 		f->rw = spec->rw;
 		err = npuep_conn_write(ft, f->conn);
 		if (err) {
@@ -352,6 +353,7 @@ static int npuep_flow_update(struct npuep_ft *ft, struct npuep_flow *f,
 	 * second while the host forwards it) makes it again, microflows and
 	 * all, under a new revision.
 	 */
+	npuep_conn_stats_sync(ft, f->conn);
 	err = npuep_conn_write(ft, f->conn);
 	if (err) {
 		npuep_conn_unwrite(ft, f->conn);
@@ -502,8 +504,13 @@ static int npuep_flow_add(struct npuep_ft *ft, const struct npuep_flow_spec *spe
 		return -ENOSPC;
 	}
 	paired = c->flow[!f->dir];
+	if (paired)
+		npuep_conn_stats_sync(ft, c);
 	f->conn = c;
 	c->flow[f->dir] = f;
+	/* Its counts start at the connection's: the slot's earlier are not its. */
+	f->rep_pkts = c->cnt.pkts[f->dir];
+	f->rep_bytes = c->cnt.bytes[f->dir];
 
 	err = npuep_flow_hash(ft, f);
 	if (err)
@@ -680,10 +687,10 @@ int npuep_flow_stats(struct npuep_ft *ft, struct npuep_port *port,
 	if (!f)
 		return -ENOENT;
 	c = f->conn;
-	pkts = c->pkts[f->dir] - f->rep_pkts;
-	bytes = c->bytes[f->dir] - f->rep_bytes;
-	f->rep_pkts = c->pkts[f->dir];
-	f->rep_bytes = c->bytes[f->dir];
+	pkts = c->cnt.pkts[f->dir] - f->rep_pkts;
+	bytes = c->cnt.bytes[f->dir] - f->rep_bytes;
+	f->rep_pkts = c->cnt.pkts[f->dir];
+	f->rep_bytes = c->cnt.bytes[f->dir];
 	flow_stats_update(&cls->stats, bytes, pkts, 0, c->lastused,
 			  FLOW_ACTION_HW_STATS_DELAYED);
 	return 0;
@@ -743,31 +750,5 @@ void npuep_flow_purge(struct npuep_ft *ft, u32 port, u8 owner,
 			npuep_ft_unlock(ft);
 			cond_resched();
 		} while (n == NPUEP_FLOW_PURGE_BATCH);
-	}
-}
-
-static void npuep_flow_rep_reset(struct npuep_flow *f)
-{
-	f->rep_pkts = 0;
-	f->rep_bytes = 0;
-}
-
-/**
- * npuep_conn_stats_reset() - a connection's counters start again from zero
- * @c: the connection, under ft->lock
- *
- * The device's counters restart with a new revision (a rewrite, a replay):
- * the shadow's cumulative counts and what each direction has reported to
- * the kernel start again with them.
- */
-void npuep_conn_stats_reset(struct npuep_conn *c)
-{
-	int d;
-
-	for (d = 0; d < 2; d++) {
-		c->pkts[d] = 0;
-		c->bytes[d] = 0;
-		if (c->flow[d])
-			npuep_flow_rep_reset(c->flow[d]);
 	}
 }

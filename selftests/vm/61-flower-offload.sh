@@ -6,7 +6,7 @@
 # extack message; a port driven by flower refuses a flowtable and back.
 # timeout: 600
 . "$(dirname "$0")/lib.sh"
-ktap_plan 16
+ktap_plan 17
 
 npu_load && npu_new 0 8 2 || { ktap_fail "setup"; ktap_finish; }
 topo_pc_far 0; ktap_result $? "topology"
@@ -58,6 +58,42 @@ tc filter del dev "$P3" ingress
 tc filter del dev "$P8" ingress
 fl=$(ethtool -S "$P3" | awk '$1 == "fp_conns:" { print $2 }')
 ktap_result $([ "${fl:-1}" = 0 ]; echo $?) "deleting the rules takes the connection out"
+
+# A connection's directions written one after the other (npuflowd writes
+# each when its frames show): what the first forwarded alone, read by the
+# driver before the second joins it, still reaches tc after the join.
+hw_pk() {
+	tc -s -j filter show dev "$1" ingress |
+		jq '[.[] | select(.options) | .options.actions[0].stats.hw_packets // .options.actions[0].stats.packets] | add'
+}
+tc filter add dev "$P3" ingress protocol ip prio 1 flower skip_sw \
+	ip_proto udp src_ip $PC4 dst_ip $FAR4 src_port 4000 dst_port 5000 \
+	action pedit ex munge eth dst set "$farmac" munge eth src set "$(mac "$P8")" \
+	munge ip ttl add 255 pipe action csum ip udp pipe \
+	action mirred egress redirect dev "$P8"
+udp_pc_far 100
+sleep 1.5	# the driver reads the device's counters once a second
+tc filter add dev "$P8" ingress protocol ip prio 1 flower skip_sw \
+	ip_proto udp src_ip $FAR4 dst_ip $PC4 src_port 5000 dst_port 4000 \
+	action pedit ex munge eth dst set "$pcmac" munge eth src set "$(mac "$P3")" \
+	munge ip ttl add 255 pipe action csum ip udp pipe \
+	action mirred egress redirect dev "$P3"
+ip netns exec far python3 -c "
+import socket, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(('', 5000))
+for i in range(50):
+    s.sendto(b'reply-%d' % i, ('$PC4', 4000))
+    time.sleep(0.005)
+"
+sleep 2.5
+p3=$(hw_pk "$P3"); p8=$(hw_pk "$P8")
+diag "pc -> far sent 100 before the reply's rule, far -> pc 50 after it: tc -s shows $p3 and $p8 packets"
+ktap_result $([ "$p3" = 100 ] && [ "$p8" = 50 ]; echo $?) \
+	"the first direction's packets survive the second's write"
+tc filter del dev "$P3" ingress
+tc filter del dev "$P8" ingress
+for i in $(seq 50); do [ "$(ethtool -S "$P3" | awk '$1 == "hw_fp_conns:" { print $2 }')" = 0 ] && break; sleep 0.1; done
 
 # A command-ring reset (health "cmd" recovery) drops what the device had not
 # executed.  Here a posted reclaim, behind a stalled channel: without a
