@@ -118,10 +118,20 @@ int npuep_flow_parse(struct npuep_port *port, struct flow_rule *rule,
 
 /* flow_table.c */
 struct npuep_conn *npuep_conn_at(struct npuep_ft *ft, u32 idx);
+
+/* flow_lock.c */
 void npuep_ft_lock(struct npuep_ft *ft);
 void npuep_ft_lock_bh(struct npuep_ft *ft);
 void npuep_ft_lock_writes(struct npuep_ft *ft);
 void npuep_ft_unlock(struct npuep_ft *ft);
+
+/* Allocations under the lock: GFP_ATOMIC while softirqs are off. */
+static inline gfp_t npuep_ft_gfp(struct npuep_ft *ft)
+{
+	return ft->bh_off ? GFP_ATOMIC : GFP_KERNEL;
+}
+
+/* flow_table.c: the commands */
 int npuep_ft_cmd_ring(struct npuep_ft *ft, u32 ring, bool posted, u16 op,
 		      const void *req, u16 len, void *resp, u16 resp_len);
 void npuep_conn_fill(struct npuep_conn *c, struct npu_cmd_conn_create *cmd,

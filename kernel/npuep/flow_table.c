@@ -10,9 +10,7 @@
  * one connection block: the reply of a direction, with its rewrite applied,
  * is the other direction's match.  An unpaired direction works alone.
  *
- * Every flow command goes through the flow-table lock (npuep_ft_lock()):
- * its longest hold and the holds over 1 and 5 ms are counters (ethtool -S,
- * seed 004), and each hold is a tracepoint (npuep_ft_lock_hold).
+ * Every flow command goes through the flow-table lock (flow_lock.c).
  */
 #include <linux/etherdevice.h>
 #include <linux/rhashtable.h>
@@ -30,80 +28,6 @@ struct npuep_conn *npuep_conn_at(struct npuep_ft *ft, u32 idx)
 {
 	return rcu_dereference_protected(ft->by_idx[idx],
 					 lockdep_is_held(&ft->lock));
-}
-
-void npuep_ft_lock(struct npuep_ft *ft)
-{
-	/* the wait is measured only for the tracepoint */
-	u64 t0 = trace_npuep_ft_lock_hold_enabled() ? ktime_get_ns() : 0;
-
-	mutex_lock(&ft->lock);
-	ft->lock_t0 = ktime_get_ns();
-	ft->lock_wait_ns = t0 ? ft->lock_t0 - t0 : 0;
-	ft->bh_off = false;
-}
-
-/*
- * The flow-table lock for work that posts and never waits (the kernel's
- * REPLACE/DESTROY/STATS with flow_cmd_posted, a purge's batch): the mutex,
- * plus softirqs and preemption off on this CPU while it is held, so that
- * the receive softirq and the model's firmware work (on the same CPUs
- * under the model) do not run inside the hold (docs/measurements.md,
- * "Flow-table lock").  Under it nothing sleeps or waits for the device:
- * allocations are GFP_ATOMIC (npuep_ft_gfp()) and a full command ring
- * queues the command in the driver behind it (NPUEP_CMD_POST_BACKLOG).
- */
-void npuep_ft_lock_bh(struct npuep_ft *ft)
-{
-	npuep_ft_lock(ft);
-	local_bh_disable();
-	ft->bh_off = true;
-}
-
-/*
- * The lock for flow writes: softirqs off when they are posted (never
- * wait).  Posted writes wait for room in the ring's backlog first, outside
- * the lock, so that a burst goes at the device's pace (the wait ends when
- * the device stops moving: what is posted then is lost and recovered).
- */
-void npuep_ft_lock_writes(struct npuep_ft *ft)
-{
-	struct npuep_dev *ndev = ft->ndev;
-
-	if (READ_ONCE(ndev->dlx.flow_cmd_posted)) {
-		npuep_cmd_backlog_wait(ndev, READ_ONCE(ndev->dlx.flow_cmd_ring));
-		npuep_ft_lock_bh(ft);
-	} else {
-		npuep_ft_lock(ft);
-	}
-}
-
-static gfp_t npuep_ft_gfp(struct npuep_ft *ft)
-{
-	return ft->bh_off ? GFP_ATOMIC : GFP_KERNEL;
-}
-
-/*
- * Release the lock; the hold counts in the longest-hold and over-1/5-ms
- * counters, and is traced with the function that releases it.
- */
-void npuep_ft_unlock(struct npuep_ft *ft)
-{
-	u64 held = ktime_get_ns() - ft->lock_t0;
-
-	trace_npuep_ft_lock_hold(ft->ndev->dev, ft->lock_wait_ns, held,
-				 ft->bh_off, _RET_IP_);
-	if (ft->bh_off) {
-		ft->bh_off = false;
-		local_bh_enable();
-	}
-	if (held > ft->st.lock_held_max_ns)
-		ft->st.lock_held_max_ns = held;
-	if (held > NSEC_PER_MSEC)
-		ft->st.lock_held_over_1ms++;
-	if (held > 5 * NSEC_PER_MSEC)
-		ft->st.lock_held_over_5ms++;
-	mutex_unlock(&ft->lock);
 }
 
 /* ------------------------------------------------------------------ */
@@ -225,6 +149,41 @@ int npuep_conn_write(struct npuep_ft *ft, struct npuep_conn *c)
 	return npuep_ft_cmd(ft, NPU_CMD_CONN_CREATE, &cmd, sizeof(cmd), NULL, 0);
 }
 
+/*
+ * Rewrite connection @c in place, which the device holds valid: its
+ * rewrites under the same revision (the revive command, which the device
+ * takes as an update: the connection, its microflows and its counters
+ * stay).  Under ft->lock.
+ */
+static int npuep_conn_update(struct npuep_ft *ft, struct npuep_conn *c)
+{
+	struct npu_cmd_conn_create cmd;
+
+	npuep_conn_fill(c, &cmd, false);
+	npuep_conn_publish(ft, c);
+	return npuep_ft_cmd(ft, NPU_CMD_CONN_CREATE, &cmd, sizeof(cmd), NULL, 0);
+}
+
+/*
+ * Direction @dir joins connection @c in place (npuep_conn_update()), its
+ * microflow attached behind the rewrites on the same ring.  Under ft->lock.
+ */
+static int npuep_conn_join(struct npuep_ft *ft, struct npuep_conn *c, u8 dir)
+{
+	struct npu_cmd_mflow m = {
+		.conn = cpu_to_le32(c->idx),
+		.rev = cpu_to_le16(c->rev),
+		.dir = dir,
+		.key = c->flow[dir]->key,
+	};
+	int err;
+
+	err = npuep_conn_update(ft, c);
+	if (err)
+		return err;
+	return npuep_ft_cmd(ft, NPU_CMD_MFLOW_ATTACH, &m, sizeof(m), NULL, 0);
+}
+
 static int npuep_conn_reclaim(struct npuep_ft *ft, struct npuep_conn *c)
 {
 	struct npu_cmd_conn_ref ref = {
@@ -335,8 +294,16 @@ static int npuep_flow_update(struct npuep_ft *ft, struct npuep_flow *f,
 		}
 	}
 	if (memcmp(&f->rw, &spec->rw, sizeof(spec->rw))) {
-		npuep_conn_stats_sync(ft, f->conn);
 		f->rw = spec->rw;
+		if (f->conn->state == NPU_CONN_VALID) {
+			err = npuep_conn_update(ft, f->conn);
+			if (err) {
+				f->rw = old;
+				npuep_conn_publish(ft, f->conn);
+			}
+			return err;
+		}
+		npuep_conn_stats_sync(ft, f->conn);
 		err = npuep_conn_write(ft, f->conn);
 		if (err) {
 			f->rw = old;
@@ -479,7 +446,7 @@ static int npuep_flow_add(struct npuep_ft *ft, const struct npuep_flow_spec *spe
 {
 	struct npuep_flow *f, *rekeyed;
 	struct npuep_conn *c;
-	bool paired, completed;
+	bool paired, completed, join;
 	int err;
 
 	if (ft->nflows >= ft->mflow_max) {
@@ -504,7 +471,14 @@ static int npuep_flow_add(struct npuep_ft *ft, const struct npuep_flow_spec *spe
 		return -ENOSPC;
 	}
 	paired = c->flow[!f->dir];
-	if (paired)
+	/*
+	 * The device holds the other direction valid under this revision:
+	 * joined in place.  Otherwise (not read valid yet, given back, or its
+	 * partner re-keyed) the connection is written again, its counts read
+	 * first.
+	 */
+	join = paired && !rekeyed && c->state == NPU_CONN_VALID;
+	if (paired && !join)
 		npuep_conn_stats_sync(ft, c);
 	f->conn = c;
 	c->flow[f->dir] = f;
@@ -515,14 +489,16 @@ static int npuep_flow_add(struct npuep_ft *ft, const struct npuep_flow_spec *spe
 	err = npuep_flow_hash(ft, f);
 	if (err)
 		goto err_unlink;
-	err = npuep_conn_write(ft, c);
+	err = join ? npuep_conn_join(ft, c, f->dir) : npuep_conn_write(ft, c);
 	if (err) {
 		NL_SET_ERR_MSG_MOD(extack, "coprocessor refused the connection");
 		npuep_flow_unhash(ft, f);
 		c->flow[f->dir] = NULL;
 		if (rekeyed)
 			npuep_flow_unkey(ft, rekeyed);
-		if (paired)
+		if (join)
+			npuep_conn_publish(ft, c);
+		else if (paired)
 			npuep_conn_unwrite(ft, c);
 		goto err_free;
 	}

@@ -6,7 +6,7 @@
 # extack message; a port driven by flower refuses a flowtable and back.
 # timeout: 600
 . "$(dirname "$0")/lib.sh"
-ktap_plan 17
+ktap_plan 18
 
 npu_load && npu_new 0 8 2 || { ktap_fail "setup"; ktap_finish; }
 topo_pc_far 0; ktap_result $? "topology"
@@ -73,6 +73,8 @@ tc filter add dev "$P3" ingress protocol ip prio 1 flower skip_sw \
 	action mirred egress redirect dev "$P8"
 udp_pc_far 100
 sleep 1.5	# the driver reads the device's counters once a second
+made() { awk '$1 == "created" { print $2 }' /sys/kernel/debug/npusim/0/fp_stats; }
+m0=$(made)
 tc filter add dev "$P8" ingress protocol ip prio 1 flower skip_sw \
 	ip_proto udp src_ip $FAR4 dst_ip $PC4 src_port 5000 dst_port 4000 \
 	action pedit ex munge eth dst set "$pcmac" munge eth src set "$(mac "$P3")" \
@@ -87,10 +89,12 @@ for i in range(50):
     time.sleep(0.005)
 "
 sleep 2.5
-p3=$(hw_pk "$P3"); p8=$(hw_pk "$P8")
-diag "pc -> far sent 100 before the reply's rule, far -> pc 50 after it: tc -s shows $p3 and $p8 packets"
+p3=$(hw_pk "$P3"); p8=$(hw_pk "$P8"); m1=$(made)
+diag "pc -> far sent 100 before the reply's rule, far -> pc 50 after it: tc -s shows $p3 and $p8 packets; the coprocessor made $((m1 - m0)) connections for the join"
 ktap_result $([ "$p3" = 100 ] && [ "$p8" = 50 ]; echo $?) \
 	"the first direction's packets survive the second's write"
+ktap_result $([ "$m1" = "$m0" ]; echo $?) \
+	"the second direction joins the connection in place: the coprocessor makes none"
 tc filter del dev "$P3" ingress
 tc filter del dev "$P8" ingress
 for i in $(seq 50); do [ "$(ethtool -S "$P3" | awk '$1 == "hw_fp_conns:" { print $2 }')" = 0 ] && break; sleep 0.1; done
