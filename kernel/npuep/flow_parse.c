@@ -170,9 +170,29 @@ static void npuep_fd_read_pppoe(struct flow_rule *rule, struct npuep_flow_desc *
 	npuep_fd_pppoe(&d->pppoe.mask, m.mask);
 }
 
+/*
+ * nf_flow_table (Linux 6.12, nf_flow_rule_match()) fills its VLAN and
+ * CVLAN keys and points the dissector at them, but leaves them out of
+ * used_keys: a flowtable's rule has them where their offsets are set (the
+ * dissector is zeroed, and neither key is the first of its struct).
+ */
+static u32 npuep_fd_read_ft_vlan_keys(const struct flow_rule *rule)
+{
+	const struct flow_dissector *fd = rule->match.dissector;
+	u32 keys = 0;
+
+	if (fd->offset[FLOW_DISSECTOR_KEY_VLAN])
+		keys |= NPUEP_FD_VLAN;
+	if (fd->offset[FLOW_DISSECTOR_KEY_CVLAN])
+		keys |= NPUEP_FD_CVLAN;
+	return keys;
+}
+
 static void npuep_fd_read_matches(struct flow_rule *rule, struct npuep_flow_desc *d)
 {
 	d->keys = npuep_fd_read_keys(rule);
+	if (d->ft)
+		d->keys |= npuep_fd_read_ft_vlan_keys(rule);
 	if (d->keys & NPUEP_FD_META)
 		npuep_fd_read_meta(rule, d);
 	if (d->keys & NPUEP_FD_CONTROL)
