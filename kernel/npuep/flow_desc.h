@@ -68,6 +68,17 @@ enum npuep_fd_htype {
 /* struct npuep_fd_act.redirect.port for a device that is not one of ours */
 #define NPUEP_FD_PORT_FOREIGN	(-1)
 
+/*
+ * struct npuep_flow_desc.ft_tags: what the port's VLAN devices say of the
+ * 802.1Q tags a flowtable's rule matches (nf_flow_table describes no
+ * 802.1ad tag: under one, the rule matches the 802.1Q tags alone).
+ */
+enum npuep_fd_ft_tags {
+	NPUEP_FD_FT_TAGS_PORT,		/* a VLAN device stack of the port, or none matched */
+	NPUEP_FD_FT_TAGS_NODEV,		/* no VLAN device stack of the port has them */
+	NPUEP_FD_FT_TAGS_UNDER_AD,	/* an 802.1ad device of the port has them too */
+};
+
 /* Hops of a device's path (dev_fill_forward_path(): NET_DEVICE_PATH_STACK_MAX). */
 #define NPUEP_FD_PATH_MAX	5
 
@@ -232,6 +243,7 @@ struct npuep_fd_act {
  *	first (tc's come innermost first, each becoming the outer one)
  * @l2_encap: the coprocessor keys and rewrites two tags and PPPoE sessions
  *	(NPU_CAP_L2_ENCAP)
+ * @ft_tags: enum npuep_fd_ft_tags, of a flowtable's rule
  * @keys: NPUEP_FD_* keys the rule matches on; a key's @key and @mask are
  *	zero when it is not used
  * @meta: META key and mask
@@ -257,6 +269,7 @@ struct npuep_flow_desc {
 	bool routed_ttl;
 	bool ft;
 	bool l2_encap;
+	u8 ft_tags;
 	u32 keys;
 	struct { struct npuep_fd_meta key, mask; } meta;
 	struct { struct npuep_fd_control key, mask; } control;

@@ -280,6 +280,26 @@ static int npuep_fp_pppoe(struct npuep_fp *p)
 	return 0;
 }
 
+/*
+ * nf_flow_table neither matches nor pops an 802.1ad tag: under one, the
+ * direction arriving in it matches the 802.1Q tags inside alone, and would
+ * take frames that carry just those.  A flowtable's tags must be a VLAN
+ * device stack of the port that no 802.1ad device of it repeats.
+ */
+static int npuep_fp_ft_tags(struct npuep_fp *p)
+{
+	if (!p->d->ft)
+		return 0;
+	switch (p->d->ft_tags) {
+	case NPUEP_FD_FT_TAGS_NODEV:
+		return npuep_fp_refuse(p, NPUEP_FP_FT_NODEV);
+	case NPUEP_FD_FT_TAGS_UNDER_AD:
+		return npuep_fp_refuse(p, NPUEP_FP_FT_UNDER_AD);
+	default:
+		return 0;
+	}
+}
+
 /* The rule's matches into the key: every key the fast path takes, exact. */
 int npuep_fp_matches(struct npuep_fp *p)
 {
@@ -309,5 +329,7 @@ int npuep_fp_matches(struct npuep_fp *p)
 		err = npuep_fp_cvlan(p);
 	if (!err)
 		err = npuep_fp_pppoe(p);
+	if (!err)
+		err = npuep_fp_ft_tags(p);
 	return err;
 }

@@ -9,6 +9,7 @@
  * turns it into the microflow key and rewrite.  Nothing is decided here.
  */
 #include <linux/if_arp.h>
+#include <linux/if_vlan.h>
 #include <linux/netdevice.h>
 #include <linux/rcupdate.h>
 #include <net/flow_offload.h>
@@ -169,9 +170,29 @@ static void npuep_fd_read_pppoe(struct flow_rule *rule, struct npuep_flow_desc *
 	npuep_fd_pppoe(&d->pppoe.mask, m.mask);
 }
 
+/*
+ * nf_flow_table (Linux 6.12, nf_flow_rule_match()) fills its VLAN and
+ * CVLAN keys and points the dissector at them, but leaves them out of
+ * used_keys: a flowtable's rule has them where their offsets are set (the
+ * dissector is zeroed, and neither key is the first of its struct).
+ */
+static u32 npuep_fd_read_ft_vlan_keys(const struct flow_rule *rule)
+{
+	const struct flow_dissector *fd = rule->match.dissector;
+	u32 keys = 0;
+
+	if (fd->offset[FLOW_DISSECTOR_KEY_VLAN])
+		keys |= NPUEP_FD_VLAN;
+	if (fd->offset[FLOW_DISSECTOR_KEY_CVLAN])
+		keys |= NPUEP_FD_CVLAN;
+	return keys;
+}
+
 static void npuep_fd_read_matches(struct flow_rule *rule, struct npuep_flow_desc *d)
 {
 	d->keys = npuep_fd_read_keys(rule);
+	if (d->ft)
+		d->keys |= npuep_fd_read_ft_vlan_keys(rule);
 	if (d->keys & NPUEP_FD_META)
 		npuep_fd_read_meta(rule, d);
 	if (d->keys & NPUEP_FD_CONTROL)
@@ -183,6 +204,37 @@ static void npuep_fd_read_matches(struct flow_rule *rule, struct npuep_flow_desc
 	npuep_fd_read_vlan(rule, d);
 	if (d->keys & NPUEP_FD_PPPOE)
 		npuep_fd_read_pppoe(rule, d);
+}
+
+/*
+ * A flowtable's 802.1Q tags against the port's VLAN devices: a stack of
+ * them must carry the tags, and no 802.1ad device of the port a stack with
+ * the outer one (enum npuep_fd_ft_tags).  Under RCU: the glue does not
+ * sleep.
+ */
+static u8 npuep_fd_read_ft_tags(struct net_device *dev, const struct npuep_flow_desc *d)
+{
+	bool cvlan = d->keys & NPUEP_FD_CVLAN;
+	struct net_device *v, *upper;
+	struct list_head *iter;
+	u8 r;
+
+	if (!(d->keys & NPUEP_FD_VLAN))
+		return NPUEP_FD_FT_TAGS_PORT;
+	rcu_read_lock();
+	v = __vlan_find_dev_deep_rcu(dev, htons(ETH_P_8021Q), d->vlan.key.id);
+	if (v && cvlan)
+		v = __vlan_find_dev_deep_rcu(v, htons(ETH_P_8021Q), d->cvlan.key.id);
+	r = v ? NPUEP_FD_FT_TAGS_PORT : NPUEP_FD_FT_TAGS_NODEV;
+	if (v && !cvlan) {
+		netdev_for_each_upper_dev_rcu(dev, upper, iter)
+			if (is_vlan_dev(upper) &&
+			    vlan_dev_vlan_proto(upper) == htons(ETH_P_8021AD) &&
+			    __vlan_find_dev_deep_rcu(upper, htons(ETH_P_8021Q), d->vlan.key.id))
+				r = NPUEP_FD_FT_TAGS_UNDER_AD;
+	}
+	rcu_read_unlock();
+	return r;
 }
 
 static u8 npuep_fd_htype(enum flow_action_mangle_base htype)
@@ -317,6 +369,8 @@ int npuep_flow_parse(struct npuep_port *port, struct flow_rule *rule,
 	int err;
 
 	npuep_fd_read_matches(rule, &d);
+	if (ft)
+		d.ft_tags = npuep_fd_read_ft_tags(port->netdev, &d);
 	npuep_fd_read_actions(port, rule, &d);
 	err = npuep_flow_desc_parse(&d, &spec->key, &spec->rw, &msg);
 	if (err && msg)

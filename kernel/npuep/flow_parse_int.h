@@ -43,6 +43,8 @@
 #define NPUEP_FP_REDIR_LAST	"fast path needs the redirect as the last action"
 #define NPUEP_FP_NO_ACT		"action not supported by the fast path"
 #define NPUEP_FP_FT_AD		"802.1ad tags are not described by the kernel's flowtable (use npuflowd)"
+#define NPUEP_FP_FT_NODEV	"flowtable's tags are no VLAN device of the port: an 802.1ad tag lost?"
+#define NPUEP_FP_FT_UNDER_AD	"flowtable's tags are also under an 802.1ad device of the port"
 #define NPUEP_FP_SES_PUSHED	"fast path pushes PPPoE sessions 1-65534 only"
 
 /* What the parse of one rule has found so far. */

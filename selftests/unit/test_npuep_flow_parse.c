@@ -923,6 +923,19 @@ static const struct pcase cases[] = {
 	  .steps = { ACT(NPUEP_FA_ACCEPT), PUSH(ETH_P_8021Q, 200, 0), FWD },
 	  .refusal = "802.1ad tags are not described by the kernel's flowtable (use npuflowd)" },
 	/*
+	 * its other direction matches the 802.1Q tag alone: the glue finds
+	 * no VLAN device of the port for it, or an 802.1ad one with it too
+	 */
+	{ "802.1Q 200 of nf_flow_table, no such VLAN device of the port", FT4, CAP, TAG(200),
+	  .set = { D(ft_tags, NPUEP_FD_FT_TAGS_NODEV) }, .steps = { POP, FWD },
+	  .refusal = "flowtable's tags are no VLAN device of the port: an 802.1ad tag lost?" },
+	{ "802.1Q 200 of nf_flow_table, also under 802.1ad 100", FT4, CAP, TAG(200),
+	  .set = { D(ft_tags, NPUEP_FD_FT_TAGS_UNDER_AD) }, .steps = { POP, FWD },
+	  .refusal = "flowtable's tags are also under an 802.1ad device of the port" },
+	{ "802.1Q 200 of flower, no such VLAN device (not the flowtable's)", TCP4, CAP,
+	  TAG(200), .set = { D(ft_tags, NPUEP_FD_FT_TAGS_NODEV) },
+	  .steps = { POP, TTL_DEC4, FWD }, .w = { NPU_RW_VLAN_POP | NPU_RW_TTL } },
+	/*
 	 * ---- flower into a ppp device: the session and its tags, MACs and
 	 * MTU from the path under it (dev_fill_forward_path()) ----
 	 */

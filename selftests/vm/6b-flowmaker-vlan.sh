@@ -8,11 +8,13 @@
 # the host takes < 0.1 % of each stream; the frames reach far's and pc's
 # VLAN devices, so they left with the right tag.  When the IPv6 reply comes
 # back another way (tagged 20) the connection is made again with the
-# ingress the reply's frames show.
+# ingress the reply's frames show.  Behind 802.1ad 100 + 802.1Q 200 on
+# port 8 (pc untagged), a connection's rules match and pop both tags and
+# push them (0x88a8 outside 0x8100, as far's wire shows), in hardware.
 # Counts only; times belong to the benchmark.
 # timeout: 600
 . "$(dirname "$0")/lib.sh"
-ktap_plan 12
+ktap_plan 16
 LOAD=$NPU_REPO/build/bin/npuload
 V10_4=198.18.10 V20_4=198.18.20 V10_6=2001:db8:10: V20_6=2001:db8:20:
 trap fm_cleanup EXIT
@@ -112,6 +114,56 @@ ktap_result $(fm_wait_jq 30 '[.[] | select(.family == 6 and .state == "made" and
 diag "$(fm_flows | jq -c '[.[] | select(.family == 6 and .state == "made")][0] | {id, dirs: [.dirs[] | {in, vlan, out, out_vlan}]}')"
 sleep 2
 fm_share "IPv6 asymmetric"; ktap_result $? "asymmetric: the host sees < 0.1 % of the stream"
+kill "$FM_CLI" 2>/dev/null; wait "$FM_CLI" 2>/dev/null
+
+# 802.1ad 100 + 802.1Q 200: far behind a100.200 on port 8, pc untagged
+ip link add link "$P8" name a100 type vlan proto 802.1ad id 100 &&
+	ip link add link a100 name a100.200 type vlan id 200 &&
+	ip -n far link add link npuw0p8 name a100 type vlan proto 802.1ad id 100 &&
+	ip -n far link add link a100 name a100.200 type vlan id 200 &&
+	ip addr add 198.18.201.1/24 dev a100.200 && ip -n far addr add 198.18.201.2/24 dev a100.200 &&
+	ip link set a100 up && ip link set a100.200 up &&
+	ip -n far link set a100 up && ip -n far link set a100.200 up &&
+	ip -n far route add ${PC4%.*}.0/24 via 198.18.201.1 &&
+	ip netns exec pc ping -c1 -W3 198.18.201.2 >/dev/null
+ktap_result $? "802.1ad 100 + 802.1Q 200 on port 8: pc pings far through them"
+fm_stream 198.18.201.2 40
+# the rule on P8 matches both tags and pops them; the one on P3 pushes
+# 802.1Q 200, then 802.1ad 100 outside it (tc's order)
+qinq='[.[] | select(.options.in_hw == true and .protocol == "802.1ad" and
+	.options.keys.vlan_id == 100 and .options.keys.cvlan_id == 200 and
+	([.options.actions[] | select(.kind == "vlan") | .vlan_action] == ["pop", "pop"]))] | length'
+push='[.[] | select(.options.in_hw == true and
+	([.options.actions[] | select(.kind == "vlan") | [.vlan_action, .id, .protocol]] ==
+	 [["push", 200, "802.1Q"], ["push", 100, "802.1ad"]]))] | length'
+fm_wait_jq 30 '[.[] | select(.family == 4 and .state == "made")] | length == 1'
+ktap_result $([ "$(tc -j filter show dev "$P8" ingress | jq "$qinq")" = 1 ] &&
+	[ "$(tc -j filter show dev "$P3" ingress | jq "$push")" = 1 ]; echo $?) \
+	"802.1ad 100 + 802.1Q 200: the connection is made, its rules match and pop both tags on $P8 and push them on $P3, in hardware"
+diag "$(tc -j filter show dev "$P3" ingress | jq -c '[.[] | select(.options.in_hw)][0] | [.options.actions[] | {kind, a: .vlan_action, id, protocol}]')"
+sleep 2
+ip netns exec far tcpdump -i npuw0p8 -Q in -U -s 64 -c 40 -w "$FM_LOG.ad.pcap" 2>/dev/null &
+cap=$!
+fm_share "802.1ad + 802.1Q"; ktap_result $? "802.1ad 100 + 802.1Q 200: the host sees < 0.1 % of the stream"
+kill $cap 2>/dev/null; wait $cap 2>/dev/null
+# the capture's TCP segments: "segments in 88a8:100 8100:200, others"
+read -r good bad < <(python3 - "$FM_LOG.ad.pcap" <<'PY'
+import struct, sys
+b, off, good, bad = open(sys.argv[1], "rb").read(), 24, 0, 0
+while off + 16 <= len(b):
+    n = struct.unpack_from("<I", b, off + 8)[0]
+    x, off, o, l2 = b[off + 16:off + 16 + n], off + 16 + n, 12, []
+    while struct.unpack_from("!H", x, o)[0] in (0x8100, 0x88a8):
+        l2.append(struct.unpack_from("!HH", x, o))
+        o += 4
+    if struct.unpack_from("!H", x, o)[0] == 0x0800 and x[o + 11] == 6:
+        good, bad = (good + 1, bad) if l2 == [(0x88a8, 100), (0x8100, 200)] else (good, bad + 1)
+print(good, bad)
+PY
+)
+diag "far's wire: $good TCP segments tagged 0x88a8 100 then 0x8100 200, $bad otherwise"
+ktap_result $([ "${good:-0}" -ge 20 ] && [ "$bad" = 0 ]; echo $?) \
+	"the segments pushed into far's wire carry 802.1ad 100, then 802.1Q 200"
 [ "$KTAP_FAIL" = 0 ] || {
 	tc -s filter show dev "$P3" ingress | sed 's/^/# /' | head -60
 	tail -30 $FM_LOG | sed 's/^/# /'

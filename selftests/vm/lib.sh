@@ -557,23 +557,33 @@ in_csum_errs() { ip netns exec "$1" nstat -asz TcpInCsumErrors | awk '$1 == "Tcp
 # far's wire and P8 lose their addresses.  Options, logs and pid files go
 # in DIR (the guest's root is read-only).
 PPP_F4=10.64.0.1 PPP_F6=2001:db8:64::1 PPP_R6=2001:db8:64::2
-# pppoe_up DIR: the concentrator, then pppwan_up DIR.
+# pppoe_up DIR [VID]: the concentrator, then pppwan_up DIR [VID].  With
+# VID the session runs inside 802.1Q VLAN VID: on far's npuw0p8.VID and the
+# router's P8.VID, which it makes.
 pppoe_up() {
-	local d=$1
+	local d=$1 vid=${2:-} wire=npuw0p8
 	modprobe -a pppoe ppp_async || return 1
 	ip -n far addr flush dev npuw0p8 && ip addr flush dev "$P8" || return 1
+	if [ -n "$vid" ]; then
+		wire=npuw0p8.$vid
+		ip -n far link add link npuw0p8 name $wire type vlan id "$vid" &&
+			ip -n far link set $wire up &&
+			ip link add link "$P8" name "$P8.$vid" type vlan id "$vid" &&
+			ip link set "$P8.$vid" up || return 1
+	fi
 	printf '%s\n' noauth noccp "lcp-echo-interval 0" "mtu 1492" "mru 1492" +ipv6 \
 		"ip-up-script /bin/true" "ip-down-script /bin/true" > "$d/srv-opts"
-	ip netns exec far pppoe-server -I npuw0p8 -L $PPP_F4 -R 10.64.0.2 -N 4 \
+	ip netns exec far pppoe-server -I $wire -L $PPP_F4 -R 10.64.0.2 -N 4 \
 		-O "$d/srv-opts" -X "$d/srv.pid" || return 1
-	pppwan_up "$d"
+	pppwan_up "$d" "$vid"
 }
-# pppwan_up DIR: pppd on P8 (again after it died), up to 60 s for IPCP and
-# IPV6CP; sets PPP_PID (pppd), PPP_SID (the session id, from
-# /proc/net/pppoe), PPP_R4 (the router's address), PPP_FAR (far's end).
+# pppwan_up DIR [VID]: pppd on P8 (P8.VID with VID; again after it died),
+# up to 60 s for IPCP and IPV6CP; sets PPP_PID (pppd), PPP_SID (the session
+# id, from /proc/net/pppoe), PPP_R4 (the router's address), PPP_FAR (far's
+# end).
 pppwan_up() {
-	local d=$1 i sid dev
-	pppd plugin pppoe.so "nic-$P8" noauth noccp ifname pppwan mtu 1492 mru 1492 \
+	local d=$1 i sid dev low=$P8${2:+.$2}
+	pppd plugin pppoe.so "nic-$low" noauth noccp ifname pppwan mtu 1492 mru 1492 \
 		lcp-echo-interval 0 noipdefault nodefaultroute +ipv6 ipv6 ::1,::2 \
 		ip-up-script /bin/true ip-down-script /bin/true \
 		logfile "$d/pppd.log" nodetach </dev/null >/dev/null 2>&1 &
@@ -585,8 +595,8 @@ pppwan_up() {
 	done
 	[ -n "$PPP_R4" ] || { diag "pppwan: no session"; return 1; }
 	# "%08X %pM %8s", the sid a __be16 read as a host integer
-	read -r sid _ dev < <(awk -v d="$P8" '$3 == d' /proc/net/pppoe)
-	[ -n "$sid" ] || { diag "no session on $P8 in /proc/net/pppoe"; return 1; }
+	read -r sid _ dev < <(awk -v d="$low" '$3 == d' /proc/net/pppoe)
+	[ -n "$sid" ] || { diag "no session on $low in /proc/net/pppoe"; return 1; }
 	PPP_SID=$(( (0x$sid & 0xff) << 8 | (0x$sid >> 8 & 0xff) ))
 	for i in $(seq 100); do
 		PPP_FAR=$(ip -n far -o -4 addr show | awk -v p="$PPP_R4/32" '$6 == p { print $2 }')
