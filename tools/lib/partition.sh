@@ -31,6 +31,10 @@ PART_DEFAULT="router=0 coproc=1 hosts=2-3"
 # the router's), and its windows open and close on time only if a busy
 # test host yields to it at once.
 PART_NICE=10
+# The kernel threads that run on the test hosts' vCPUs, not the router's
+# (an extended regex of their comm; _part_kthreads): RCU's grace-period
+# kthreads, normal and expedited.
+PART_LAB_KTHREADS='rcu_preempt|rcu_sched|rcu_exp_gp_kthread_worker|rcu_exp_par_gp_kthread_worker/[0-9]+'
 
 # part_cpus LIST: the CPUs of a cpulist, space separated, ascending as
 # written; non-zero for a malformed list.
@@ -93,7 +97,7 @@ part_describe() {
 		s+="${s:+, }${PART_NS[i]} on $(part_host_cpu "$i")"
 	done
 	[ -n "$s" ] && s=" ($s: each its wire's NAPI thread and its processes), the harness and the guest's other devices (9p, console)"
-	echo "router vCPU $PART_ROUTER (npuep's vectors, the host's stack, npuflowd, the kernel's unpinned threads);" \
+	echo "router vCPU $PART_ROUTER (npuep's vectors, the host's stack, npuflowd, the kernel's unpinned threads but RCU's grace-period ones);" \
 		"coprocessor vCPU $PART_COPROC (npusim's cores); test hosts vCPU $PART_HOSTS$s"
 }
 
@@ -207,13 +211,19 @@ _part_wire() {
 	[ $n -gt 0 ] || { echo "partition: no NAPI thread napi/$w-* after threaded=1" >&2; return 1; }
 }
 
-# _part_kthreads: the kernel's threads that may run anywhere (RCU's,
-# kswapd, khungtaskd...) and the unbound workqueues' on the router's vCPUs:
-# on the appliance they are the host's.  The per-CPU ones refuse (the
-# model's work items are on per-CPU workqueues of its cores); a NAPI thread
-# is left where _part_wire put it.  Fork-free but for each move.
+# _part_kthreads: the kernel's threads that may run anywhere (kswapd,
+# kcompactd, khungtaskd...) and the unbound workqueues' on the router's
+# vCPUs: on the appliance they are the host's.  The per-CPU ones refuse
+# (the model's work items are on per-CPU workqueues of its cores); a NAPI
+# thread is left where _part_wire put it.  RCU's grace-period kthreads
+# (PART_LAB_KTHREADS) go to the test hosts' vCPUs: in the one kernel of
+# the model they serve every vCPU, and a fast-path window's grace periods
+# are the test hosts' and the model's (on the appliance, other machines'
+# kernels); on the router's vCPU they were nearly all its busy time there
+# and most of its wakeups (docs/measurements.md, "How the demo's CPU
+# figures are taken").  Fork-free but for each move.
 _part_kthreads() {
-	local p l k v all f
+	local p l k v c all f
 	part_mask "$PART_ROUTER" > /sys/devices/virtual/workqueue/cpumask || {
 		echo "partition: the unbound workqueues would not move to the router's vCPU $PART_ROUTER" >&2
 		return 1
@@ -221,7 +231,8 @@ _part_kthreads() {
 	all="0-$(($(getconf _NPROCESSORS_ONLN) - 1))"
 	for p in /proc/[0-9]*; do
 		read -r l < "$p/stat" 2>/dev/null || continue
-		[[ ${l%%)*} == *"(napi/"* ]] && continue
+		c=${l%%)*} c=${c#*(}
+		[[ $c == napi/* ]] && continue
 		read -r -a f <<<"${l##*) }"
 		(( f[6] & 0x200000 )) || continue	# PF_KTHREAD
 		v=
@@ -229,7 +240,11 @@ _part_kthreads() {
 			[ "$k" = Cpus_allowed_list: ] && v=$l
 		done < "$p/status"
 		[ "$v" = "$all" ] || continue
-		taskset -pc "$PART_ROUTER" "${p#/proc/}" >/dev/null 2>&1
+		if [[ $c =~ ^($PART_LAB_KTHREADS)$ ]]; then
+			taskset -pc "$PART_HOSTS" "${p#/proc/}" >/dev/null 2>&1
+		else
+			taskset -pc "$PART_ROUTER" "${p#/proc/}" >/dev/null 2>&1
+		fi
 	done
 	return 0
 }
