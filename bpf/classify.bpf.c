@@ -550,9 +550,63 @@ static __always_inline void parse_pppoe(void *data, void *end, __u32 off,
 		k->w[1] |= KW(sid, 2, 2);
 }
 
-/* @k: the key of a candidate (p->stat NPUFLOW_S_CANDIDATE), else partly written. */
-static __always_inline void parse(void *data, void *end, __u32 ifindex,
-				  union npuflow_key_w *k, struct parsed *p)
+/*
+ * The L3 header at @off, of ethertype @proto: IPv4, IPv6 or a PPPoE
+ * session's; any other is NON_IP.
+ */
+static __always_inline void parse_l3(void *data, void *end, __u32 off, __be16 proto,
+				     union npuflow_key_w *k, struct parsed *p)
+{
+	if (proto == bpf_htons(ETH_P_IP))
+		parse_ipv4(data, end, off, k, p);
+	else if (proto == bpf_htons(ETH_P_IPV6))
+		parse_ipv6(data, end, off, k, p);
+	else if (proto == bpf_htons(ETH_P_PPP_SES))
+		parse_pppoe(data, end, off, k, p);
+	else
+		fail(p, NPUFLOW_S_NON_IP);
+}
+
+/* The L3 header's furthest offset: Ethernet and two tags. */
+#define NPUFLOW_L3_OFF_MAX	(sizeof(struct eth_min) + 2 * sizeof(struct vlan_hdr))
+
+/*
+ * parse_l3() as a global function, one for each program type's context:
+ * the verifier checks a global function once, its arguments unknown, not
+ * once for each path that reaches its call.  Inlined, the L3 parse would
+ * be checked again for each L2 header's length (Ethernet, one tag, two
+ * tags), and the program after it for each status it leaves: ten times the
+ * work, and loading the classifier is most of npuflowd's start
+ * (docs/measurements.md, "npuflowd's start and the verifier").  @off at most NPUFLOW_L3_OFF_MAX
+ * (else nothing is parsed); @k and @p point to the caller's key and
+ * result.  Returns 0.
+ */
+__noinline int parse_l3_xdp(struct xdp_md *ctx, __u32 off, __u32 proto,
+			    union npuflow_key_w *k, struct parsed *p)
+{
+	if (!k || !p || off > NPUFLOW_L3_OFF_MAX)
+		return 0;
+	parse_l3((void *)(long)ctx->data, (void *)(long)ctx->data_end, off, proto, k, p);
+	return 0;
+}
+
+/* parse_l3_xdp() for a tc program's frame. */
+__noinline int parse_l3_skb(struct __sk_buff *skb, __u32 off, __u32 proto,
+			    union npuflow_key_w *k, struct parsed *p)
+{
+	if (!k || !p || off > NPUFLOW_L3_OFF_MAX)
+		return 0;
+	parse_l3((void *)(long)skb->data, (void *)(long)skb->data_end, off, proto, k, p);
+	return 0;
+}
+
+/*
+ * The Ethernet header and up to two VLAN tags: key word 0 written, the L3
+ * header's offset returned and its ethertype in *@l3proto; 0 when there is
+ * none to parse (p->stat says why).
+ */
+static __always_inline __u32 parse_l2(void *data, void *end, __u32 ifindex,
+				      union npuflow_key_w *k, struct parsed *p, __be16 *l3proto)
 {
 	struct eth_min *eth = data;
 	struct vlan_hdr *vh;
@@ -579,22 +633,16 @@ static __always_inline void parse(void *data, void *end, __u32 ifindex,
 			off += sizeof(*vh);
 			if (vlan_proto(proto)) {
 				fail(p, NPUFLOW_S_VLAN_DEPTH);
-				return;
+				return 0;
 			}
 		}
 	}
 	k->w[0] = KW(ifindex, 0, 4) | KW(outer, 4, 2) | KW(inner, 6, 2);
-	if (proto == bpf_htons(ETH_P_IP))
-		parse_ipv4(data, end, off, k, p);
-	else if (proto == bpf_htons(ETH_P_IPV6))
-		parse_ipv6(data, end, off, k, p);
-	else if (proto == bpf_htons(ETH_P_PPP_SES))
-		parse_pppoe(data, end, off, k, p);
-	else
-		fail(p, NPUFLOW_S_NON_IP);
-	return;
+	*l3proto = proto;
+	return off;
 trunc:
 	fail(p, NPUFLOW_S_TRUNC_L2);
+	return 0;
 }
 
 /*
@@ -970,12 +1018,16 @@ static __always_inline int classify(struct xdp_md *ctx)
 		.len = end - data, .ifindex = ctx->ingress_ifindex, .n = 1,
 		.conn = NPUFLOW_CONN_NONE, .reason = NPUFLOW_R_NONE, .port = NPUFLOW_PORT_NONE,
 	};
-	union npuflow_key_w kw;		/* written by parse() */
+	union npuflow_key_w kw;		/* written by parse_l2(), parse_l3_xdp() */
 	struct parsed p = {};
 	struct npuflow_counters *c;
 	struct npuflow_cand *v;
+	__be16 l3;
+	__u32 off;
 
-	parse(data, end, f.ifindex, &kw, &p);
+	off = parse_l2(data, end, f.ifindex, &kw, &p, &l3);
+	if (off)
+		parse_l3_xdp(ctx, off, l3, &kw, &p);
 	f.nb = f.len;
 	f.pflags = p.cflags | (p.other_l4 ? NPUFLOW_CACHE_OTHER_L4 : 0);
 	if (cache_hit(&f, &kw, &p, m, data))
@@ -1031,10 +1083,14 @@ int npuflow_forwarded(struct __sk_buff *skb)
 {
 	void *data = (void *)(long)skb->data, *end = (void *)(long)skb->data_end;
 	union npuflow_key_w k;
+	__be16 l3;
+	__u32 off;
 	struct parsed p = {};
 	__u64 now, *t;
 
-	parse(data, end, skb->ifindex, &k, &p);
+	off = parse_l2(data, end, skb->ifindex, &k, &p, &l3);
+	if (off)
+		parse_l3_skb(skb, off, l3, &k, &p);
 	if (p.stat != NPUFLOW_S_CANDIDATE)
 		return TC_ACT_OK;
 	k.w[0] = KW(skb->ifindex, 0, 4);

@@ -22,8 +22,12 @@ int npuflow_classify_naive(struct xdp_md *ctx)
 	struct npuflow_counters *c;
 	struct parsed p = {};
 	__u64 now;
+	__be16 l3;
+	__u32 off;
 
-	parse(data, end, ifindex, &kw, &p);
+	off = parse_l2(data, end, ifindex, &kw, &p, &l3);
+	if (off)
+		parse_l3_xdp(ctx, off, l3, &kw, &p);
 	if ((void *)(m + 1) <= data && m->magic == NPUFLOW_META_MAGIC) {
 		if (m->version == NPUFLOW_META_VERSION && m->port < NPUFLOW_MAX_PORTS) {
 			reason = m->reason;

@@ -1716,6 +1716,51 @@ static int t_layout(void)
 	return 0;
 }
 
+/*
+ * The verifier's work on each program, in instructions processed (its
+ * log's statistics line): a count, bounded at about three times what
+ * it is, so that a change that multiplies the paths it walks (an
+ * inlined parse checked once for each L2 header length and each status
+ * it leaves: 190,470 and 48,235 here) fails here, not as a slow
+ * npuflowd start under emulation (docs/measurements.md, "npuflowd's
+ * start and the verifier").
+ */
+#define VERIFIER_LOG_SIZE	(64 * 1024)
+
+static long verifier_insns(const char *log)
+{
+	const char *s = strstr(log, "processed ");
+
+	return s ? strtol(s + strlen("processed "), NULL, 10) : -1;
+}
+
+static int t_verifier_work(void)
+{
+	static char lc[VERIFIER_LOG_SIZE], lf[VERIFIER_LOG_SIZE];
+	struct classify *s1 = classify__open();
+	long nc, nf;
+
+	if (!s1)
+		FAIL("open");
+	lc[0] = lf[0] = '\0';
+	bpf_program__set_log_level(s1->progs.npuflow_classify, 4);
+	bpf_program__set_log_buf(s1->progs.npuflow_classify, lc, sizeof(lc));
+	bpf_program__set_log_level(s1->progs.npuflow_forwarded, 4);
+	bpf_program__set_log_buf(s1->progs.npuflow_forwarded, lf, sizeof(lf));
+	bpf_map__set_max_entries(s1->maps.candidates, 1024);
+	if (classify__load(s1)) {
+		classify__destroy(s1);
+		FAIL("load");
+	}
+	classify__destroy(s1);
+	nc = verifier_insns(lc);
+	nf = verifier_insns(lf);
+	CHECK(nc > 0 && nc <= 40000 && nf > 0 && nf <= 25000,
+	      "instructions processed: classifier %ld (at most 40,000), egress watch %ld "
+	      "(at most 25,000)", nc, nf);
+	return 0;
+}
+
 struct test {
 	const char *name;
 	int (*fn)(void);
@@ -1776,6 +1821,7 @@ static const struct test tests[] = {
 	{ "cache_counters_and_metadata", t_cache_counters },
 	{ "ring_full_threshold_events_lost_marked", t_ring_full },
 	{ "ring_full_threshold_one_lost_marked", t_ring_full_threshold_one },
+	{ "verifier_work_bounded", t_verifier_work },
 };
 
 static int load(void)
