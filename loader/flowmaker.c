@@ -620,6 +620,11 @@ static int reindex(struct fm *fm, uint32_t id, const struct fm_lookup *l)
 	return 0;
 }
 
+uint32_t fm_eg_session(uint32_t eg, uint16_t in_sid, uint16_t out_sid, int skip_sw)
+{
+	return (in_sid || out_sid) && !skip_sw ? eg | FM_EG_PPPOE : eg;
+}
+
 enum fm_action fm_lookup_done(struct fm *fm, uint32_t id, const struct fm_lookup *l,
 			      uint64_t now)
 {

@@ -254,6 +254,19 @@ enum fm_action fm_candidate(struct fm *fm, const struct npuflow_key *k, uint64_t
 /* After FM_A_LOOKUP: FM_A_WRITE, FM_A_REFUSE, or FM_A_NONE (stale id). */
 enum fm_action fm_lookup_done(struct fm *fm, uint32_t id, const struct fm_lookup *l,
 			      uint64_t now);
+/*
+ * fm_eg_session() - a direction's egress verdict (FM_EG_*) with its PPPoE
+ * sessions: @eg, the direction arriving in session @in_sid and leaving in
+ * session @out_sid (0 = none), its rules hardware-only when @skip_sw.  A
+ * direction in or out of a session is the driver's only: its rule that
+ * matches a session ends it (pops the header; flower's software path
+ * forwards the frame still in it) and one redirected to a ppp device sends
+ * in the device's session (software would hand the device an Ethernet
+ * frame).  So with rules in software too it is FM_EG_PPPOE.
+ *
+ * Return: @eg, or @eg | FM_EG_PPPOE.
+ */
+uint32_t fm_eg_session(uint32_t eg, uint16_t in_sid, uint16_t out_sid, int skip_sw);
 /* After FM_A_WRITE: rc 0 (both written), -ENOSPC (table full) or another -errno. */
 enum fm_action fm_write_done(struct fm *fm, uint32_t id, int rc, uint64_t now);
 /* A revive event for @k: counted on its connection. 0, or -1 if unknown. */

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/bpf.h>
+#include <linux/pkt_cls.h>
 #include "fmd_int.h"
 #include "fmd_egress.h"
 #include "fmd_keepalive.h"
@@ -58,14 +59,8 @@ static uint32_t lookup_egress(struct fmd *d, struct fm_lookup *l, int dir,
 	memcpy(l->nexthop[dir], eg.nexthop, sizeof(l->nexthop[dir]));
 	memcpy(l->dmac[dir], eg.dmac, 6);
 	memcpy(l->smac[dir], eg.smac, 6);
-	/*
-	 * A direction into a session is redirected to its ppp device, which
-	 * npuep does not take as a redirect's target: the connection stays on
-	 * the host (pppoe) rather than failing its write.
-	 */
-	if (!rc && (eg.out_sid || l->key[dir].pppoe_sid))
-		rc = FM_EG_PPPOE;
-	return rc;
+	return fm_eg_session(rc, l->key[dir].pppoe_sid, eg.out_sid,
+			     !!(d->tc_flags & TCA_CLS_FLAGS_SKIP_SW));
 }
 
 /*

@@ -370,6 +370,56 @@ static void test_refuse_pppoe(void **st)
 }
 
 /*
+ * A direction in or out of a PPPoE session is made with hardware-only
+ * rules: its egress verdict stands; with rules in software too it is
+ * pppoe.  A direction with no session keeps its verdict either way.
+ */
+static void test_eg_session(void **st)
+{
+	(void)st;
+	assert_int_equal(fm_eg_session(0, 0, 5, 1), 0);
+	assert_int_equal(fm_eg_session(0, 5, 0, 1), 0);
+	assert_int_equal(fm_eg_session(FM_EG_NO_NEIGH, 0, 5, 1), FM_EG_NO_NEIGH);
+	assert_int_equal(fm_eg_session(0, 0, 0, 0), 0);
+	assert_int_equal(fm_eg_session(FM_EG_SHAPED, 0, 0, 0), FM_EG_SHAPED);
+	assert_int_equal(fm_eg_session(0, 0, 5, 0), FM_EG_PPPOE);
+	assert_int_equal(fm_eg_session(0, 5, 0, 0), FM_EG_PPPOE);
+	assert_int_equal(fm_eg_session(FM_EG_NO_NEIGH, 5, 5, 0), FM_EG_NO_NEIGH | FM_EG_PPPOE);
+}
+
+/*
+ * A connection whose original leaves in session 5 by ppp device 30 (port
+ * 8) and whose reply arrives in it is made as npuep takes it: redirected
+ * to the ppp device, the reply keyed by the session, both routed (a rule
+ * that matches a session must decrement the TTL for the driver to end it).
+ */
+static void test_made_pppoe(void **st)
+{
+	struct fm *fm = new_fm(64);
+	struct fm_lookup l = lk_ok(0);
+	struct npuflow_key k = korig(0);
+	uint32_t id;
+
+	(void)st;
+	l.key[1].pppoe_sid = 5;
+	l.out_ifindex[0] = 30;
+	l.out_port[0] = 8;
+	l.out_sid[0] = 5;
+	l.eg_flags[0] = fm_eg_session(0, l.key[0].pppoe_sid, l.out_sid[0], 1);
+	l.eg_flags[1] = fm_eg_session(0, l.key[1].pppoe_sid, l.out_sid[1], 1);
+	assert_int_equal(fm_candidate(fm, &k, 16, 0, 1, 0, 100, &id), FM_A_LOOKUP);
+	assert_int_equal(fm_lookup_done(fm, id, &l, 100), FM_A_WRITE);
+	assert_int_equal(fm->e[id].rec.out_ifindex[0], 30);
+	assert_int_equal(fm->e[id].rec.out_sid[0], 5);
+	assert_int_equal(fm->e[id].rec.out_sid[1], 0);
+	assert_int_equal(fm->e[id].rec.key[1].pppoe_sid, 5);
+	assert_true(fm->e[id].rec.flags & NPUFLOW_CONN_F_ROUTED);
+	assert_int_equal(fm->e[id].rec.tc_prio, NPUFLOW_TC_PRIO_IP);
+	assert_int_equal(fm->refused[NPUFLOW_FR_PPPOE], 0);
+	fm_free(fm);
+}
+
+/*
  * A direction the host has not forwarded since the last ruleset change
  * (FM_EG_UNPROVEN: its frames may be dropped by the new ruleset, though
  * conntrack still calls the entry established) is not made: refused as not
@@ -1937,6 +1987,8 @@ int main(void)
 		cmocka_unit_test(test_pace_gap),
 		cmocka_unit_test(test_keepalive_bound),
 		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_eg_session),
+		cmocka_unit_test(test_made_pppoe),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
