@@ -15,6 +15,7 @@
 #include "nlsock.h"
 #include "rtcache.h"
 #include "xfrmdb.h"
+#include "pppoetab.h"
 #include "ctzones.h"
 #include "fmd_walk.h"
 #include "fmd_keepalive.h"
@@ -115,6 +116,8 @@ struct fmd {
 	struct fmd_port ports[NPUFLOWD_MAX_PORTS];
 	int nports;
 	struct fmd_vlans vlans;
+	struct pppoetab_pass pppoe;	/* the host's PPPoE sessions, read once a pass */
+	uint64_t egress_pass;		/* passes of lookups (fmd_egress_pass()) */
 	int rules_sel;			/* NLS_RULES_*, as of rtcache generation rules_gen */
 	uint64_t rules_gen;
 	int conn_fd, stats_fd, cand_fd;

@@ -271,8 +271,19 @@ static int same_switch(const struct fmd_port *a, const struct fmd_port *b)
 	       !memcmp(a->switch_id, b->switch_id, a->switch_id_len);
 }
 
-/* The host's PPPoE sessions read at most (a router has a few). */
-#define FMD_PPPOE_MAX	64
+void fmd_egress_pass(struct fmd *d)
+{
+	d->egress_pass++;
+}
+
+/* The host's PPPoE sessions as this pass of lookups reads them: their
+ * number (more than PPPOETAB_PASS_MAX, or none readable: none usable). */
+static int sessions(struct fmd *d, const struct pppoe_sess **s)
+{
+	int n = pppoetab_pass_get(&d->pppoe, PPPOETAB_PATH, d->egress_pass, s);
+
+	return n > 0 && n <= PPPOETAB_PASS_MAX ? n : 0;
+}
 
 /* The device a direction arriving as @k is received on (its tags'): 0 with
  * *@dev, or FM_EG_VLAN. */
@@ -298,16 +309,14 @@ static uint32_t ingress_dev(struct fmd *d, const struct npuflow_key *k, uint64_t
  * The PPPoE session on device @dev: session @sid, or with @sid 0 any, as
  * long as it is the only one on @dev.  0 with @out, or FM_EG_PPPOE.
  */
-static uint32_t session_on(uint32_t dev, uint16_t sid, struct pppoe_sess *out)
+static uint32_t session_on(struct fmd *d, uint32_t dev, uint16_t sid, struct pppoe_sess *out)
 {
-	struct pppoe_sess s[FMD_PPPOE_MAX];
+	const struct pppoe_sess *s;
 	char name[IF_NAMESIZE];
 	int n, i;
 
-	if (!if_indextoname(dev, name))
-		return FM_EG_PPPOE;
-	n = pppoetab_read(PPPOETAB_PATH, s, FMD_PPPOE_MAX);
-	if (n <= 0 || n > FMD_PPPOE_MAX)
+	n = sessions(d, &s);
+	if (!n || !if_indextoname(dev, name))
 		return FM_EG_PPPOE;
 	i = pppoetab_find(s, n, name, 0);
 	if (i < 0 || (sid && s[i].sid != sid))
@@ -337,7 +346,7 @@ static uint32_t ppp_ingress(struct fmd *d, const struct npuflow_key *k, uint32_t
 	struct pppoe_sess s;
 	struct nls_route r;
 
-	if (session_on(dev, k->pppoe_sid, &s))
+	if (session_on(d, dev, k->pppoe_sid, &s))
 		return FM_EG_PPPOE;
 	if (nls_route_get(&d->rt, af, NULL, k->saddr, 0, &f, &r) || !r.oif ||
 	    !is_ppp(d, r.oif))
@@ -354,14 +363,11 @@ static uint32_t ppp_ingress(struct fmd *d, const struct npuflow_key *k, uint32_t
  */
 static uint32_t only_session(struct fmd *d, struct pppoe_sess *out, uint32_t *dev)
 {
-	struct pppoe_sess s[FMD_PPPOE_MAX];
+	const struct pppoe_sess *s;
 	uint32_t ifi, lower;
 	uint16_t o, in;
-	int n, i, found = 0;
+	int n = sessions(d, &s), i, found = 0;
 
-	n = pppoetab_read(PPPOETAB_PATH, s, FMD_PPPOE_MAX);
-	if (n <= 0 || n > FMD_PPPOE_MAX)
-		return FM_EG_PPPOE;
 	for (i = 0; i < n; i++) {
 		ifi = if_nametoindex(s[i].dev);
 		if (!ifi || vlanstack_out(d->vlans.v, d->vlans.n, ifi, &lower, &o, &in) < 0 ||
@@ -389,7 +395,7 @@ static uint32_t ppp_egress(struct fmd *d, const struct npuflow_key *peer, uint32
 
 	vlans_fresh(d, now);
 	if (peer && peer->pppoe_sid) {
-		if (ingress_dev(d, peer, now, &dev) || session_on(dev, peer->pppoe_sid, &s))
+		if (ingress_dev(d, peer, now, &dev) || session_on(d, dev, peer->pppoe_sid, &s))
 			return FM_EG_PPPOE;
 	} else if (only_session(d, &s, &dev)) {
 		return FM_EG_PPPOE;

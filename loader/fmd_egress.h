@@ -74,10 +74,17 @@ void fmd_egress_keep(struct fmd *d, uint64_t now);
  * MAC.  Anything else is FM_EG_PPPOE.  Route, next hop, port facts and
  * the VLAN devices come from rtcache's generation while rtnetlink
  * announced no change; otherwise one round trip each; the sessions are
- * read at each use.
+ * read once a pass of lookups (fmd_egress_pass()).
  */
 uint32_t fmd_egress(struct fmd *d, const struct npuflow_key *k, const struct npuflow_key *peer,
 		    const uint8_t *out_daddr, uint32_t mark, struct fmd_egress *eg);
+
+/*
+ * A pass of lookups begins (a batch of makes, a recheck of the made
+ * connections): the PPPoE sessions are read again at its first use, once
+ * for all its lookups.
+ */
+void fmd_egress_pass(struct fmd *d);
 
 /* fmd_egress_check(): an egress fact changed, or an IPsec policy now
  * covers the connection (not FM_EG_* refusals). */

@@ -280,6 +280,7 @@ void fmd_lq_flush(struct fmd *d)
 	if (!q.n)
 		return;
 	fmd_monitor_poll(d);
+	fmd_egress_pass(d);
 	t0 = fmd_now();
 	memset(a.parsed, 0, sizeof(a.parsed));
 	for (i = 0; i < q.n; i++) {

@@ -109,6 +109,7 @@ void fmd_recheck_made(struct fmd *d, uint64_t now)
 	if (!d->egress_dirty || now < d->next_recheck_ns)
 		return;
 	d->egress_dirty = 0;
+	fmd_egress_pass(d);
 	fmd_egress_recheck_ports(d, now);
 	/* the ports just read included; a shaped port or a tag that went lets
 	 * the connections refused for it be looked up again at once */

@@ -113,3 +113,15 @@ int pppoetab_find(const struct pppoe_sess *s, int n, const char *dev, uint16_t s
 	}
 	return found;
 }
+
+int pppoetab_pass_get(struct pppoetab_pass *t, const char *path, uint64_t pass,
+		      const struct pppoe_sess **s)
+{
+	if (!pass || t->pass != pass) {
+		t->n = pppoetab_read(path, t->s, PPPOETAB_PASS_MAX);
+		t->pass = pass;
+		t->reads++;
+	}
+	*s = t->s;
+	return t->n;
+}

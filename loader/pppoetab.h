@@ -52,4 +52,28 @@ int pppoetab_read(const char *path, struct pppoe_sess *s, int max);
  */
 int pppoetab_find(const struct pppoe_sess *s, int n, const char *dev, uint16_t sid);
 
+/* The sessions a pass keeps (a router has a few; more are refused). */
+#define PPPOETAB_PASS_MAX	64
+
+/* The sessions as one read found them, kept for the pass it was in. */
+struct pppoetab_pass {
+	struct pppoe_sess s[PPPOETAB_PASS_MAX];
+	int n;			/* pppoetab_read()'s return */
+	uint64_t pass;		/* the pass they were read in, 0 = none yet */
+	uint64_t reads;		/* the file's reads */
+};
+
+/*
+ * pppoetab_pass_get() - the sessions of the file at @path for pass @pass
+ * (non-zero; the caller's count of its passes): read at the pass's first
+ * call, the same for its others, so a pass of lookups reads the file once
+ * and sees a session that came or went since the pass before.  *@s gets
+ * the sessions read (@t's, valid until the next call).
+ *
+ * Return: pppoetab_read()'s, of the pass's read (more than
+ * PPPOETAB_PASS_MAX: only that many are in *@s).
+ */
+int pppoetab_pass_get(struct pppoetab_pass *t, const char *path, uint64_t pass,
+		      const struct pppoe_sess **s);
+
 #endif

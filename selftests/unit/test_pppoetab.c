@@ -116,6 +116,53 @@ static void read_file(void **state)
 	assert_int_equal(pppoetab_read(path, s, 4), 0);
 }
 
+/* Write @text to @path whole. */
+static void put(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	assert_int_equal(fputs(text, f) >= 0, 1);
+	assert_int_equal(fclose(f), 0);
+}
+
+/*
+ * A pass reads the file once, whatever it asks: a session that ends, or a
+ * new one, within the pass is seen by the next pass, not in this one.
+ */
+static void pass_once(void **state)
+{
+	char path[] = "/tmp/test_pppoetab.XXXXXX";
+	struct pppoetab_pass t = { 0 };
+	const struct pppoe_sess *s;
+	int fd;
+
+	(void)state;
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	put(path, "Id       Address              Device\n"
+		  "00000100 02:00:00:00:08:01  npuw0p8\n");
+	assert_int_equal(pppoetab_pass_get(&t, path, 1, &s), 1);
+	assert_int_equal(s[0].sid, 1);
+	/* pppd redialled: session 1 gone, session 2 up */
+	put(path, "Id       Address              Device\n"
+		  "00000200 02:00:00:00:08:01  npuw0p8\n");
+	assert_int_equal(pppoetab_pass_get(&t, path, 1, &s), 1);
+	assert_int_equal(s[0].sid, 1);
+	assert_int_equal(t.reads, 1);
+	assert_int_equal(pppoetab_pass_get(&t, path, 2, &s), 1);
+	assert_int_equal(s[0].sid, 2);
+	assert_int_equal(pppoetab_pass_get(&t, path, 2, &s), 1);
+	assert_int_equal(t.reads, 2);
+	/* the session ended, no new one (the module stays: the header alone) */
+	put(path, "Id       Address              Device\n");
+	assert_int_equal(pppoetab_pass_get(&t, path, 3, &s), 0);
+	unlink(path);
+	assert_int_equal(pppoetab_pass_get(&t, path, 4, &s), 0);
+	assert_int_equal(t.reads, 4);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -124,6 +171,7 @@ int main(void)
 		cmocka_unit_test(parse_skips),
 		cmocka_unit_test(find),
 		cmocka_unit_test(read_file),
+		cmocka_unit_test(pass_once),
 	};
 
 	return cmocka_run_group_tests_name("pppoetab", tests, NULL, NULL);
