@@ -70,11 +70,12 @@ while select.select([s], [], [], 1.5)[0]:
 print(got)
 PY
 }
-# made SPORT SID: npuflowd's flow from pc's SPORT is made, its reply
-# arriving in session SID, both directions in hardware
+# made SPORT SID [SECONDS]: npuflowd's flow from pc's SPORT is made, both
+# directions in hardware, the rule on port 8 matching session SID
 made() {
 	fm_wait_jq "${3:-20}" "[.[] | select(.dirs[0].sport == $1 and .state == \"made\" and
-		.dirs[1].pppoe_sid == $2 and .dirs[0].in_hw and .dirs[1].in_hw)] | length == 1"
+		.dirs[0].in_hw and .dirs[1].in_hw)] | length == 1" &&
+		tc filter show dev "$P8" ingress | grep -qw "pppoe_sid $2"
 }
 # hw_counts: "FORWARDED PUNTED" of ports 3 and 8 together (IP punts)
 hw_counts() { echo $(( $(eth_sum "$P3" '^hw_fwd_frames$') + $(eth_sum "$P8" '^hw_fwd_frames$') )) "$(ip_punts)"; }
@@ -89,7 +90,7 @@ flow() {
 		made "$3" "$PPP_SID" 1 && { ok=0; break; }
 	done
 	ktap_result $ok "$1: made (after $((i * 10)) datagrams): into session $PPP_SID by pppwan, out of it keyed by the session"
-	diag "$(fm_flows | jq -c ".[] | select(.dirs[0].sport == $3) | {id, state, reason, dirs: [.dirs[] | {ifname, pppoe_sid, in_hw}]}")"
+	diag "$(fm_flows | jq -c ".[] | select(.dirs[0].sport == $3) | {id, state, reason, dirs: [.dirs[] | {in_hw, packets}]}")"
 	read -r f0 p0 <<< "$(hw_counts)"
 	got=$(echo_pc "$2" "$3" $N 0.002)
 	read -r f1 p1 <<< "$(hw_counts)"
