@@ -5,13 +5,14 @@
  * counters, the ingress hook that forwards a frame port to port without
  * the host, and the debugfs knobs of the give-back rules (seed 004).
  *
- * A forwarded frame whose rewrite changed what its L4 sum covers (NAT)
- * leaves with CHECKSUM_NONE: the sums are complete and the receiver checks
- * them.  Without NAT (TTL and MACs only, outside the L4 sum) a sum the
- * sender left to its device stays CHECKSUM_PARTIAL to the far end, as on
- * the host path (tx.c), and the far end's wire fills it in with rx off
- * (wire.c): completing every sum here costs the fast path a quarter of
- * its rate (docs/measurements.md, "Fast path and host path checksums").
+ * A forwarded frame whose rewrite changed what its L4 sum covers (NAT), or
+ * that it pushes into a PPPoE session, leaves with CHECKSUM_NONE: the sums
+ * are complete and the receiver checks them.  Otherwise (TTL and MACs
+ * only, outside the L4 sum) a sum the sender left to its device stays
+ * CHECKSUM_PARTIAL to the far end, as on the host path (tx.c), and the far
+ * end's wire fills it in with rx off (wire.c): completing every sum here
+ * costs the fast path a quarter of its rate (docs/measurements.md, "Fast
+ * path and host path checksums").
  */
 #include <linux/debugfs.h>
 #include <linux/etherdevice.h>
@@ -555,10 +556,15 @@ bool npusim_fp_ingress(struct npusim_port *port, struct sk_buff *skb,
 	 * The rewrite updates sums incrementally: a sum the sender left to
 	 * the device must be complete first when NAT changes what the L4 sum
 	 * covers.  TTL and MACs are outside it: there the sum stays partial
-	 * to the far end, as on the host path (tx.c).
+	 * to the far end, as on the host path (tx.c).  A frame pushed into a
+	 * PPPoE session reaches a concentrator, which reads the frame whole
+	 * rather than as a stack that takes a partial sum as verified: its
+	 * sums are completed, as the host path's are (a ppp device offers no
+	 * checksum offload).
 	 */
 	partial = skb->ip_summed == CHECKSUM_PARTIAL;
-	if (partial && (rw.flags & (NPU_RW_SNAT | NPU_RW_DNAT))) {
+	if (partial && ((rw.flags & (NPU_RW_SNAT | NPU_RW_DNAT)) ||
+			(rw.l2 & NPU_RW_L2_PPPOE_PUSH))) {
 		if (skb_checksum_help(skb))
 			goto drop;
 		partial = false;
