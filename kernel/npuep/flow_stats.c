@@ -124,26 +124,29 @@ static void npuep_conn_stats_update(struct npuep_conn *c,
  * Read connection @c's entry, under ft->lock.  The device is untrusted: an
  * entry of another index or with an impossible state is refused and
  * counted (fp_stats_bad); one of another revision (a rewrite the device
- * has not executed yet, or a lie) is skipped and counted (fp_stats_stale);
+ * has not executed yet, or a lie) is skipped and counted (fp_stats_stale),
+ * each counted only when @count (the pass's read, not a rewrite's);
  * either way no connection's counters or last-used move for it, so that a
  * lie never keeps a dead connection alive in conntrack.  A FREE entry (not
  * made yet, or taken out) changes nothing.
  */
 static void npuep_conn_stats_read(struct npuep_ft *ft, struct npuep_conn *c,
-				  u32 clock)
+				  u32 clock, bool count)
 {
 	struct npuep_area_read r;
 
 	if (!npuep_area_read(&ft->area[c->idx], &r))
 		return;
 	if (r.conn != c->idx || r.state > NPU_CONN_NOT_ACTIVE) {
-		ft->st.stats_bad++;
+		if (count)
+			ft->st.stats_bad++;
 		return;
 	}
 	if (r.state == NPU_CONN_FREE)
 		return;
 	if (r.rev != c->rev) {
-		ft->st.stats_stale++;
+		if (count)
+			ft->st.stats_stale++;
 		return;
 	}
 	npuep_conn_stats_update(c, &r, clock);
@@ -163,16 +166,10 @@ static void npuep_conn_stats_read(struct npuep_ft *ft, struct npuep_conn *c,
  */
 void npuep_conn_stats_sync(struct npuep_ft *ft, struct npuep_conn *c)
 {
-	struct npuep_area_read r;
-
-	if (!ft->area || c->idx >= ft->area_n ||
-	    !npuep_area_read(&ft->area[c->idx], &r))
+	if (!ft->area || c->idx >= ft->area_n)
 		return;
-	if (r.conn != c->idx || r.rev != c->rev ||
-	    (r.state != NPU_CONN_VALID && r.state != NPU_CONN_NOT_ACTIVE))
-		return;
-	npuep_conn_stats_update(c, &r, npuep_rd32(ft->ndev, NPU_REG_FT_STATS +
-						      NPU_FT_STATS_CLOCK));
+	npuep_conn_stats_read(ft, c, npuep_rd32(ft->ndev, NPU_REG_FT_STATS +
+						NPU_FT_STATS_CLOCK), false);
 }
 
 /*
@@ -197,7 +194,7 @@ static bool npuep_ft_area_scan(struct npuep_ft *ft)
 		for (j = i; j < end; j++) {
 			c = npuep_conn_at(ft, j);
 			if (c)
-				npuep_conn_stats_read(ft, c, clock);
+				npuep_conn_stats_read(ft, c, clock, true);
 		}
 		if (end == ft->area_n)
 			ft->st.stats_reads++;
