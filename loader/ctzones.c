@@ -3,6 +3,7 @@
  * ctzones.c - the conntrack zones seen in use (see ctzones.h).
  */
 #include "ctzones.h"
+#include "../lib/npuflow_time.h"
 
 void ctz_seen(struct ctzones *z, uint16_t zone, uint64_t now)
 {
@@ -15,7 +16,7 @@ void ctz_seen(struct ctzones *z, uint16_t zone, uint64_t now)
 			z->seen_ns[i] = now;
 			return;
 		}
-		if (now - z->seen_ns[i] >= CTZ_TTL_NS && oldest < 0)
+		if (npuflow_since(now, z->seen_ns[i]) >= CTZ_TTL_NS && oldest < 0)
 			oldest = i;
 	}
 	if (z->n < CTZ_MAX)
@@ -32,10 +33,10 @@ int ctz_active(struct ctzones *z, uint64_t now, uint16_t *out)
 {
 	int i, n = 0;
 
-	if (z->overflow_ns && now - z->overflow_ns < CTZ_TTL_NS)
+	if (z->overflow_ns && npuflow_since(now, z->overflow_ns) < CTZ_TTL_NS)
 		return -1;
 	for (i = 0; i < z->n; i++)
-		if (now - z->seen_ns[i] < CTZ_TTL_NS)
+		if (npuflow_since(now, z->seen_ns[i]) < CTZ_TTL_NS)
 			out[n++] = z->zone[i];
 	return n;
 }

@@ -509,7 +509,7 @@ static enum fm_action cand_hold(struct fm *fm, struct fm_entry *e, uint64_t now)
 	uint64_t wait;
 
 	if (!e->rec.last_giveback_ns || !e->rec.wait_ns ||
-	    now - e->rec.last_giveback_ns >= fm->cfg.hold_quiet_ns)
+	    npuflow_since(now, e->rec.last_giveback_ns) >= fm->cfg.hold_quiet_ns)
 		wait = fm->cfg.hold_min_ns;
 	else
 		wait = e->rec.wait_ns >= fm->cfg.hold_max_ns / 2 ?
@@ -542,7 +542,7 @@ static enum fm_action cand_made(struct fm *fm, struct fm_entry *e, unsigned int 
 		fm->stat[NPUFLOW_FM_PUNTED_MADE]++;
 		return FM_A_NONE;
 	}
-	if (!e->rec.packets[0] && !e->rec.packets[1] && now - landed < FM_SETTLE_NS) {
+	if (!e->rec.packets[0] && !e->rec.packets[1] && npuflow_since(now, landed) < FM_SETTLE_NS) {
 		/* punted before the write, processed after: re-arm */
 		fm->stat[NPUFLOW_FM_STALE]++;
 		return FM_A_REARM;
@@ -831,7 +831,7 @@ enum fm_action fm_recheck(struct fm *fm, uint32_t id, uint64_t frames, uint64_t 
 		e->rec.cand_bytes = bytes;
 		return fm_lookup_start(fm, e, now);
 	}
-	if (now - e->rec.state_ns >= fm->cfg.watch_ns) {
+	if (npuflow_since(now, e->rec.state_ns) >= fm->cfg.watch_ns) {
 		fm->stat[NPUFLOW_FM_EXPIRED]++;
 		return FM_A_FORGET;
 	}
@@ -1076,43 +1076,6 @@ void fm_rescan_free(struct fm_rescan *r)
 	free(r->prev);
 	free(r->cur);
 	memset(r, 0, sizeof(*r));
-}
-
-uint64_t fm_pace_next(uint64_t now, uint64_t period, uint64_t took, uint64_t bound)
-{
-	return fm_pace_next_share(now, period, took, bound, FM_PACE_SHARE);
-}
-
-uint64_t fm_pace_next_share(uint64_t now, uint64_t period, uint64_t took, uint64_t bound,
-			    uint32_t share)
-{
-	uint64_t gap = took > UINT64_MAX / share ? UINT64_MAX : took * share;
-
-	if (gap > bound)
-		gap = bound;
-	if (gap < period)
-		gap = period;
-	return gap > UINT64_MAX - now ? UINT64_MAX : now + gap;
-}
-
-uint64_t fm_pace_gap(uint64_t took, uint32_t share, uint64_t whole, uint64_t bound)
-{
-	uint64_t stretch = share > 1 ? share - 1 : 0;
-
-	if (whole && bound != UINT64_MAX && bound / whole <= stretch)
-		stretch = bound / whole > 1 ? bound / whole - 1 : 0;
-	return took > UINT64_MAX / (stretch ? stretch : 1) ? UINT64_MAX : took * stretch;
-}
-
-uint64_t fm_keepalive_bound(uint32_t tcp_s, uint32_t udp_s, uint32_t classes)
-{
-	uint64_t s = UINT64_MAX;
-
-	if ((classes & FM_CLASS_TCP) && tcp_s < s)
-		s = tcp_s;
-	if ((classes & FM_CLASS_UDP) && udp_s < s)
-		s = udp_s;
-	return s == UINT64_MAX ? s : s * 1000000000ull / 4;
 }
 
 void fm_count_states(const struct fm *fm, __u64 *out)

@@ -39,6 +39,7 @@
 #include <stdint.h>
 #include "../bpf/npuflow.h"
 #include "../lib/npuflow_names.h"
+#include "../lib/npuflow_time.h"
 
 /* Defaults, see npuflowd --help (and the reasons there). */
 #define FM_HOLD_MIN_NS_DEFAULT		(1000ull * 1000000)	/* seed 002: 1 s, measure */
@@ -488,6 +489,18 @@ static inline uint64_t fm_sat_add(uint64_t a, uint64_t b)
  * apart.  UINT64_MAX when @classes is 0.
  */
 uint64_t fm_keepalive_bound(uint32_t tcp_s, uint32_t udp_s, uint32_t classes);
+/*
+ * fm_ct_refresh_due() - whether made connection @e, whose hardware counters
+ * moved, has its conntrack timeout (@timeout_s, s: what the host's own
+ * frames would set) refreshed at @now (ns): once a quarter of the shorter of
+ * @timeout_s and the timeout the entry holds since its last refresh
+ * (e->ct_refresh_s: an operator's raise is set before the shorter one runs
+ * out) has passed since that refresh (e->ct_refresh_ns), so that conntrack
+ * never expires a moving connection and one that goes idle leaves within
+ * 1.25 timeouts and a keepalive's pace.  Never before the last refresh or
+ * make: a pass's @now is read before the writes it makes stamp theirs.
+ */
+int fm_ct_refresh_due(const struct fm_entry *e, uint32_t timeout_s, uint64_t now);
 
 const char *fm_action_name(enum fm_action a);
 

@@ -55,9 +55,9 @@ void fm_rate_sample(struct fm_rate *r, uint64_t count, uint64_t now)
 		r->ns = now;
 		return;
 	}
-	if (now - r->ns < FM_RATE_NS)
+	if (npuflow_since(now, r->ns) < FM_RATE_NS)
 		return;
-	r->pps = per_second(count - r->base, now - r->ns);
+	r->pps = per_second(count - r->base, npuflow_since(now, r->ns));
 	r->known = 1;
 	r->base = count;
 	r->ns = now;
@@ -73,7 +73,7 @@ uint32_t fm_rate_pps(const struct fm_entry *e, uint64_t now)
 
 		if (!r->ns)
 			continue;
-		if (e->rec.state != NPUFLOW_CS_MADE && now - r->ns > FM_RATE_STALE_NS)
+		if (e->rec.state != NPUFLOW_CS_MADE && npuflow_since(now, r->ns) > FM_RATE_STALE_NS)
 			continue;
 		sum += r->pps;
 	}
@@ -227,7 +227,7 @@ unsigned int fm_evict_tick(struct fm *fm, uint64_t now, fm_action_cb cb, void *c
 		uint32_t pps;
 
 		if (e->rec.state == NPUFLOW_CS_MADE) {
-			if (!e->reserved && now - e->rec.made_ns >= c->evict_min_ns &&
+			if (!e->reserved && npuflow_since(now, e->rec.made_ns) >= c->evict_min_ns &&
 			    (e->rate[0].known || e->rate[1].known))
 				rank(slow, &ns, id, fm_rate_pps(e, now), 1);
 		} else if (waits_for_slot(e)) {

@@ -123,7 +123,7 @@ static void write_stats(struct fmd *d, uint64_t now)
 	fm_count_states(&d->fm, st.state);
 	st.start_ns = d->start_ns;
 	st.updated_ns = now;
-	if (d->stats_written.updated_ns && now - d->stats_written.updated_ns < FMD_STATS_MAX_AGE_NS &&
+	if (d->stats_written.updated_ns && npuflow_since(now, d->stats_written.updated_ns) < FMD_STATS_MAX_AGE_NS &&
 	    !stats_moved(&st, &d->stats_written))
 		return;
 	if (!bpf_map_update_elem(d->stats_fd, &zero, &st, BPF_ANY))

@@ -224,23 +224,6 @@ void fmd_rules_dump(struct fmd *d, uint8_t *present, uint64_t now)
 
 /* --- conntrack timeouts out ----------------------------------------------- */
 
-/*
- * Whether a made connection whose hardware counters moved has its conntrack
- * timeout (@timeout_s, what the host's own frames would set) refreshed now:
- * once a quarter of it has passed since the last refresh, so that conntrack
- * never expires a moving connection and one that goes idle leaves within
- * 1.25 timeouts and a keepalive's pace; not at every keepalive.  A quarter
- * of the shorter of @timeout_s and the one the entry holds since (an
- * operator's raise is set before the shorter one runs out).
- */
-static int ct_refresh_due(const struct fm_entry *e, uint32_t timeout_s, uint64_t now)
-{
-	uint32_t held = e->ct_refresh_s && e->ct_refresh_s < timeout_s ? e->ct_refresh_s : timeout_s;
-	uint64_t every = (uint64_t)held * 1000000000ull / 4;
-
-	return !e->ct_refresh_ns || now - e->ct_refresh_ns >= every;
-}
-
 /* One refresh, without the batch socket. */
 static void refresh_one(struct fmd *d, struct fm_entry *e, uint64_t now)
 {
@@ -286,7 +269,7 @@ static void refresh_moved(struct fmd *d, const struct fmd_ka_dump *c, uint64_t n
 		struct fm_entry *e = fm_get(&d->fm, c->refresh[i]);
 
 		if (!e || e->rec.state != NPUFLOW_CS_MADE ||
-		    !ct_refresh_due(e, timeout_of(d, &e->rec.key[0]), now))
+		    !fm_ct_refresh_due(e, timeout_of(d, &e->rec.key[0]), now))
 			continue;
 		if (!buf) {
 			refresh_one(d, e, now);

@@ -160,7 +160,7 @@ static void lookup_answered(struct fmd *d, uint32_t id, uint64_t now, uint64_t c
 	memset(&l, 0, sizeof(l));
 	mk.ct = ct_ns;
 	d->fm.stat[NPUFLOW_FM_CT_US] += mk.ct / 1000;
-	mk.ev = cross_ns && now > cross_ns ? now - cross_ns : 0;
+	mk.ev = cross_ns ? npuflow_since(now, cross_ns) : 0;
 	mk.eg = 0;
 	if (!rc) {
 		uint64_t teg = fmd_now();

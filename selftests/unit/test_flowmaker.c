@@ -11,6 +11,7 @@
 #include <arpa/inet.h>
 #include "../../loader/flowmaker.c"
 #include "../../loader/fm_evict.c"
+#include "../../loader/fm_pace.c"
 #include "../../lib/npuflow_names.c"
 #include "../../loader/tcflower.c"
 
@@ -1874,7 +1875,7 @@ static void test_pace_gap(void **st)
 }
 
 /* Keepalive's bound: a quarter of the shortest conntrack timeout among the
- * classes made (ct_refresh_due() refreshes a moving one at every pass then). */
+ * classes made (fm_ct_refresh_due() refreshes a moving one at every pass then). */
 static void test_keepalive_bound(void **st)
 {
 	const uint64_t s = 1000000000ull;
@@ -1887,6 +1888,34 @@ static void test_keepalive_bound(void **st)
 	/* an operator's cut: 12 s for UDP streams */
 	assert_int_equal(fm_keepalive_bound(432000, 12, FM_CLASS_TCP | FM_CLASS_UDP), 3 * s);
 	assert_int_equal(fm_keepalive_bound(0, 0, FM_CLASS_UDP), 0);
+}
+
+/*
+ * A moving connection's refresh: a quarter of the shorter of its class's
+ * timeout and the one its entry holds after the last refresh, counted from
+ * that refresh; never due at a pass whose time was read before the make
+ * stamped its own (the pass writes, then keeps alive: VM 64 saw a refresh
+ * seconds after a make).
+ */
+static void test_ct_refresh_due(void **st)
+{
+	const uint64_t s = 1000000000ull;
+	struct fm_entry e = { 0 };
+
+	(void)st;
+	assert_true(fm_ct_refresh_due(&e, 432000, 5 * s));
+	e.ct_refresh_ns = 100 * s;
+	e.ct_refresh_s = 432000;
+	assert_false(fm_ct_refresh_due(&e, 432000, 100 * s - 1));
+	assert_false(fm_ct_refresh_due(&e, 432000, 100 * s));
+	assert_false(fm_ct_refresh_due(&e, 432000, 108099 * s));
+	assert_true(fm_ct_refresh_due(&e, 432000, 108100 * s));
+	/* made holding 300 s (unacknowledged data): a quarter of that */
+	e.ct_refresh_s = 300;
+	assert_false(fm_ct_refresh_due(&e, 432000, 174 * s));
+	assert_true(fm_ct_refresh_due(&e, 432000, 175 * s));
+	/* the operator cut the class's timeout to 8 s */
+	assert_true(fm_ct_refresh_due(&e, 8, 102 * s));
 }
 
 static void test_names(void **st)
@@ -1986,6 +2015,7 @@ int main(void)
 		cmocka_unit_test(test_pace_next),
 		cmocka_unit_test(test_pace_gap),
 		cmocka_unit_test(test_keepalive_bound),
+		cmocka_unit_test(test_ct_refresh_due),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_eg_session),
 		cmocka_unit_test(test_made_pppoe),
