@@ -87,23 +87,23 @@ dkms-check: all
 
 # The whole suite (no TESTS) first checks, on the host, that the bench report
 # never shows a figure of a command that failed in the guest
-# (tools/bench/test-report, a second), that tools/vm/check retries only
-# the emulator's int3 fault, and only once (tools/vm/test-check, 20 s),
-# that tools/vm/run boots once more a guest that crashed before /init and
-# only then (tools/vm/test-run, a second),
+# (tools/bench/test-report, a second), that tools/vm/suite retries only
+# the emulator's int3 fault, and only once (tools/vm/test-suite, 20 s),
+# that tools/vm/boot boots once more a guest that crashed before /init and
+# only then (tools/vm/test-boot, a second),
 # and boots a clone of this checkout under /tmp once: the runner must work
 # wherever a checkout lives (tools/vm/test-anywhere).  The tests run in two
 # guests side by side, each on one host thread, then those marked
-# "# guest: alone" in a guest of their own (tools/vm/check; NPUVM_BOOTS=1:
+# "# guest: alone" in a guest of their own (tools/vm/suite; NPUVM_BOOTS=1:
 # every test in one guest).
 vm-check: all
 	$(MAKE) -C selftests/bpf all
 	tools/vm/ksft-prep >/dev/null
 	$(if $(TESTS),,tools/bench/test-report)
-	$(if $(TESTS),,tools/vm/test-check)
-	$(if $(TESTS),,tools/vm/test-run)
+	$(if $(TESTS),,tools/vm/test-suite)
+	$(if $(TESTS),,tools/vm/test-boot)
 	$(if $(TESTS),,tools/vm/test-anywhere)
-	NPUVM_TIMEOUT=$(VM_TIMEOUT) tools/vm/check $(TESTS)
+	NPUVM_TIMEOUT=$(VM_TIMEOUT) tools/vm/suite $(TESTS)
 
 test: deps
 	$(MAKE) all
@@ -112,7 +112,7 @@ test: deps
 
 demo: deps
 	$(MAKE) all
-	tools/demo/vcpu-watch & w=$$!; tools/vm/run --bench --partition -t 2400 -- tools/demo/run; rc=$$?; \
+	tools/demo/vcpu-watch & w=$$!; tools/vm/boot --bench --partition -t 2400 -- tools/demo/run; rc=$$?; \
 		kill $$w 2>/dev/null; wait $$w 2>/dev/null; [ $$rc = 0 ] && tools/demo/report > /dev/null
 	tools/demo/plot
 	@sed -n '3,/^$$/p' results/demo.md
@@ -121,7 +121,7 @@ bench: deps
 	$(MAKE) all
 	$(MAKE) -C selftests/bpf bench
 	rm -f results/bench-vm.json
-	tools/vm/run --bench --partition -t 1500 -- tools/bench/run
+	tools/vm/boot --bench --partition -t 1500 -- tools/bench/run
 	tools/bench/report
 
 lint:

@@ -18,7 +18,7 @@
 # N is the first argument, 4,096 by default: at 16,384 the test passes
 # but takes about 430 s in a guest of its own (326 s until all are made),
 # more than make test's budget leaves; run it by hand with
-#   tools/vm/run -t 1200 -- bash selftests/vm/6n-flowmaker-whole-table.sh 16384
+#   tools/vm/boot -t 1200 -- bash selftests/vm/6n-flowmaker-whole-table.sh 16384
 # and see make bench's scale section (BENCH_ONLY=scale) for the times at
 # each N.  The load is paced (one 100-byte write per connection every 5 s)
 # and the threshold is 4 frames, so that the host carries the frames of N

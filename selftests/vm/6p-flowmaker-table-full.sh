@@ -15,7 +15,7 @@
 # the window is a diag line.
 # The table and the load are the arguments, 64 and twice the table by
 # default; the whole table, by hand (issue 31, "twice the table offered"):
-#   tools/vm/run -t 1800 -- env WINDOW=30 bash selftests/vm/6p-flowmaker-table-full.sh 16384 32768
+#   tools/vm/boot -t 1800 -- env WINDOW=30 bash selftests/vm/6p-flowmaker-table-full.sh 16384 32768
 # (WINDOW: the steady window's seconds, 10 by default; LOAD_S: the load's,
 # longer than the fill, the window and the checks take; PERF=1: perf
 # records npuflowd over the window and its symbols are diag lines).

@@ -12,7 +12,7 @@
 # displaced connections are held back and do not come back while the
 # streams run (no flapping), and the slow waiting ones displace nobody.
 # Counts only.
-# With the argument "flowtable" (by hand: tools/vm/run -- bash
+# With the argument "flowtable" (by hand: tools/vm/boot -- bash
 # selftests/vm/6q-flowmaker-busiest.sh flowtable) the same load then runs
 # under the kernel's flowtable (flags offload) on the same table, reported
 # beside it: the streams it put in hardware and the host's share (make test

@@ -495,7 +495,7 @@ fm_cleanup() {
 	fm_flush
 	# npuflowd's whole log (a failure prints only its tail) beside the
 	# run's console log on the host: build/vm/last-K/npuflowd-TEST.log, K the
-	# guest that ran TEST (tools/vm/check)
+	# guest that ran TEST (tools/vm/suite)
 	if [ -n "${NPUVM_OUT:-}" ] && [ -s $FM_LOG ]; then
 		cp $FM_LOG "$NPUVM_OUT/npuflowd-$(basename "$0" .sh).log"
 		: > $FM_LOG

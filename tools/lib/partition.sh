@@ -14,13 +14,13 @@
 #           interrupts of the guest's 9p shares and console.
 # A partition is "router=LIST coproc=LIST hosts=LIST", each LIST a cpulist
 # (0, 2-3, 1,4), the groups disjoint; the guest has as many vCPUs as its
-# highest CPU + 1.  tools/vm/run --partition boots such a guest and hands
+# highest CPU + 1.  tools/vm/boot --partition boots such a guest and hands
 # the partition to the job as $NPU_PARTITION; tools/demo/run and
 # tools/bench/run apply it (part_apply) and state it (part_describe,
 # part_json).  Each group's CPU time is then read on the host as its vCPU
 # threads' (QEMU's debug-threads names them "CPU N/TCG";
 # tools/demo/vcpu-watch).
-# Sourced by bash (tools/vm/run on the host; the demo and the bench in the
+# Sourced by bash (tools/vm/boot on the host; the demo and the bench in the
 # guest); the part_* functions return non-zero and say why on stderr.
 
 # the demo's and the bench's: one vCPU each for the router and the
