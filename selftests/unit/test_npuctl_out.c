@@ -199,6 +199,12 @@ static void flow_fields(void **state)
 	(void)state;
 	c.key[0].vlan_outer = 10;
 	c.out_vid[0] = 20;
+	c.key[1].vlan_outer = 100 | NPUFLOW_VLAN_AD;
+	c.key[1].vlan_inner = 200;
+	c.key[1].pppoe_sid = 7;
+	c.out_vid[1] = 30 | NPUFLOW_VLAN_AD;
+	c.out_vid_inner[1] = 40;
+	c.out_sid[0] = 9;
 	o = npuctl_flow_json(&f);
 	assert_non_null(o);
 	assert_int_equal(u64(o, "id"), 42);
@@ -229,7 +235,19 @@ static void flow_fields(void **state)
 	assert_string_equal(str(json_object_array_get_idx(d, 0), "out"), "npu0p8");
 	assert_int_equal(u64(json_object_array_get_idx(d, 0), "vlan"), 10);
 	assert_int_equal(u64(json_object_array_get_idx(d, 0), "out_vlan"), 20);
-	assert_int_equal(u64(json_object_array_get_idx(d, 1), "vlan"), 0);
+	assert_int_equal(u64(json_object_array_get_idx(d, 1), "vlan"), 100);
+	/* the inner tags, an 802.1ad outer tag and the sessions: only where there are */
+	assert_true(boolean(json_object_array_get_idx(d, 1), "vlan_ad"));
+	assert_int_equal(u64(json_object_array_get_idx(d, 1), "vlan_inner"), 200);
+	assert_int_equal(u64(json_object_array_get_idx(d, 1), "pppoe_sid"), 7);
+	assert_true(boolean(json_object_array_get_idx(d, 1), "out_vlan_ad"));
+	assert_int_equal(u64(json_object_array_get_idx(d, 1), "out_vlan"), 30);
+	assert_int_equal(u64(json_object_array_get_idx(d, 1), "out_vlan_inner"), 40);
+	assert_int_equal(u64(json_object_array_get_idx(d, 0), "out_pppoe_sid"), 9);
+	assert_false(json_object_object_get_ex(json_object_array_get_idx(d, 0), "pppoe_sid", NULL));
+	assert_false(json_object_object_get_ex(json_object_array_get_idx(d, 0), "vlan_inner", NULL));
+	assert_false(json_object_object_get_ex(json_object_array_get_idx(d, 0), "vlan_ad", NULL));
+	assert_false(json_object_object_get_ex(json_object_array_get_idx(d, 1), "out_pppoe_sid", NULL));
 	assert_string_equal(str(json_object_array_get_idx(d, 0), "src"), "10.0.0.1");
 	assert_int_equal(u64(json_object_array_get_idx(d, 0), "sport"), 1);
 	assert_string_equal(str(json_object_array_get_idx(d, 0), "dst"), "192.0.2.9");

@@ -71,10 +71,12 @@ print(got)
 PY
 }
 # made SPORT SID [SECONDS]: npuflowd's flow from pc's SPORT is made, both
-# directions in hardware, the rule on port 8 matching session SID
+# directions in hardware, into session SID and out of it as npuctl flows
+# shows them, the rule on port 8 matching session SID
 made() {
 	fm_wait_jq "${3:-20}" "[.[] | select(.dirs[0].sport == $1 and .state == \"made\" and
-		.dirs[0].in_hw and .dirs[1].in_hw)] | length == 1" &&
+		.dirs[0].in_hw and .dirs[1].in_hw and .dirs[0].out_pppoe_sid == $2 and
+		.dirs[1].pppoe_sid == $2)] | length == 1" &&
 		tc filter show dev "$P8" ingress | grep -qw "pppoe_sid $2"
 }
 # hw_counts: "FORWARDED PUNTED" of ports 3 and 8 together (IP punts)
@@ -90,7 +92,7 @@ flow() {
 		made "$3" "$PPP_SID" 1 && { ok=0; break; }
 	done
 	ktap_result $ok "$1: made (after $((i * 10)) datagrams): into session $PPP_SID by pppwan, out of it keyed by the session"
-	diag "$(fm_flows | jq -c ".[] | select(.dirs[0].sport == $3) | {id, state, reason, dirs: [.dirs[] | {in_hw, packets}]}")"
+	diag "$(fm_flows | jq -c ".[] | select(.dirs[0].sport == $3) | {id, state, reason, dirs: [.dirs[] | {in_hw, packets, pppoe_sid, out_pppoe_sid}]}")"
 	read -r f0 p0 <<< "$(hw_counts)"
 	got=$(echo_pc "$2" "$3" $N 0.002)
 	read -r f1 p1 <<< "$(hw_counts)"

@@ -143,6 +143,29 @@ struct json_object *npuctl_port_json(const struct npuctl_port *p)
 	return jobj_done(&j);
 }
 
+/* What @f's direction @dir arrives and leaves with beyond one 802.1Q tag:
+ * the inner tags, 802.1ad outer tags, the PPPoE sessions; only where there are. */
+static void dir_tags_json(struct jobj *j, const struct npuctl_flow *f, int dir)
+{
+	const struct npuflow_key *k = &f->c->key[dir];
+	const struct npuflow_conn *c = f->c;
+
+	if (k->vlan_outer & NPUFLOW_VLAN_AD)
+		put_bool(j, "vlan_ad", 1);
+	if (k->vlan_inner)
+		put_u64(j, "vlan_inner", k->vlan_inner & NPUFLOW_VLAN_VID);
+	if (k->vlan_inner & NPUFLOW_VLAN_AD)
+		put_bool(j, "vlan_inner_ad", 1);
+	if (k->pppoe_sid)
+		put_u64(j, "pppoe_sid", k->pppoe_sid);
+	if (c->out_vid[dir] & NPUFLOW_VLAN_AD)
+		put_bool(j, "out_vlan_ad", 1);
+	if (c->out_vid_inner[dir])
+		put_u64(j, "out_vlan_inner", c->out_vid_inner[dir] & NPUFLOW_VLAN_VID);
+	if (c->out_sid[dir])
+		put_u64(j, "out_pppoe_sid", c->out_sid[dir]);
+}
+
 /* Direction @dir of connection @f. */
 static struct json_object *dir_json(const struct npuctl_flow *f, int dir)
 {
@@ -157,6 +180,7 @@ static struct json_object *dir_json(const struct npuctl_flow *f, int dir)
 	put_str(&j, "out", f->out[dir]);
 	put_u64(&j, "vlan", k->vlan_outer & NPUFLOW_VLAN_VID);
 	put_u64(&j, "out_vlan", f->c->out_vid[dir] & NPUFLOW_VLAN_VID);
+	dir_tags_json(&j, f, dir);
 	put_str(&j, "src", s);
 	put_u64(&j, "sport", ntohs(k->sport));
 	put_str(&j, "dst", d);

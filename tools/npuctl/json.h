@@ -34,9 +34,12 @@ struct json_object *npuctl_port_json(const struct npuctl_port *p);
  * npuctl_flow_json - one connection: id, state, reason, proto, family (4
  * or 6), ct_id, zone, nat, routed, age_ns, idle_ns, givebacks, remakes,
  * revives, holds, wait_ns, made_ns, first_ns, cross_ns, hw_ns, punted, and
- * dirs: two objects (in, out, vlan: the 802.1Q VID it arrives with,
- * out_vlan: the one it leaves with, 0 untagged; src, sport, dst, dport,
- * handle, in_hw, packets, bytes).  Caller owns; NULL: ENOMEM.
+ * dirs: two objects (in, out, vlan: the outer tag's VID it arrives with,
+ * out_vlan: the one it leaves with, 0 untagged; only where there are:
+ * vlan_ad, out_vlan_ad (the outer tag is 802.1ad), vlan_inner,
+ * vlan_inner_ad, out_vlan_inner (the inner tag's VID), pppoe_sid,
+ * out_pppoe_sid (the PPPoE session it arrives in, leaves in); src, sport,
+ * dst, dport, handle, in_hw, packets, bytes).  Caller owns; NULL: ENOMEM.
  */
 struct json_object *npuctl_flow_json(const struct npuctl_flow *f);
 
