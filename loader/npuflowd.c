@@ -251,8 +251,8 @@ static int serve(struct ring_buffer *rb, int ctl_fd)
 		info("watchdog: keepalive every %llu ms", (unsigned long long)(wd_us / 1000));
 	log_set_batch(1);
 	while (!stop)
-		if (serve_pass(rb, ctl_fd, keepalive(wd_us, &wd_last,
-						     fm_on ? fmd_wait_ms(&fmd, fmd_now()) : 500), &s))
+		if (serve_pass(rb, ctl_fd, watchdog_ping(wd_us, &wd_last,
+							 fm_on ? fmd_wait_ms(&fmd, fmd_now()) : 500), &s))
 			return 1;
 	log_set_batch(0);
 	return 0;

@@ -54,7 +54,7 @@ int take_lock(const char *path);
 int check_privileges(void);
 int daemonize(int lock_fd);
 void notify(const char *state);
-int keepalive(uint64_t every_us, uint64_t *last, int wait_ms);
+int watchdog_ping(uint64_t every_us, uint64_t *last, int wait_ms);
 /* log which signal stopped npuflowd, if one did */
 void log_stop_signal(void);
 

@@ -125,11 +125,11 @@ void notify(const char *state)
 }
 
 /*
- * keepalive - WATCHDOG=1 to the service manager when @every_us (0: no
+ * watchdog_ping - WATCHDOG=1 to the service manager when @every_us (0: no
  * watchdog) has passed since *@last (CLOCK_MONOTONIC us, updated).
  * Returns @wait_ms, shortened so that the loop wakes for the next one.
  */
-int keepalive(uint64_t every_us, uint64_t *last, int wait_ms)
+int watchdog_ping(uint64_t every_us, uint64_t *last, int wait_ms)
 {
 	uint64_t now = mono_us(), due = *last + every_us;
 
