@@ -3,8 +3,8 @@
  * fmd.c - the flow maker inside npuflowd (see fmd.h).  Single-threaded: the
  * main loop calls in here for ring-buffer events, conntrack events, control
  * requests and timers; the policy core decides, the fmd*.c files do
- * (fmd_int.h lists them).  This one: the timers, the pinned map's mirror,
- * release, restore and setup.
+ * (fmd_int.h lists them, and says why they and this file call each other).
+ * This one: the timers, the pinned map's mirror, release, restore and setup.
  */
 #include <arpa/inet.h>
 #include <errno.h>

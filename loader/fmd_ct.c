@@ -2,7 +2,8 @@
 /*
  * fmd_ct.c - conntrack's side (fmd_int.h): a DESTROY or a TCP close takes
  * the connection out; a dump after lost events, and a periodic sweep, find
- * what went without one.
+ * what went without one.  Called from fmd.c's timers and events, it calls
+ * back fmd.c's services (fmd_int.h says why).
  */
 #include <errno.h>
 #include <string.h>

@@ -13,6 +13,14 @@
  *   fmd_egress.c    a direction's egress facts (routes, ports, VLANs, neighbours)
  *   fmd_walk.c      the bulk walks of the candidates
  *   fmd_warmup.c    the first connection's one-time work, done at start
+ *
+ * They are one flow maker cut into files by job around one struct fmd, so
+ * fmd.c and the others call each other: fmd.c drives them (its timers, and
+ * the events npuflowd.c hands it), and they use the few services fmd.c
+ * keeps for all of them (the clock fmd_now(), the pinned map's mirror
+ * fmd_sync_id(), a rearm, the log's names, a socket's reset, and the
+ * release of every connection on a ruleset change).  The circle stays
+ * inside fmd*.c: npuflowd.c drives fmd.h, and nothing here calls it.
  */
 #ifndef _FMD_INT_H
 #define _FMD_INT_H

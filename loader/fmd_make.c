@@ -3,7 +3,8 @@
  * fmd_make.c - making a connection (fmd_int.h): a threshold event's
  * candidate looked up (conntrack, the egress of both directions), the
  * policy core's verdict carried out, and the writes (be-liberal, two rules)
- * sent in batches at the end of a pass.
+ * sent in batches at the end of a pass.  Called from fmd.c for the loop's
+ * events and batches, it calls back fmd.c's services (fmd_int.h says why).
  */
 #include <arpa/inet.h>
 #include <errno.h>
