@@ -2,7 +2,6 @@
 /*
  * fmd_egress.c - where a direction of a connection leaves (see
  * fmd_egress.h): route, egress port and its facts, next hop, 802.1Q tags.
- * One of fmd.c's files: it reads fmd.c's clock (fmd_int.h says why).
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -2,8 +2,7 @@
 /*
  * fmd_hw.c - npuflowd's rules one at a time (fmd_int.h): the clsact qdisc,
  * a direction's rule added or deleted, and --flush.  The writes of a
- * connection's two rules go in batches from fmd_make.c.  One of fmd.c's
- * files: it names ports with fmd.c's fmd_ifn() (fmd_int.h says why).
+ * connection's two rules go in batches from fmd_make.c.
  */
 #include <errno.h>
 #include <net/if.h>

@@ -16,9 +16,6 @@
  * TCG) is read in steps of about that, spread over the run's share of the
  * loop (struct fmd_ka_run), so that no second of the loop pays for it all
  * (a run whose last one, refreshes included, took FMD_KA_STEP_NS or more).
- *
- * Run from fmd.c's timers, it calls back fmd.c's services: the clock, the
- * pinned map's mirror, a socket's reset (fmd_int.h says why).
  */
 #include <errno.h>
 #include <fcntl.h>

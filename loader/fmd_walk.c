@@ -3,8 +3,7 @@
  * fmd_walk.c - npuflowd's walks of the classifier's candidates in bulk
  * (fmd_walk.h): the rescan after lost threshold events and the waiting
  * connections' rates.  Each reads at most FMD_WALK_SLICE candidates a tick,
- * FMD_WALK_BATCH a system call.  Run from fmd.c's timers, it reads a
- * candidate and the clock through fmd.c (fmd_int.h says why).
+ * FMD_WALK_BATCH a system call.
  */
 #include <errno.h>
 #include <stdlib.h>

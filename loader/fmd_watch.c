@@ -3,8 +3,7 @@
  * fmd_watch.c - what moves under made connections (fmd_int.h): rtnetlink's
  * and xfrm's announcements make the egress facts stale and the made
  * connections' egress is checked again; an nftables ruleset change
- * releases them to the host (fmd.c's release of them all).  Run from
- * fmd.c's timers, it calls back fmd.c's services (fmd_int.h says why).
+ * releases them to the host (fmd_takeback_all(), fmd_release.c).
  */
 #include <errno.h>
 #include <string.h>
