@@ -8,6 +8,10 @@
  * deletion, at most 3/4 full) holding each entry's keys: its two direction
  * keys and its conntrack key (the original tuple with ifindex 0).  Every
  * decision is O(1).
+ *
+ * The busiest-win pass is fm_evict.c's: this file runs it and tells it of
+ * state changes, and it calls back this file's transitions
+ * (flowmaker_int.h says why).
  */
 #include <errno.h>
 #include <stdlib.h>

@@ -2,6 +2,13 @@
 /*
  * flowmaker_int.h - what the policy core's files share (flowmaker.c,
  * fm_evict.c); the daemon uses flowmaker.h only.
+ *
+ * The two files are one policy core, the busiest-win pass in a file of its
+ * own, so they call each other: the core runs the pass and tells it of its
+ * state changes (fm_evict_tick() from fm_tick(), a promise given up,
+ * a rate sampled), and the pass moves entries through the core's own
+ * lookups and transitions (fm_find(), fm_lookup_start(), fm_hold()) rather
+ * than a copy of them.
  */
 #ifndef _FLOWMAKER_INT_H
 #define _FLOWMAKER_INT_H

@@ -27,6 +27,9 @@
  * connection's candidate frames, from the daemon's bulk walk of the
  * candidates while connections wait (fm_waiting_seen()).  The pass looks at
  * each entry once: no system call, no per-connection work but a compare.
+ *
+ * flowmaker.c runs this pass, and the pass moves entries through
+ * flowmaker.c's own transitions (flowmaker_int.h says why).
  */
 #include <string.h>
 #include "flowmaker_int.h"

@@ -1,18 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * fmd.c - the flow maker inside npuflowd (see fmd.h).  Single-threaded: the
- * main loop calls in here for ring-buffer events, conntrack events, control
- * requests and timers; the policy core decides, the fmd*.c files do
- * (fmd_int.h lists them).  This one: the timers, the pinned map's mirror,
- * release, restore and setup.
+ * main loop calls into it (fmd.h) for ring-buffer events, conntrack events,
+ * control requests and timers; the policy core decides, the fmd*.c files do
+ * (fmd_int.h lists them).  This one: the timers, restore and setup; it
+ * calls the others, and none of them calls it.
  */
-#include <arpa/inet.h>
 #include <errno.h>
-#include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <linux/pkt_cls.h>
 #include <bpf/bpf.h>
@@ -41,131 +38,6 @@
  * again (5.5-5.7 ms under TCG against 0.3 cached): the warm-up's had aged.
  */
 #define FMD_ROUTE_MAX_AGE_NS	(30000ull * 1000000)
-uint64_t fmd_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
-const char *fmd_ifn(uint32_t ifindex, char *buf)
-{
-	if (!if_indextoname(ifindex, buf))
-		snprintf(buf, IF_NAMESIZE, "if%u", ifindex);
-	return buf;
-}
-
-void fmd_fmt_key(const struct npuflow_key *k, char *buf, size_t len)
-{
-	char s[48], t[48];
-	int af = k->family == 10 ? AF_INET6 : AF_INET;
-
-	inet_ntop(af, k->saddr, s, sizeof(s));
-	inet_ntop(af, k->daddr, t, sizeof(t));
-	snprintf(buf, len, "if%u %s %s:%u > %s:%u", k->ifindex,
-		 k->proto == 6 ? "tcp" : k->proto == 17 ? "udp" : "proto", s, ntohs(k->sport),
-		 t, ntohs(k->dport));
-}
-
-/* --- pinned map mirror --------------------------------------------------- */
-
-void fmd_sync_id(struct fmd *d, uint32_t id)
-{
-	struct fm_entry *e = &d->fm.e[id];
-
-	if (id >= d->fm.cfg.max_conns)
-		return;
-	if (e->rec.state == NPUFLOW_CS_FREE)
-		bpf_map_delete_elem(d->conn_fd, &id);
-	else if (bpf_map_update_elem(d->conn_fd, &id, &e->rec, BPF_ANY))
-		d->log(L_WARN, "connections map: update %u: %s", id, strerror(errno));
-	e->dirty = 0;
-}
-
-/* The counters are written again at least this often while only the time
- * spent moved (npuctl's "updated", the _US counters). */
-#define FMD_STATS_MAX_AGE_NS	(1000ull * 1000000)
-
-/* Whether @a and @b differ in anything but the time spent and written. */
-static int stats_moved(const struct npuflow_fmstats *a, const struct npuflow_fmstats *b)
-{
-	struct npuflow_fmstats x = *a, y = *b;
-	int i;
-
-	for (i = NPUFLOW_FM_KEEPALIVE_US; i <= NPUFLOW_FM_TIMERS_US; i++)
-		x.stat[i] = y.stat[i] = 0;
-	x.updated_ns = y.updated_ns = 0;
-	return memcmp(&x, &y, sizeof(x)) != 0;
-}
-
-/*
- * The counters into "fmstats" for npuctl: when a count or a state moved,
- * else once FMD_STATS_MAX_AGE_NS passed since the last write (a tick's
- * system call, twenty a second, was a tenth of an idle loop's time).
- */
-static void write_stats(struct fmd *d, uint64_t now)
-{
-	struct npuflow_fmstats st;
-	uint32_t zero = 0;
-
-	memset(&st, 0, sizeof(st));
-	memcpy(st.stat, d->fm.stat, sizeof(st.stat));
-	st.stat[NPUFLOW_FM_TABLE_FULL] = d->fm.full.now_full;
-	st.stat[NPUFLOW_FM_FULL_WAITING] = d->fm.full.waiting;
-	st.stat[NPUFLOW_FM_CT_RELIABLE] = d->ct.reliable;
-	st.stat[NPUFLOW_FM_KEEPALIVE_US] = d->ka_total_ns / 1000;
-	st.stat[NPUFLOW_FM_SWEEP_US] = d->sweep_ns / 1000;
-	st.stat[NPUFLOW_FM_RECHECK_US] = d->egress_ns / 1000;
-	st.stat[NPUFLOW_FM_RESCAN_US] = d->rescan_ns / 1000;
-	st.stat[NPUFLOW_FM_TIMERS_US] = (d->fmtick_ns + d->busy_ns) / 1000;
-	memcpy(st.refused, d->fm.refused, sizeof(st.refused));
-	fm_count_states(&d->fm, st.state);
-	st.start_ns = d->start_ns;
-	st.updated_ns = now;
-	if (d->stats_written.updated_ns && npuflow_since(now, d->stats_written.updated_ns) < FMD_STATS_MAX_AGE_NS &&
-	    !stats_moved(&st, &d->stats_written))
-		return;
-	if (!bpf_map_update_elem(d->stats_fd, &zero, &st, BPF_ANY))
-		d->stats_written = st;
-}
-
-/*
- * Let the classifier raise a new threshold event for @k: delete it, and bump
- * the cache generation so no CPU's cache entry keeps counting for it.
- */
-static void rearm_key(struct fmd *d, const struct npuflow_key *k)
-{
-	bpf_map_delete_elem(d->cand_fd, k);
-	if (d->cache_gen_bump)
-		d->cache_gen_bump();
-}
-
-/* The candidate of @k with what the per-CPU cache holds for it (read once a tick). */
-int fmd_read_cand(struct fmd *d, const struct npuflow_key *k, struct npuflow_cand *v)
-{
-	if (bpf_map_lookup_elem(d->cand_fd, k, v))
-		return -1;
-	if (d->cache_fd >= 0 && !d->cache_read) {
-		free(d->cache);
-		d->cache = NULL;
-		d->ncache = 0;
-		npuflow_cache_read(d->cache_fd, &d->cache, &d->ncache);
-		d->cache_read = 1;
-	}
-	npuflow_cache_add(k, v, d->cache, d->ncache);
-	return 0;
-}
-
-void fmd_rearm(struct fmd *d, const struct fm_entry *e)
-{
-	int i;
-
-	for (i = 0; i < (e->nkeys ? e->nkeys : 1); i++)
-		if (e->rec.key[i].ifindex)
-			rearm_key(d, &e->rec.key[i]);
-}
-
 /* --- timers ---------------------------------------------------------------- */
 
 static void tick_cb(void *ctx, enum fm_action a, uint32_t id)
@@ -341,106 +213,7 @@ void fmd_tick(struct fmd *d, uint64_t now)
 	fmd_busy_walk(d, now);
 	fmd_lq_flush(d);
 	fmd_wq_flush(d);		/* the timers' and the rescan's */
-	write_stats(d, now);
-}
-
-/* --- release ---------------------------------------------------------------- */
-
-/*
- * Releasing @n ids that fm_release() released: the firewall first
- * (be-liberal: conntrack stops checking the TCP window the host has not
- * seen move), then the rules out.  All of them at once (a ruleset change,
- * npuctl release all) go FMD_WQ_MAX a batch, the be-liberal requests in
- * one sendmsg and the rule deletes in another (fmd_hw_delete_many()): not
- * three round trips a connection, while the old ruleset's verdict stands
- * for the connections still in hardware.  Released for good (@remake 0),
- * the records are kept; to be made again (a ruleset change), each is
- * forgotten with its candidates re-armed (fmd_takeback_all()).
- */
-static void release_batch(struct fmd *d, const uint32_t *ids, int n, int remake)
-{
-	struct fm_entry *es[FMD_WQ_MAX] = { 0 };
-	int i;
-
-	fmd_liberal_many(d, ids, n);
-	for (i = 0; i < n; i++)
-		es[i] = &d->fm.e[ids[i]];
-	fmd_hw_delete_many(d, es, n);
-	for (i = 0; i < n; i++) {
-		d->log(n > 1 ? L_DBG : L_INFO, "connection %u %s to the host", ids[i],
-		       remake ? "taken back" : "released");
-		if (remake) {
-			fmd_rearm(d, es[i]);
-			fm_forget(&d->fm, ids[i]);
-		}
-		fmd_sync_id(d, ids[i]);
-	}
-}
-
-/* Release one (@id) or all (UINT32_MAX), in batches: how many. */
-static int release(struct fmd *d, uint32_t id, uint64_t now, int remake)
-{
-	uint32_t ids[FMD_WQ_MAX], i, first = id, end = id + 1;
-	int n = 0, k = 0;
-
-	if (id == UINT32_MAX) {
-		first = 0;
-		end = fm_id_end(&d->fm);
-	}
-	for (i = first; i < end; i++) {
-		if (!fm_get(&d->fm, i) || fm_release(&d->fm, i, now) != FM_A_RELEASE)
-			continue;
-		ids[k++] = i;
-		n++;
-		if (k == FMD_WQ_MAX) {
-			release_batch(d, ids, k, remake);
-			k = 0;
-		}
-	}
-	if (k)
-		release_batch(d, ids, k, remake);
-	return n;
-}
-
-int fmd_release(struct fmd *d, uint32_t id, uint64_t now)
-{
-	return release(d, id, now, 0);
-}
-
-int fmd_takeback_all(struct fmd *d, uint64_t now)
-{
-	return release(d, UINT32_MAX, now, 1);
-}
-
-void fmd_ctl(struct fmd *d, const char *req, char *out, size_t len, uint64_t now)
-{
-	unsigned long id;
-	char *end;
-
-	if (!strncmp(req, "release ", 8)) {
-		const char *arg = req + 8;
-
-		if (!strcmp(arg, "all")) {
-			snprintf(out, len, "released %d\n", fmd_release(d, UINT32_MAX, now));
-			return;
-		}
-		id = strtoul(arg, &end, 10);
-		if (end == arg || *end || id >= d->fm.cfg.max_conns) {
-			snprintf(out, len, "error: no connection '%s'\n", arg);
-			return;
-		}
-		if (!fm_get(&d->fm, id)) {
-			snprintf(out, len, "error: no connection %lu\n", id);
-			return;
-		}
-		snprintf(out, len, "released %d\n", fmd_release(d, id, now));
-		return;
-	}
-	if (!strcmp(req, "ping")) {
-		snprintf(out, len, "pong\n");
-		return;
-	}
-	snprintf(out, len, "error: unknown request\n");
+	fmd_write_stats(d, now);
 }
 
 /* --- restart ------------------------------------------------------------------ */
@@ -554,7 +327,7 @@ int fmd_restore(struct fmd *d, uint64_t now)
 	       "rewritten, %llu orphan rule(s) deleted)", kept, gone, fixed,
 	       (unsigned long long)d->fm.stat[NPUFLOW_FM_HW_ORPHANS]);
 	fmd_ruleset_gen_check(d, now);
-	write_stats(d, now);
+	fmd_write_stats(d, now);
 	return 0;
 }
 
@@ -677,16 +450,6 @@ int fmd_init(struct fmd *d, const struct npuflowd_opts *o, const int *ifindex,
 	d->next_sweep_ns = d->start_ns + FMD_SWEEP_NS;
 	d->sweep_end_ns = d->start_ns;
 	return 0;
-}
-
-int fmd_nls_reset(struct fmd *d, struct nlsock *s, int bus)
-{
-	nls_close(s);
-	if (!nls_open_bus(s, bus))
-		return 0;
-	d->log(L_WARN, "cannot open a netlink socket again (%s): its dumps in one go",
-	       strerror(errno));
-	return -1;
 }
 
 void fmd_fini(struct fmd *d)

@@ -57,9 +57,9 @@ struct fmd_vlans {
 
 /*
  * The connections looked up and due to be written (FM_A_WRITE): written
- * together (fmd.c, wq_flush) at the end of a loop pass or when FMD_WQ_MAX
- * wait, so that a burst of makes costs a few sendmsgs, not three round
- * trips each.
+ * together (fmd_make.c, fmd_wq_flush()) at the end of a loop pass or when
+ * FMD_WQ_MAX wait, so that a burst of makes costs a few sendmsgs, not three
+ * round trips each.
  */
 #define FMD_WQ_MAX	32
 struct fmd_wq_item {

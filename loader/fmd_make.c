@@ -389,51 +389,6 @@ static int wq_live(struct fmd *d)
 	return n;
 }
 
-/*
- * As nft_flow_offload does, before the write: conntrack stops seeing the
- * stream, so its TCP window tracking is relaxed first.  Relaxed after it,
- * an ACK the host still took in the moment the rules landed acknowledged
- * data conntrack never saw: invalid, so not translated back - with
- * masquerade it reached the host's own address and the host's stack reset
- * the connection.  The host also takes the stream back later (give-back,
- * hold, takeout, npuflowd gone) without invalid-state drops.  One sendmsg
- * for the batch's TCP connections; the kernel applies each request before
- * it reads the next, and all before the rules are sent.
- */
-void fmd_liberal_many(struct fmd *d, const uint32_t *ids, int n)
-{
-	struct fmd_wq *q = &d->wq;
-	int rcs[FMD_WQ_MAX], i, k = 0;
-	uint32_t seq0 = 0, who[FMD_WQ_MAX];
-	size_t off = 0, m;
-
-	for (i = 0; i < n && i < FMD_WQ_MAX; i++) {
-		const struct fm_entry *e = &d->fm.e[ids[i]];
-		int rc;
-
-		if (e->rec.key[0].proto != IPPROTO_TCP)
-			continue;
-		m = q->ctb.nl ? ctc_build_be_liberal(q->buf + off, q->buflen - off, &e->rec.key[0],
-						     e->rec.zone, nls_batch_seq(&q->ctb)) : 0;
-		/* no batch socket, or no room: alone */
-		if (!nls_batch_take(&q->ctb, m, &seq0, &k, &off)) {
-			rc = ctc_be_liberal(&d->ct, &e->rec.key[0], e->rec.zone, 1);
-			if (rc)
-				d->log(L_WARN, "connection %u: be-liberal failed: %s", ids[i],
-				       strerror(-rc));
-			continue;
-		}
-		who[k - 1] = ids[i];
-	}
-	if (!k)
-		return;
-	nls_batch(&q->ctb, q->buf, off, seq0, rcs, k);
-	for (i = 0; i < k; i++)
-		if (rcs[i])
-			d->log(L_WARN, "connection %u: be-liberal failed: %s", who[i],
-			       strerror(rcs[i] > 0 ? EIO : -rcs[i]));
-}
-
 static void wq_liberal(struct fmd *d, int n)
 {
 	uint32_t ids[FMD_WQ_MAX];

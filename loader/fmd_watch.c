@@ -3,7 +3,7 @@
  * fmd_watch.c - what moves under made connections (fmd_int.h): rtnetlink's
  * and xfrm's announcements make the egress facts stale and the made
  * connections' egress is checked again; an nftables ruleset change
- * releases them to the host.
+ * releases them to the host (fmd_takeback_all(), fmd_release.c).
  */
 #include <errno.h>
 #include <string.h>

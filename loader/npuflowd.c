@@ -6,9 +6,11 @@
  * ring buffer and runs the flow maker (fmd.c: conntrack, routes, tc flower
  * rules), as a service if asked (sd_notify).  See npuflowd --help.
  *
- * This file is the start, the loop and the stop; the log, the process, the
- * pin directory, the attachment and the control socket have files of
- * their own (npuflowd.h).
+ * This file is the start, the loop and the stop, and holds the options; the
+ * log, the process, the pin directory, the attachment, the egress watch and
+ * the control socket have files of their own (npuflowd_*.h), which this
+ * file drives and hands what they need of the options: none of them calls
+ * back into it.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -23,10 +25,15 @@
 #include <xdp/libxdp.h>
 #include "classify.skel.h"
 #include "../lib/npuflow_fmt.h"
-#include "npuflowd.h"
+#include "npuflowd_ctl.h"
+#include "npuflowd_fwd.h"
+#include "npuflowd_log.h"
+#include "npuflowd_pins.h"
+#include "npuflowd_svc.h"
+#include "npuflowd_xdp.h"
 #include "fmd.h"
 
-struct npuflowd_opts opts;
+static struct npuflowd_opts opts;
 
 static struct fmd fmd;
 static int fm_on;
@@ -57,7 +64,7 @@ static int flush(void)
 	struct if_nameindex *ifs, *i;
 	int rc;
 
-	if (pins_open(0))
+	if (pins_open(opts.pin_dir, 0))
 		return 1;
 	ifs = if_nameindex();
 	for (i = ifs; i && i->if_index; i++) {
@@ -251,8 +258,8 @@ static int serve(struct ring_buffer *rb, int ctl_fd)
 		info("watchdog: keepalive every %llu ms", (unsigned long long)(wd_us / 1000));
 	log_set_batch(1);
 	while (!stop)
-		if (serve_pass(rb, ctl_fd, keepalive(wd_us, &wd_last,
-						     fm_on ? fmd_wait_ms(&fmd, fmd_now()) : 500), &s))
+		if (serve_pass(rb, ctl_fd, watchdog_ping(wd_us, &wd_last,
+							 fm_on ? fmd_wait_ms(&fmd, fmd_now()) : 500), &s))
 			return 1;
 	log_set_batch(0);
 	return 0;
@@ -306,7 +313,8 @@ static int attach_ports(struct run *r)
 	int i, e;
 
 	for (i = 0; i < opts.nports && !stop; i++) {
-		e = port_attach(r->prog, r->ifindex[i], opts.ports[i], r->mode);
+		e = port_attach(r->prog, r->ifindex[i], opts.ports[i], r->mode,
+				opts.no_dispatcher);
 		r->attached[i] = e != 0;
 		if (e <= 0)
 			return -1;
@@ -425,6 +433,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "npuflowd: %s\nTry 'npuflowd --help' for more information.\n", msg);
 		return 2;
 	}
+	log_set_level(opts.log_level);
 	if (opts.help)
 		return npuflowd_show(opts.help);
 	log_take_libs();
@@ -440,7 +449,7 @@ int main(int argc, char **argv)
 	if (resolve_ports(&r))
 		return 1;
 	/* pins_open before libxdp's first use: it reads $LIBXDP_BPFFS once */
-	if (pins_open(1)) {
+	if (pins_open(opts.pin_dir, 1)) {
 		pins_undo();
 		return 1;
 	}
@@ -449,7 +458,7 @@ int main(int argc, char **argv)
 	 * daemon, so that "npuflowd IFNAME" exits non-zero when it cannot
 	 * attach and 0 once it is serving.
 	 */
-	r.started = !start(&r) && (opts.foreground || !daemonize(r.lock_fd));
+	r.started = !start(&r) && (opts.foreground || !daemonize(r.lock_fd, opts.lock_file));
 	if (r.started)
 		rc = serve(r.rb, r.ctl_fd);
 	return stop_all(&r, rc);

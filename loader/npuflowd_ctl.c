@@ -14,7 +14,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 #include "fmd.h"
-#include "npuflowd.h"
+#include "npuflowd_ctl.h"
+#include "npuflowd_log.h"
 
 /* The listening socket at @path, or -1 (warned: npuctl release will not work). */
 int ctl_open(const char *path)

@@ -9,7 +9,8 @@
 #include <errno.h>
 #include <string.h>
 #include <bpf/libbpf.h>
-#include "npuflowd.h"
+#include "npuflowd_fwd.h"
+#include "npuflowd_log.h"
 
 /* Beside the flow maker's ingress rules (NPUFLOW_TC_PRIO_*). */
 #define FWD_TC_PRIO	0xc4f8

@@ -19,13 +19,19 @@
 #include <unistd.h>
 #include <bpf/libbpf.h>
 #include <xdp/libxdp.h>
-#include "npuflowd.h"
+#include "npuflowd_log.h"
 
+static enum npuflowd_log log_level;
 static int use_syslog;
 static char log_buf[64 * 1024];
 static size_t log_len;
 static int log_batch;
 static uint64_t log_us;		/* time in the log, for the loop's busy line */
+
+void log_set_level(enum npuflowd_log lvl)
+{
+	log_level = lvl;
+}
 
 uint64_t mono_us(void)
 {
@@ -95,7 +101,7 @@ static void vlogmsg(enum npuflowd_log lvl, const char *fmt, va_list ap)
 	static const int prio[] = { LOG_ERR, LOG_WARNING, LOG_INFO, LOG_DEBUG };
 	uint64_t t;
 
-	if (lvl > opts.log_level)
+	if (lvl > log_level)
 		return;
 	t = mono_us();
 	if (use_syslog)
@@ -129,7 +135,7 @@ static int lib_print(enum npuflowd_log lvl, const char *fmt, va_list ap)
 	char buf[512];
 	size_t n;
 
-	if (lvl > opts.log_level)
+	if (lvl > log_level)
 		return 0;
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	n = strlen(buf);

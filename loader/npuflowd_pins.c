@@ -23,7 +23,8 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "classify.skel.h"
-#include "npuflowd.h"
+#include "npuflowd_log.h"
+#include "npuflowd_pins.h"
 
 #ifndef BPF_FS_MAGIC
 #define BPF_FS_MAGIC 0xcafe4a11
@@ -39,10 +40,11 @@ static const char *const pinned_maps[] = {
 #define NPUFLOWD_NMAPS	(sizeof(pinned_maps) / sizeof(pinned_maps[0]))
 
 /*
- * The pin directory, opened once and checked (not a symlink, a directory of
- * root's or ours, on bpffs): everything npuflowd does in it goes through
- * @fd, so what was checked is what is used.  @path is what libbpf pins
- * through: /proc/self/fd/N when /proc shows @fd there, else the name.
+ * The pin directory @dir (--pin-dir, as pins_open() was given it), opened
+ * once and checked (not a symlink, a directory of root's or ours, on
+ * bpffs): everything npuflowd does in it goes through @fd, so what was
+ * checked is what is used.  @path is what libbpf pins through:
+ * /proc/self/fd/N when /proc shows @fd there, else the name.
  *
  * What this start makes, for pins_undo(): @mounted when it mounted the BPF
  * file system at NPUFLOWD_BPFFS (@mnt_dev, its device; @bound when the
@@ -53,6 +55,7 @@ static const char *const pinned_maps[] = {
  * directory is locked: what another instance makes is never ours.
  */
 static struct pins {
+	const char *dir;
 	int parent_fd;
 	int fd;
 	char base[256];
@@ -191,16 +194,16 @@ static int pins_trusted(int fd)
 	struct stat st;
 
 	if (fstat(fd, &st)) {
-		err("%s: %s", opts.pin_dir, strerror(errno));
+		err("%s: %s", pins.dir, strerror(errno));
 		return -1;
 	}
 	if (st.st_uid != 0 && st.st_uid != geteuid()) {
 		err("pin directory %s is owned by uid %u, not root: refusing it (remove it, "
-		    "or choose another --pin-dir)", opts.pin_dir, (unsigned int)st.st_uid);
+		    "or choose another --pin-dir)", pins.dir, (unsigned int)st.st_uid);
 		return -1;
 	}
 	if (!fd_on_bpffs(fd)) {
-		err("pin directory %s is not on a BPF file system: refusing it", opts.pin_dir);
+		err("pin directory %s is not on a BPF file system: refusing it", pins.dir);
 		return -1;
 	}
 	return 0;
@@ -213,11 +216,11 @@ static void pins_explain(int e)
 
 	if (!fstatat(pins.parent_fd, pins.base, &st, AT_SYMLINK_NOFOLLOW) && S_ISLNK(st.st_mode))
 		err("pin directory %s is a symbolic link: refusing it (remove it, or choose "
-		    "another --pin-dir)", opts.pin_dir);
+		    "another --pin-dir)", pins.dir);
 	else if (e == ENOTDIR)
-		err("pin directory %s is not a directory: refusing it", opts.pin_dir);
+		err("pin directory %s is not a directory: refusing it", pins.dir);
 	else
-		err("cannot open the pin directory %s: %s", opts.pin_dir, strerror(e));
+		err("cannot open the pin directory %s: %s", pins.dir, strerror(e));
 }
 
 /* The directory libbpf pins through: /proc/self/fd/N when it shows pins.fd. */
@@ -228,7 +231,7 @@ static void pins_path(void)
 	snprintf(pins.path, sizeof(pins.path), "/proc/self/fd/%d", pins.fd);
 	if (fstat(pins.fd, &a) || stat(pins.path, &b) || a.st_dev != b.st_dev ||
 	    a.st_ino != b.st_ino) {
-		dbg("no /proc/self/fd: pinning by name in %s", opts.pin_dir);
+		dbg("no /proc/self/fd: pinning by name in %s", pins.dir);
 		pins.path[0] = '\0';
 	}
 }
@@ -260,26 +263,27 @@ static void pins_note_new(int made_dir)
 }
 
 /*
- * pins_open - open the pin directory for a start (@start: mount bpffs on its
- * parent if none is there, create the directory 0700, chmod it 0700) or for
- * --flush (mount and create nothing).  0 with pins.fd open; 0 with pins.fd
+ * pins_open - open the pin directory @dir for a start (@start: mount bpffs
+ * on its parent if none is there, create the directory 0700, chmod it 0700)
+ * or for --flush (mount and create nothing).  0 with pins.fd open; 0 with pins.fd
  * -1 for a flush that finds nothing (no bpffs, no directory); -1 (logged)
  * when the directory is refused or cannot be had.  A start notes what it
  * makes, for pins_undo().
  */
-int pins_open(int start)
+int pins_open(const char *dir, int start)
 {
 	char parent[256];
 	int made = 0;
 
-	if (npuflowd_pin_split(opts.pin_dir, parent, sizeof(parent), pins.base,
+	pins.dir = dir;
+	if (npuflowd_pin_split(pins.dir, parent, sizeof(parent), pins.base,
 			       sizeof(pins.base))) {
-		err("pin directory %s: no parent directory", opts.pin_dir);
+		err("pin directory %s: no parent directory", pins.dir);
 		return -1;
 	}
 	pins.parent_fd = open_parent(parent, start);
 	if (pins.parent_fd == -2) {
-		info("no BPF file system at %s: nothing pinned in %s", parent, opts.pin_dir);
+		info("no BPF file system at %s: nothing pinned in %s", parent, pins.dir);
 		pins.parent_fd = -1;
 		return 0;
 	}
@@ -289,7 +293,7 @@ int pins_open(int start)
 	if (start && !mkdirat(pins.parent_fd, pins.base, 0700)) {
 		made = 1;
 	} else if (start && errno != EEXIST) {
-		err("mkdir %s: %s", opts.pin_dir, strerror(errno));
+		err("mkdir %s: %s", pins.dir, strerror(errno));
 		return -1;
 	}
 	pins.fd = openat(pins.parent_fd, pins.base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
@@ -311,15 +315,15 @@ int pins_open(int start)
 	if (flock(pins.fd, LOCK_EX | LOCK_NB)) {
 		if (errno == EWOULDBLOCK)
 			err("another npuflowd uses %s (whatever its lock file): stop it first",
-			    opts.pin_dir);
+			    pins.dir);
 		else
-			err("cannot lock %s: %s", opts.pin_dir, strerror(errno));
+			err("cannot lock %s: %s", pins.dir, strerror(errno));
 		return -1;
 	}
 	if (start)
 		pins_note_new(made);
 	if (start && fchmod(pins.fd, 0700))
-		warn("chmod %s: %s", opts.pin_dir, strerror(errno));
+		warn("chmod %s: %s", pins.dir, strerror(errno));
 	pins_path();
 	return 0;
 }
@@ -327,7 +331,7 @@ int pins_open(int start)
 /* libbpf's path of the pinned map @name (see struct pins). */
 static void pin_path_of(const char *name, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s/%s", pins.path[0] ? pins.path : opts.pin_dir, name);
+	snprintf(buf, len, "%s/%s", pins.path[0] ? pins.path : pins.dir, name);
 }
 
 /* --flush's part in the pin directory: the maps, then the directory. */
@@ -340,15 +344,15 @@ int pins_remove(void)
 		return 0;
 	for (k = 0; k < NPUFLOWD_NMAPS; k++) {
 		if (!unlinkat(pins.fd, pinned_maps[k], 0)) {
-			info("removed %s/%s", opts.pin_dir, pinned_maps[k]);
+			info("removed %s/%s", pins.dir, pinned_maps[k]);
 		} else if (errno != ENOENT) {
-			err("cannot remove %s/%s: %s", opts.pin_dir, pinned_maps[k],
+			err("cannot remove %s/%s: %s", pins.dir, pinned_maps[k],
 			    strerror(errno));
 			rc = 1;
 		}
 	}
 	if (unlinkat(pins.parent_fd, pins.base, AT_REMOVEDIR) && errno != ENOENT) {
-		err("cannot remove %s: %s (not empty?)", opts.pin_dir, strerror(errno));
+		err("cannot remove %s: %s (not empty?)", pins.dir, strerror(errno));
 		rc = 1;
 	}
 	return rc;
@@ -384,14 +388,14 @@ static int pin_check_one(struct bpf_map *map, const char *name)
 	    info.max_entries != bpf_map__max_entries(map)) {
 		err("pinned map %s/%s does not match (type %u key %u value %u entries %u; "
 		    "want type %u key %u value %u entries %u): run npuflowd --flush, "
-		    "or start with the old size", opts.pin_dir, name,
+		    "or start with the old size", pins.dir, name,
 		    info.type, info.key_size,
 		    info.value_size, info.max_entries, bpf_map__type(map),
 		    bpf_map__key_size(map), bpf_map__value_size(map),
 		    bpf_map__max_entries(map));
 		return -1;
 	}
-	info("reusing pinned %s/%s (%u entries)", opts.pin_dir, name, info.max_entries);
+	info("reusing pinned %s/%s (%u entries)", pins.dir, name, info.max_entries);
 	return 0;
 }
 
@@ -416,7 +420,7 @@ void pins_chmod(void)
 
 	for (k = 0; k < NPUFLOWD_NMAPS; k++)
 		if (fchmodat(pins.fd, pinned_maps[k], 0600, 0))
-			warn("chmod %s/%s: %s", opts.pin_dir, pinned_maps[k], strerror(errno));
+			warn("chmod %s/%s: %s", pins.dir, pinned_maps[k], strerror(errno));
 }
 
 /* What pins_undo() removed, for its one line: items joined by ", ". */
@@ -457,7 +461,7 @@ static void undo_maps(struct undone *u)
 			n += snprintf(names + n, sizeof(names) - n, "%s%s", n ? " " : "",
 				      pinned_maps[k]);
 		else if (errno != ENOENT)
-			warn("cannot remove %s/%s: %s", opts.pin_dir, pinned_maps[k],
+			warn("cannot remove %s/%s: %s", pins.dir, pinned_maps[k],
 			     strerror(errno));
 	}
 	if (n)
@@ -470,9 +474,9 @@ static void undo_dir(struct undone *u)
 	if (!pins.made_dir)
 		return;
 	if (!unlinkat(pins.parent_fd, pins.base, AT_REMOVEDIR))
-		undone_add(u, "%s", opts.pin_dir);
+		undone_add(u, "%s", pins.dir);
 	else
-		warn("kept %s: %s", opts.pin_dir, strerror(errno));
+		warn("kept %s: %s", pins.dir, strerror(errno));
 }
 
 /* libxdp's state directory, if this start made it and it is empty, under libxdp's lock. */

@@ -14,7 +14,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <linux/capability.h>
-#include "npuflowd.h"
+#include "npuflowd_log.h"
+#include "npuflowd_svc.h"
 
 volatile sig_atomic_t stop;
 
@@ -97,7 +98,7 @@ int take_lock(const char *path)
  * programs, pinned maps, sockets and the lock belong to the child), the
  * child logs to syslog and writes its pid into the lock file.
  */
-int daemonize(int lock_fd)
+int daemonize(int lock_fd, const char *lock_path)
 {
 	char pid[32];
 	int n;
@@ -110,7 +111,7 @@ int daemonize(int lock_fd)
 	/* the lock's pid is the daemon's now */
 	n = snprintf(pid, sizeof(pid), "%d\n", getpid());
 	if (ftruncate(lock_fd, 0) || pwrite(lock_fd, pid, n, 0) != n)
-		warn("cannot write pid to %s", opts.lock_file);
+		warn("cannot write pid to %s", lock_path);
 	info("running as a daemon, pid %d", getpid());
 	return 0;
 }
@@ -125,11 +126,11 @@ void notify(const char *state)
 }
 
 /*
- * keepalive - WATCHDOG=1 to the service manager when @every_us (0: no
+ * watchdog_ping - WATCHDOG=1 to the service manager when @every_us (0: no
  * watchdog) has passed since *@last (CLOCK_MONOTONIC us, updated).
  * Returns @wait_ms, shortened so that the loop wakes for the next one.
  */
-int keepalive(uint64_t every_us, uint64_t *last, int wait_ms)
+int watchdog_ping(uint64_t every_us, uint64_t *last, int wait_ms)
 {
 	uint64_t now = mono_us(), due = *last + every_us;
 

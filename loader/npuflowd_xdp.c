@@ -16,7 +16,8 @@
 #include <bpf/libbpf.h>
 #include <xdp/libxdp.h>
 #include "classify.skel.h"
-#include "npuflowd.h"
+#include "npuflowd_log.h"
+#include "npuflowd_xdp.h"
 
 #define PROG_NAME "npuflow_classify"
 
@@ -85,8 +86,10 @@ struct xdp_program *classifier_program(struct classify *skel)
 	return prog;
 }
 
-/* Check how @name (@ifindex) holds the program just attached: in @mode, or refused. */
-static int port_check_mode(int ifindex, const char *name, enum xdp_attach_mode mode)
+/* Check how @name (@ifindex) holds the program just attached: in @mode, or
+ * refused.  @no_dispatcher: it was attached as a single program. */
+static int port_check_mode(int ifindex, const char *name, enum xdp_attach_mode mode,
+			   int no_dispatcher)
 {
 	struct xdp_multiprog *mp = xdp_multiprog__get_from_ifindex(ifindex);
 	enum xdp_attach_mode got;
@@ -102,7 +105,7 @@ static int port_check_mode(int ifindex, const char *name, enum xdp_attach_mode m
 	} else if (xdp_multiprog__is_legacy(mp)) {
 		warn("%s: attached as a single XDP program, not through the libxdp "
 		     "dispatcher%s; other XDP programs cannot be added to this interface",
-		     name, opts.no_dispatcher ? " (--no-dispatcher)" :
+		     name, no_dispatcher ? " (--no-dispatcher)" :
 		     " (the kernel or driver refused it)");
 	} else {
 		info("%s: attached in %s mode through the dispatcher (%d program(s))", name,
@@ -115,9 +118,9 @@ static int port_check_mode(int ifindex, const char *name, enum xdp_attach_mode m
 /*
  * Whether another program holds @name (@ifindex) so that attaching ours
  * would replace it: one attached directly (not through the dispatcher), or
- * any at all with --no-dispatcher.  Said and 1 if so.
+ * any at all with --no-dispatcher (@no_dispatcher).  Said and 1 if so.
  */
-static int port_taken(int ifindex, const char *name)
+static int port_taken(int ifindex, const char *name, int no_dispatcher)
 {
 	struct xdp_multiprog *mp = xdp_multiprog__get_from_ifindex(ifindex);
 	struct xdp_program *p;
@@ -131,7 +134,7 @@ static int port_taken(int ifindex, const char *name)
 		    "dispatcher: refusing to replace it (detach it, or load it with xdp-loader, "
 		    "to run both)", name, xdp_program__name(p), xdp_program__id(p));
 		taken = 1;
-	} else if (p && opts.no_dispatcher) {
+	} else if (p && no_dispatcher) {
 		err("%s: %d XDP program(s) attached through the libxdp dispatcher: refusing to "
 		    "replace them with a single program (--no-dispatcher)", name,
 		    xdp_multiprog__program_count(mp));
@@ -143,20 +146,21 @@ static int port_taken(int ifindex, const char *name)
 
 /*
  * port_attach - attach @prog to @name (@ifindex) in @mode, after detaching
- * what an earlier run left there; never in place of another program.  1 when
+ * what an earlier run left there; never in place of another program; a
+ * single program, not through the dispatcher, if @no_dispatcher.  1 when
  * attached in @mode; 0 when not attached, -1 when attached but refused
  * (detach it): both logged.
  */
 int port_attach(struct xdp_program *prog, int ifindex, const char *name,
-		enum xdp_attach_mode mode)
+		enum xdp_attach_mode mode, int no_dispatcher)
 {
 	char ebuf[128];
 	int e;
 
 	detach_leftovers(ifindex, "from an earlier run");
-	if (port_taken(ifindex, name))
+	if (port_taken(ifindex, name, no_dispatcher))
 		return 0;
-	if (opts.no_dispatcher)
+	if (no_dispatcher)
 		setenv("LIBXDP_SKIP_DISPATCHER", "1", 1);
 	e = xdp_program__attach(prog, ifindex, mode, 0);
 	if (e) {
@@ -166,7 +170,7 @@ int port_attach(struct xdp_program *prog, int ifindex, const char *name,
 		    " (the driver has no native XDP; --mode skb is explicit)" : "");
 		return 0;
 	}
-	return port_check_mode(ifindex, name, mode) ? -1 : 1;
+	return port_check_mode(ifindex, name, mode, no_dispatcher) ? -1 : 1;
 }
 
 /*
