@@ -7,7 +7,7 @@
 # (1,024 x 100 x 1,448 B = 1.19 Gbit/s), far above what TCG reaches.
 # The poll's timer runs more often than the watchdog could (its 10 ms, not
 # 100 ms).  Doorbells on (poll_interval_us still 10 ms): the poll is a
-# watchdog, at most one run per 100 ms of the window, and >= 95 % of the
+# watchdog, at most two runs per 100 ms of the window, and >= 95 % of the
 # frames are taken by doorbell passes (seed 001's table).
 # timeout: 600
 . "$(dirname "$0")/lib.sh"
@@ -78,6 +78,6 @@ diag "doorbells on, poll 10 ms: ${bps:-0} bit/s; frames by doorbell $db, by poll
 ktap_result $([ "${bps:-0}" -gt 1000000 ]; echo $?) "doorbells on: the stream runs"
 ktap_result $([ "$share" -ge 950 ]; echo $?) ">= 95 % of frames taken by doorbell passes"
 diag "the poll's timer: $PR runs in $PR_MS ms on CPU(s) ${PR_CPUS:-none}"
-ktap_result $([ "$PR" -ge 1 ] && [ "$PR" -le $((PR_MS / 100 + 2)) ]; echo $?) \
-	"every queue has its vector: the poll is a watchdog, $PR runs in $PR_MS ms, at most one per 100 ms"
+ktap_result $([ "$PR" -ge 1 ] && [ "$PR" -le $((PR_MS / 50 + 5)) ]; echo $?) \
+	"every queue has its vector: the poll is a watchdog, $PR runs in $PR_MS ms, at most two per 100 ms"
 ktap_finish

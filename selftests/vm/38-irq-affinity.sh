@@ -10,8 +10,8 @@
 # online CPU are refused and change nothing; a mask outlives a close and
 # reopen of the port.  npuep's safety-net poll goes with queue 0's vector:
 # in each window it runs only on the vectors' CPU, as a watchdog (every
-# vector requested: at most one run per 100 ms of the window, where the
-# fast period's 1,000 a second would be 10 times over).
+# vector requested: at most two runs per 100 ms of the window, where the
+# fast period's 1,000 a second would pass it many times over).
 # timeout: 300
 . "$(dirname "$0")/lib.sh"
 ktap_plan 15
@@ -83,14 +83,14 @@ window() {
 	read -r e0 e1 <<< "$(ipis)"
 	D0=$((b0 - a0)) D1=$((b1 - a1)) I0=$((e0 - c0)) I1=$((e1 - c1))
 }
-# poll_follows CPU: the poll ran in the window, only on CPU, at most once
-# per 100 ms (the watchdog period, NPUEP_POLL_WATCHDOG_MS) and two more
-# (a run late by its latency)
+# poll_follows CPU: the poll ran in the window, only on CPU, at most twice
+# per 100 ms (the watchdog period, NPUEP_POLL_WATCHDOG_MS: a bound, not a
+# rate, that the fast period's 1,000 a second would pass tenfold and more)
 poll_follows() {
 	diag "the poll: $PR runs in $PR_MS ms on CPU(s) ${PR_CPUS:-none}"
 	ktap_result $([ "$PR_CPUS" = "$1" ] && [ "$PR" -ge 1 ] &&
-		[ "$PR" -le $((PR_MS / 100 + 2)) ]; echo $?) \
-		"the poll follows queue 0's vector to CPU $1: $PR runs in $PR_MS ms, all there, at most one per 100 ms"
+		[ "$PR" -le $((PR_MS / 50 + 5)) ]; echo $?) \
+		"the poll follows queue 0's vector to CPU $1: $PR runs in $PR_MS ms, all there, at most two per 100 ms"
 }
 
 ip netns exec pc ping -c 1 -W 2 $FAR4 >/dev/null	# neighbours resolved

@@ -299,7 +299,7 @@ poll_runs_start() {
 	PR_I=$(tracefs)/instances/npuep-poll
 	a=$(awk '$3 == "npuep_poll_timer_fn" { print $1; exit }' /proc/kallsyms)
 	[ -n "$a" ] && mkdir -p "$PR_I" || return 1
-	echo 0 > "$PR_I/options/record-cmd"
+	echo 0 > "$PR_I/options/record-cmd" 2>/dev/null	# global only on some kernels
 	echo 0 > "$PR_I/tracing_on"
 	echo > "$PR_I/trace"
 	echo "function == 0x$a" > "$PR_I/events/timer/hrtimer_expire_entry/filter" || return 1
