@@ -15,6 +15,7 @@
 #include <linux/debugfs.h>
 #include <linux/dma-mapping.h>
 #include <linux/interrupt.h>
+#include <linux/irq.h>
 #include <net/netdev_queues.h>
 #include <net/page_pool/helpers.h>
 
@@ -166,10 +167,10 @@ static enum hrtimer_restart npuep_poll_timer_fn(struct hrtimer *timer)
 {
 	struct npuep_dev *ndev = container_of(timer, struct npuep_dev,
 					      poll_timer);
-	u32 interval = READ_ONCE(ndev->poll_interval_us);
+	u64 period = READ_ONCE(ndev->poll_period_ns);
 	unsigned int p, q;
 
-	if (!interval)
+	if (!period)
 		return HRTIMER_NORESTART;
 
 	spin_lock(&ndev->poll_lock);
@@ -196,8 +197,145 @@ static enum hrtimer_restart npuep_poll_timer_fn(struct hrtimer *timer)
 	}
 	spin_unlock(&ndev->poll_lock);
 
-	hrtimer_forward_now(timer, ns_to_ktime((u64)interval * NSEC_PER_USEC));
+	/* Pinned: it fires again on this CPU. */
+	hrtimer_forward_now(timer, ns_to_ktime(period));
 	return HRTIMER_RESTART;
+}
+
+/* Runs on the CPU the poll goes to (a cross-call, or the caller's own). */
+static void npuep_poll_arm_here(void *data)
+{
+	struct npuep_dev *ndev = data;
+
+	hrtimer_start(&ndev->poll_timer, ns_to_ktime(ndev->poll_period_ns),
+		      HRTIMER_MODE_REL_PINNED);
+}
+
+/*
+ * The first online CPU of @irq's effective affinity (where its chip
+ * delivers it), else of its requested affinity; -1 if none is online.
+ */
+static int npuep_irq_cpu(unsigned int irq)
+{
+	struct irq_data *d = irq_get_irq_data(irq);
+	unsigned int cpu = nr_cpu_ids;
+
+	if (d)
+		cpu = cpumask_first_and(irq_data_get_effective_affinity_mask(d),
+					cpu_online_mask);
+	if (cpu >= nr_cpu_ids)
+		cpu = cpumask_first_and(irq_get_affinity_mask(irq),
+					cpu_online_mask);
+	return cpu < nr_cpu_ids ? cpu : -1;
+}
+
+/*
+ * The poll's period and CPU from the open ports, under poll_lock (their
+ * queues' vectors are stable while dp_open is set).  Return: the period,
+ * 0 when no datapath is open; *@cpu the first online CPU of the effective
+ * affinity of the first open port's queue 0 vector, or -1 when it has no
+ * vector.
+ */
+static u64 npuep_poll_plan(struct npuep_dev *ndev, u32 interval, int *cpu)
+{
+	u64 period = (u64)interval * NSEC_PER_USEC;
+	bool open = false, vectors = true;
+	unsigned long flags;
+	unsigned int p, q;
+
+	*cpu = -1;
+	spin_lock_irqsave(&ndev->poll_lock, flags);
+	for (p = 0; p < ndev->nports; p++) {
+		struct npuep_port *port = ndev->ports[p];
+
+		if (!port || !port->dp_open)
+			continue;
+		for (q = 0; q < port->nq; q++)
+			vectors &= port->qps[q].irq >= 0;
+		if (!open && port->qps[0].irq >= 0)
+			*cpu = npuep_irq_cpu(port->qps[0].irq);
+		open = true;
+	}
+	spin_unlock_irqrestore(&ndev->poll_lock, flags);
+
+	if (!open)
+		return 0;
+	if (vectors)
+		period = max_t(u64, period,
+			       (u64)NPUEP_POLL_WATCHDOG_MS * NSEC_PER_MSEC);
+	return period;
+}
+
+/**
+ * npuep_poll_rearm() - (re)arm the safety-net poll for the open queues
+ * @ndev: the coprocessor
+ *
+ * The poll runs while a port's datapath is open and poll_interval_us is
+ * not 0.  While an open queue has no vector (devlink rx_doorbells false)
+ * it alone drives the queues, every poll_interval_us; while every open
+ * queue has its vector it is a watchdog, every NPUEP_POLL_WATCHDOG_MS or
+ * poll_interval_us if longer.  It is armed pinned on the CPU of the first
+ * open port's queue 0 vector (its effective affinity, where the operator
+ * put the datapath), re-armed there by each run, and moved when that
+ * vector's affinity changes; with no vector, on the CPU that calls this
+ * (the process that opens the port or sets poll_interval_us).
+ *
+ * Called when a datapath opens or closes, when poll_interval_us is set and
+ * when queue 0's vector moves.  Process context; sleeps.
+ */
+void npuep_poll_rearm(struct npuep_dev *ndev)
+{
+	u32 interval = READ_ONCE(ndev->poll_interval_us);
+	u64 period = 0;
+	int cpu = -1;
+
+	mutex_lock(&ndev->poll_mutex);
+	if (interval)
+		period = npuep_poll_plan(ndev, interval, &cpu);
+	WRITE_ONCE(ndev->poll_period_ns, 0);
+	hrtimer_cancel(&ndev->poll_timer);
+	if (period) {
+		WRITE_ONCE(ndev->poll_period_ns, period);
+		if (cpu < 0 || smp_call_function_single(cpu, npuep_poll_arm_here,
+							ndev, true)) {
+			/* no vector, or its CPU went offline: here */
+			preempt_disable();
+			npuep_poll_arm_here(ndev);
+			preempt_enable();
+		}
+	}
+	mutex_unlock(&ndev->poll_mutex);
+}
+
+/**
+ * npuep_poll_stop() - stop the safety-net poll for good (remove)
+ * @ndev: the coprocessor
+ *
+ * On return the timer neither runs nor is armed, and npuep_poll_rearm()
+ * leaves it off.
+ */
+void npuep_poll_stop(struct npuep_dev *ndev)
+{
+	mutex_lock(&ndev->poll_mutex);
+	WRITE_ONCE(ndev->poll_interval_us, 0);
+	WRITE_ONCE(ndev->poll_period_ns, 0);
+	hrtimer_cancel(&ndev->poll_timer);
+	mutex_unlock(&ndev->poll_mutex);
+}
+
+/* Queue 0's vector moved (process context): the poll goes with it. */
+static void npuep_poll_affinity_notify(struct irq_affinity_notify *notify,
+				       const cpumask_t *mask)
+{
+	struct npuep_port *port = container_of(notify, struct npuep_port,
+					       poll_notify);
+
+	npuep_poll_rearm(port->ndev);
+}
+
+/* The notifier is the port's: nothing to free. */
+static void npuep_poll_affinity_release(struct kref *ref)
+{
 }
 
 /**
@@ -207,24 +345,10 @@ static enum hrtimer_restart npuep_poll_timer_fn(struct hrtimer *timer)
 void npuep_poll_init(struct npuep_dev *ndev)
 {
 	spin_lock_init(&ndev->poll_lock);
-	hrtimer_init(&ndev->poll_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+	mutex_init(&ndev->poll_mutex);
+	hrtimer_init(&ndev->poll_timer, CLOCK_MONOTONIC,
+		     HRTIMER_MODE_REL_PINNED);
 	ndev->poll_timer.function = npuep_poll_timer_fn;
-}
-
-/**
- * npuep_poll_timer_start() - (re)start the poll at the current interval
- * @ndev: the coprocessor
- *
- * Stops the poll when the interval is 0.  Process context.
- */
-void npuep_poll_timer_start(struct npuep_dev *ndev)
-{
-	u32 interval = READ_ONCE(ndev->poll_interval_us);
-
-	hrtimer_cancel(&ndev->poll_timer);
-	if (interval)
-		hrtimer_start(&ndev->poll_timer, ns_to_ktime((u64)interval * NSEC_PER_USEC),
-			      HRTIMER_MODE_REL);
 }
 
 /* ------------------------------------------------------------------ */
@@ -368,6 +492,18 @@ static int npuep_qp_request_irq(struct npuep_qp *qp)
 			   irq, qp->idx, err);
 		return err;
 	}
+	if (!qp->idx) {
+		/* The safety-net poll runs where queue 0's vector does. */
+		port->poll_notify.notify = npuep_poll_affinity_notify;
+		port->poll_notify.release = npuep_poll_affinity_release;
+		err = irq_set_affinity_notifier(irq, &port->poll_notify);
+		if (err) {
+			netdev_err(port->netdev,
+				   "affinity notifier of irq %d: %d\n", irq, err);
+			free_irq(irq, qp);
+			return err;
+		}
+	}
 	qp->irq = irq;
 	return 0;
 }
@@ -411,6 +547,8 @@ static void npuep_qp_close(struct npuep_qp *qp)
 	qp->open = false;
 	npuep_qp_hw_stop(qp);
 	if (qp->irq >= 0) {
+		if (!qp->idx)
+			irq_set_affinity_notifier(qp->irq, NULL);
 		free_irq(qp->irq, qp);
 		qp->irq = -1;
 	}
@@ -544,6 +682,7 @@ int npuep_dp_open(struct npuep_port *port)
 	spin_unlock_irqrestore(&ndev->poll_lock, flags);
 	netif_tx_start_all_queues(netdev);
 	npuep_dp_debugfs_create(port);
+	npuep_poll_rearm(ndev);
 	return 0;
 
 err_close:
@@ -590,6 +729,8 @@ void npuep_dp_close(struct npuep_port *port)
 	netif_tx_disable(port->netdev);
 	for (q = 0; q < ndev->nqueues; q++)
 		npuep_qp_close(&port->qps[q]);
+	/* Off with the last datapath; else where the first open one says. */
+	npuep_poll_rearm(ndev);
 }
 
 /* ------------------------------------------------------------------ */

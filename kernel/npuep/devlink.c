@@ -77,7 +77,7 @@ static int npuep_dl_poll_interval_set(struct devlink *devlink, u32 id,
 	struct npuep_dev *ndev = devlink_priv(devlink);
 
 	WRITE_ONCE(ndev->poll_interval_us, ctx->val.vu32);
-	npuep_poll_timer_start(ndev);
+	npuep_poll_rearm(ndev);
 	return 0;
 }
 

@@ -151,7 +151,6 @@ static int npuep_probe(struct auxiliary_device *adev,
 	devl_unlock(devlink);
 
 	auxiliary_set_drvdata(adev, ndev);
-	npuep_poll_timer_start(ndev);
 	dev_info(ndev->dev, "%u ports x %u queues, fw %s, serial %016llx\n",
 		 ndev->nports, ndev->nqueues, ndev->fw_ver, ndev->serial);
 	return 0;
@@ -181,8 +180,7 @@ static void npuep_remove(struct auxiliary_device *adev)
 
 	npuep_health_stop(ndev);
 	devl_lock(devlink);
-	WRITE_ONCE(ndev->poll_interval_us, 0);
-	hrtimer_cancel(&ndev->poll_timer);
+	npuep_poll_stop(ndev);
 	npuep_dev_down(ndev, NPUEP_DEV_REMOVE, NULL);
 	npuep_dlx_unregister(ndev);
 	npuep_devlink_params_unregister(ndev);

@@ -11,6 +11,7 @@
 #include <linux/ethtool.h>
 #include <linux/hrtimer.h>
 #include <linux/if_vlan.h>
+#include <linux/interrupt.h>
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
 #include <linux/rwsem.h>
@@ -232,6 +233,9 @@ struct npuep_port {
 	struct npuep_qp *qps;		/* ndev->nqueues entries */
 	struct npuep_ntuple *ntuple;	/* ethtool -N rules (ntuple.c), rtnl */
 
+	/* queue 0's vector moved: the poll follows it (datapath.c) */
+	struct irq_affinity_notify poll_notify;
+
 	/* debugfs <dev>-p<N>/ while the datapath is open (datapath.c) */
 	struct dentry *dbg;
 	atomic_t fail_rx_alloc;		/* fault: receive allocations to fail */
@@ -277,10 +281,18 @@ struct npuep_dev {
 	struct notifier_block session_nb;
 	struct delayed_work session_work;
 
-	/* safety-net poll and doorbell mode */
+	/*
+	 * Safety-net poll and doorbell mode.  The timer runs while a port's
+	 * datapath is open, every poll_period_ns, pinned to the first online
+	 * CPU of the effective affinity of the first open port's queue 0
+	 * vector, or, with no vectors, to the CPU that armed it (datapath.c,
+	 * npuep_poll_rearm()).
+	 */
 	struct hrtimer poll_timer;
 	spinlock_t poll_lock;		/* ports' dp_open vs the poll timer */
+	struct mutex poll_mutex;	/* serialises npuep_poll_rearm() */
 	u32 poll_interval_us;
+	u64 poll_period_ns;		/* the timer's; 0 while it is off */
 	bool rx_doorbells;		/* in effect (driverinit value at load) */
 	bool reloading;
 
@@ -305,7 +317,8 @@ static inline void npuep_wr32(struct npuep_dev *ndev, u32 reg, u32 val)
 /* datapath.c */
 int npuep_dp_open(struct npuep_port *port);
 void npuep_dp_close(struct npuep_port *port);
-void npuep_poll_timer_start(struct npuep_dev *ndev);
+void npuep_poll_rearm(struct npuep_dev *ndev);
+void npuep_poll_stop(struct npuep_dev *ndev);
 void npuep_poll_init(struct npuep_dev *ndev);
 void npuep_qp_stats_read(struct npuep_qp *qp, struct npuep_qp_stats *out);
 void npuep_rss_default(struct npuep_port *port);

@@ -283,6 +283,38 @@ proc_net_dev() {	# locals _-prefixed: VAR is the caller's
 # tracefs: where tracing is mounted (tracefs, or under debugfs).
 tracefs() { if [ -d /sys/kernel/tracing/instances ]; then echo /sys/kernel/tracing; else echo /sys/kernel/debug/tracing; fi; }
 
+# npuep's safety-net poll (an hrtimer, npuep_poll_timer_fn).
+# poll_timer_cpus: the CPUs it is armed on now (/proc/timer_list).
+poll_timer_cpus() {
+	awk '$1 == "cpu:" { c = $2 } /npuep_poll_timer_fn/ { print c }' /proc/timer_list | sort -un | xargs
+}
+# poll_runs_start ... poll_runs_stop: the timer's runs in between, each
+# a timer:hrtimer_expire_entry event in a tracing instance of its own
+# (record-cmd off: see npu_pin_keys), filtered on its function.  Sets PR
+# (runs), PR_CPUS (the CPUs they ran on) and PR_MS (the window, ms of the
+# guest's clock: a timer of period P runs at most PR_MS / P + 1 times,
+# and one more whose run its latency delayed into the window).
+poll_runs_start() {
+	local a
+	PR_I=$(tracefs)/instances/npuep-poll
+	a=$(awk '$3 == "npuep_poll_timer_fn" { print $1; exit }' /proc/kallsyms)
+	[ -n "$a" ] && mkdir -p "$PR_I" || return 1
+	echo 0 > "$PR_I/options/record-cmd" 2>/dev/null	# global only on some kernels
+	echo 0 > "$PR_I/tracing_on"
+	echo > "$PR_I/trace"
+	echo "function == 0x$a" > "$PR_I/events/timer/hrtimer_expire_entry/filter" || return 1
+	echo 1 > "$PR_I/events/timer/hrtimer_expire_entry/enable" || return 1
+	PR_T0=$(date +%s%N)
+	echo 1 > "$PR_I/tracing_on"
+}
+poll_runs_stop() {
+	echo 0 > "$PR_I/tracing_on"
+	PR_MS=$((($(date +%s%N) - PR_T0) / 1000000))
+	echo 0 > "$PR_I/events/timer/hrtimer_expire_entry/enable"
+	PR=$(grep -c 'hrtimer_expire_entry:' "$PR_I/trace")
+	PR_CPUS=$(sed -nE 's/^[^[]*\[0*([0-9]+)\].*hrtimer_expire_entry:.*/\1/p' "$PR_I/trace" | sort -un | xargs)
+}
+
 # ft_offload_tcp: replace the ruleset with an nftables flowtable "flags
 # offload" on P3 and P8 that offloads every forwarded TCP connection.
 ft_offload_tcp() {
