@@ -296,6 +296,32 @@ static struct npuctl_status status(void)
 	return s;
 }
 
+/* The text's in and out columns: the port, then what a direction arrives
+ * and leaves with beyond it (npuflow_fmt_tags()'s form after a dot). */
+static void flow_text_tags(void **state)
+{
+	struct npuflow_conn c = conn();
+	struct npuctl_flow fl = { .id = 7, .c = &c, .in = { "eth2", "eth7" },
+				  .out = { "eth7", "eth2" } };
+	char *out = NULL;
+
+	(void)state;
+	c.key[1].vlan_outer = 100 | NPUFLOW_VLAN_AD;
+	c.key[1].vlan_inner = 200;
+	c.key[1].pppoe_sid = 1;
+	c.out_vid[0] = 100 | NPUFLOW_VLAN_AD;
+	c.out_vid_inner[0] = 200;
+	c.out_sid[0] = 1;
+	CAPTURE(out, npuctl_flow_text(f, &fl));
+	assert_non_null(strstr(out, " eth2 "));
+	assert_non_null(strstr(out, " eth7.ad100.200:s1 "));
+	assert_non_null(strstr(out, "\n       "));
+	/* direction 1 arrives tagged and in the session, leaves untagged */
+	assert_non_null(strstr(strchr(out, '\n'), " eth7.ad100.200:s1 "));
+	assert_non_null(strstr(strchr(out, '\n'), " eth2 "));
+	free(out);
+}
+
 static void status_fields(void **state)
 {
 	struct npuctl_status s = { 0 };
@@ -611,6 +637,7 @@ int main(void)
 		cmocka_unit_test(cand_escapes),
 		cmocka_unit_test(port_fields),
 		cmocka_unit_test(flow_fields),
+		cmocka_unit_test(flow_text_tags),
 		cmocka_unit_test(status_fields),
 		cmocka_unit_test(status_text_stopped),
 		cmocka_unit_test(jlist_lines),

@@ -66,22 +66,42 @@ void npuctl_flow_text_header(FILE *f)
 		"idle_s", "gb/remade/revived reason");
 }
 
+/*
+ * @dev, then the tags and session @k names in npuflow_fmt_tags()'s form
+ * after a dot ("eth7.ad100.200:s1"), into @buf (@len); "-" for no @dev.
+ */
+static void fmt_dev_tags(const char *dev, const struct npuflow_key *k, char *buf, size_t len)
+{
+	char tags[24];
+
+	if (!dev[0])
+		snprintf(buf, len, "-");
+	else if (npuflow_fmt_tags(k, tags, sizeof(tags)) > 0)
+		snprintf(buf, len, "%s.%s", dev, tags);
+	else
+		snprintf(buf, len, "%s", dev);
+}
+
 void npuctl_flow_text(FILE *f, const struct npuctl_flow *fl)
 {
 	const struct npuflow_conn *c = fl->c;
 	int dir;
 
 	for (dir = 0; dir < 2; dir++) {
-		char t[128], p[8];
+		struct npuflow_key eg = { .vlan_outer = c->out_vid[dir],
+					  .vlan_inner = c->out_vid_inner[dir],
+					  .pppoe_sid = c->out_sid[dir] };
+		char t[128], p[8], in[48], out[48];
 
 		fmt_tuple(&c->key[dir], t, sizeof(t));
+		fmt_dev_tags(fl->in[dir], &c->key[dir], in, sizeof(in));
+		fmt_dev_tags(fl->out[dir], &eg, out, sizeof(out));
 		if (!dir)
 			fprintf(f, "%-6u %-9s %-5s ", fl->id, fm_state_name(c->state),
 				npuflow_proto_name(c->key[0].proto, p, sizeof(p)));
 		else
 			fprintf(f, "%-6s %-9s %-5s ", "", "", "");
-		fprintf(f, "%-10s %-48s %-10s %12llu %14llu", fl->in[dir], t,
-			fl->out[dir][0] ? fl->out[dir] : "-",
+		fprintf(f, "%-10s %-48s %-10s %12llu %14llu", in, t, out,
 			(unsigned long long)c->packets[dir], (unsigned long long)c->bytes[dir]);
 		if (!dir)
 			fprintf(f, " %8.1f %8.1f %u/%u/%u %s%s\n", fl->age_ns / 1e9,
