@@ -8,14 +8,17 @@
  * when its session ends (its NETDEV_DOWN cleanup matches the ingress
  * device, the port), and a flower rule stays until its writer removes it.
  *
- * The driver's netdev notifier watches what ends sessions: a ppp device
- * going down or away, and one of this device's ports or a VLAN device over
- * one going down or changing its MTU or address (pppoe flushes the
- * sessions over a device then).  Each queues session_work, which runs
- * after the notifier chain (under rtnl): it gathers the sessions up over
- * the ports (npuep_flow_sessions()) and takes out of the coprocessor
- * every connection, the flowtable's and flower's alike, with a direction
- * whose session is not among them, counted in fp_pppoe_reclaimed.  Their
+ * The driver's netdev notifier watches what ends sessions or shrinks them:
+ * a ppp device going down or away or changing its MTU, and one of this
+ * device's ports or a VLAN device over one going down or changing its MTU
+ * or address (pppoe flushes the sessions over a device then).  Each queues
+ * session_work, which runs after the notifier chain (under rtnl): it
+ * gathers the sessions up over the ports (npuep_flow_sessions()) and takes
+ * out of the coprocessor every connection, the flowtable's and flower's
+ * alike, with a direction whose session is not among them, or is but
+ * carries less than the direction was written to send in it (its ppp
+ * device's MTU lowered: the coprocessor checks a frame against the MTU
+ * the direction holds), counted in fp_pppoe_reclaimed.  Their
  * directions leave the shadow table: the kernel's DESTROY then finds
  * nothing, its STATS no traffic, and a flowtable's flow ages out; a
  * flowtable's refresh of a push into a session that is gone is refused
@@ -54,7 +57,8 @@ static bool npuep_session_event_ends(const struct npuep_dev *ndev,
 				     unsigned long event)
 {
 	if (dev->type == ARPHRD_PPP)
-		return event == NETDEV_DOWN || event == NETDEV_UNREGISTER;
+		return event == NETDEV_DOWN || event == NETDEV_UNREGISTER ||
+		       event == NETDEV_CHANGEMTU;
 	switch (event) {
 	case NETDEV_DOWN:
 	case NETDEV_CHANGEMTU:
@@ -127,9 +131,21 @@ static struct npuep_fd_session *npuep_session_gather(struct npuep_dev *ndev, u32
 }
 
 /*
+ * Whether direction @f, which sends in session @s, still may: @s is in
+ * @live (@n) with an MTU no smaller than the one @f was written with.
+ */
+static bool npuep_session_holds(const struct npuep_flow *f, const struct npuep_fd_session *s,
+				const struct npuep_fd_session *live, u32 n)
+{
+	int i = npuep_flow_session_find(s, live, n);
+
+	return i >= 0 && le16_to_cpu(f->rw.mtu) <= live[i].mtu;
+}
+
+/*
  * Move the directions of every connection that sends in a session not in
- * @live (@n) from their ports' lists to @gone, under ft->lock.  Return:
- * the connections moved.
+ * @live (@n), or in one whose MTU fell under the direction's, from their
+ * ports' lists to @gone, under ft->lock.  Return: the connections moved.
  */
 static u32 npuep_session_sort(struct npuep_ft *ft, const struct npuep_fd_session *live,
 			      u32 n, struct list_head *gone)
@@ -141,7 +157,7 @@ static u32 npuep_session_sort(struct npuep_ft *ft, const struct npuep_fd_session
 	for (p = 0; p < NPU_MAX_PORTS; p++) {
 		list_for_each_entry_safe(f, tmp, &ft->port_flows[p], pnode) {
 			if (!npuep_flow_session(&f->key, &f->rw, &s) ||
-			    npuep_flow_session_find(&s, live, n) >= 0)
+			    npuep_session_holds(f, &s, live, n))
 				continue;
 			g = f->conn->flow[!f->dir];
 			if (g) {

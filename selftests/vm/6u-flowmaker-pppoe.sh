@@ -16,7 +16,7 @@
 # made again in it.  Counts only.
 # timeout: 300
 . "$(dirname "$0")/lib.sh"
-ktap_plan 13
+ktap_plan 14
 T=$(mktemp -d /tmp/pppoe-fm.XXXXXX)
 trap 'pppoe_down; fm_cleanup; nft flush ruleset
 	[ -n "${NPUVM_OUT:-}" ] && cp "$T"/*.log "$NPUVM_OUT/" 2>/dev/null' EXIT
@@ -53,11 +53,12 @@ echo_pc() {
 	ip netns exec pc python3 - "$@" <<'PY'
 import select, socket, sys, time
 addr, sport, n, gap = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
+data = b"u" * int(sys.argv[5]) if len(sys.argv) > 5 else b"npuflow-6u-" * 5
 s = socket.socket(socket.AF_INET6 if ":" in addr else socket.AF_INET, socket.SOCK_DGRAM)
 s.bind(("", sport))
 got = 0
 for i in range(n):
-    s.sendto(b"npuflow-6u-" * 5, (addr, 5000))
+    s.sendto(data, (addr, 5000))
     while select.select([s], [], [], 0 if gap else 2)[0]:
         s.recv(2048)
         got += 1
@@ -125,5 +126,19 @@ N=300
 flow "IPv4 again" $PPP_F4 4000
 ktap_result $([ $up = 0 ] && [ "$PPP_SID" != "$SID1" ]; echo $?) \
 	"the new session has another id"
+
+# The session's MTU lowered under the made connection: no datagram over the
+# new MTU leaves in hardware (its directions into the session are taken
+# out of the coprocessor, fp_pppoe_reclaimed; a remake takes the new MTU,
+# and the coprocessor punts what is over it: mtu)
+r0=$(eth_sum "$P3" '^fp_pppoe_reclaimed$')
+ip link set pppwan mtu 1400
+for i in $(seq 20); do [ "$(eth_sum "$P3" '^fp_pppoe_reclaimed$')" -gt "$r0" ] && break; sleep 0.1; done
+read -r a b <<< "$(eth_stats "$P3" hw_fwd_frames hw_punt_mtu)"
+echo_pc $PPP_F4 4000 10 0.05 1464 >/dev/null
+read -r c d <<< "$(eth_stats "$P3" hw_fwd_frames hw_punt_mtu)"
+diag "pppwan's MTU 1492 -> 1400: $(( $(eth_sum "$P3" '^fp_pppoe_reclaimed$') - r0 )) connection(s) reclaimed; 10 datagrams of 1,492 bytes from pc: port 3 forwarded $((c - a)), punted $((d - b)) for mtu"
+ktap_result $([ $((c - a)) = 0 ]; echo $?) \
+	"pppwan's MTU lowered under a made connection: nothing over it forwarded in hardware"
 [ "$KTAP_FAIL" = 0 ] || tail -30 $FM_LOG | sed 's/^/# /'
 ktap_finish
