@@ -23,8 +23,13 @@ int fwd_attach(int prog_fd, int ifindex, const char *name)
 	DECLARE_LIBBPF_OPTS(bpf_tc_opts, to, .handle = FWD_TC_HANDLE,
 			    .priority = FWD_TC_PRIO, .prog_fd = prog_fd,
 			    .flags = BPF_TC_F_REPLACE);
-	int e = bpf_tc_hook_create(&hook);
+	int e;
 
+	/* a port's clsact from an earlier start or another tool answers
+	 * EEXIST, which libbpf would log as a warning ("Exclusivity flag on") */
+	log_libbpf_expected(1);
+	e = bpf_tc_hook_create(&hook);
+	log_libbpf_expected(0);
 	if (e && e != -EEXIST) {
 		err("%s: cannot add the clsact qdisc for the egress watch: %s", name, strerror(-e));
 		return -1;

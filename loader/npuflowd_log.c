@@ -145,10 +145,18 @@ static int lib_print(enum npuflowd_log lvl, const char *fmt, va_list ap)
 	return 0;
 }
 
+static int libbpf_quiet;
+
 static int libbpf_print(enum libbpf_print_level l, const char *fmt, va_list ap)
 {
 	/* libbpf's warnings are errors to us only when a call fails; keep them at warn */
-	return lib_print(l == LIBBPF_WARN ? NPUFLOWD_LOG_WARN : NPUFLOWD_LOG_DEBUG, fmt, ap);
+	return lib_print(l == LIBBPF_WARN && !libbpf_quiet ? NPUFLOWD_LOG_WARN :
+			 NPUFLOWD_LOG_DEBUG, fmt, ap);
+}
+
+void log_libbpf_expected(int on)
+{
+	libbpf_quiet = on;
 }
 
 static int libxdp_print(enum libxdp_print_level l, const char *fmt, va_list ap)

@@ -25,6 +25,9 @@ void fm_log(int lvl, const char *fmt, ...);
 
 /* libbpf's and libxdp's messages into the log */
 void log_take_libs(void);
+/* libbpf's warnings logged as debug while @on: around a call whose failure
+ * the caller expects and handles (a hook that exists already) */
+void log_libbpf_expected(int on);
 /* from now on to syslog (a daemon) */
 void log_to_syslog(void);
 /* batch the log's lines (the loop's passes) or write each at once (0) */

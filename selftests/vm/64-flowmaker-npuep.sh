@@ -97,8 +97,9 @@ n_up=$(( $(fm_rules "$P3") + $(fm_rules "$P8") ))
 diag "rules while down: $n_down, after the restart: $n_up; $(fm_ctl status --json | jq -c '.counters | {restored, hw_orphans}')"
 ktap_result $([ "$n_down" = 2 ] && [ "$n_up" = 2 ] &&
 	[ "$(fm_flows | jq '[.[] | select(.state == "made")] | length')" = 1 ] &&
-	[ "$(fm_ctl status --json | jq .counters.hw_orphans)" = 0 ]; echo $?) \
-	"restart: rules stay in hardware, the connection made once, no duplicate, no orphan"
+	[ "$(fm_ctl status --json | jq .counters.hw_orphans)" = 0 ] &&
+	! grep -q 'warn: .*Exclusivity flag on' $FM_LOG; echo $?) \
+	"restart: rules stay in hardware, the connection made once, no duplicate, no orphan, the ports' clsact no warning"
 
 # takeout: the second stream's conntrack entry killed; a second's worth of
 # its frames is measured just before
