@@ -366,8 +366,8 @@ static int starts(const char *s, const char *prefix)
 }
 
 /*
- * Stopped with its maps pinned: the text says rules stay in hardware only
- * when npuflowd left made connections there, and how many.
+ * Stopped with its maps pinned: the text says rules stay in tc only when
+ * npuflowd left made connections, and how many.
  */
 static void status_text_stopped(void **state)
 {
@@ -379,17 +379,17 @@ static void status_text_stopped(void **state)
 	s.bpffs = 1;
 	s.pinned = 1;
 	CAPTURE(out, npuctl_status_text(f, &s, "/sys/fs/bpf/npuflow"));
-	assert_true(starts(out, "npuflowd not running (its 3 made connections stay in hardware;"
-			   " maps in /sys/fs/bpf/npuflow)\n"));
+	assert_true(starts(out, "npuflowd not running (the rules of its 3 made connections stay in tc"
+			   " until it starts again; maps in /sys/fs/bpf/npuflow)\n"));
 	free(out);
 	s.st.state[NPUFLOW_CS_MADE] = 1;
 	CAPTURE(out, npuctl_status_text(f, &s, "/sys/fs/bpf/npuflow"));
-	assert_non_null(strstr(out, "(its 1 made connection stays in hardware;"));
+	assert_non_null(strstr(out, "(the rules of its 1 made connection stay in tc until"));
 	free(out);
 	s.st.state[NPUFLOW_CS_MADE] = 0;
 	CAPTURE(out, npuctl_status_text(f, &s, "/sys/fs/bpf/npuflow"));
 	assert_true(starts(out, "npuflowd not running (maps in /sys/fs/bpf/npuflow)\nconnections:"));
-	assert_null(strstr(out, "hardware"));
+	assert_null(strstr(out, "stay in tc"));
 	free(out);
 }
 

@@ -114,14 +114,16 @@ void npuctl_flow_text(FILE *f, const struct npuctl_flow *fl)
 }
 
 /*
- * npuflowd stopped with its maps pinned: the connections it made stay in
- * hardware until it starts again or is flushed, said only when there are.
+ * npuflowd stopped with its maps pinned: the rules of the connections it
+ * made stay in tc until it starts again or is flushed, said only when
+ * there are (the coprocessor may have let some go meanwhile: a give-back,
+ * a PPPoE session's end).
  */
 static void status_stopped_text(FILE *f, unsigned long long made, const char *pin_dir)
 {
 	if (made)
-		fprintf(f, "npuflowd not running (its %llu made connection%s in hardware; maps in %s)\n",
-			made, made == 1 ? " stays" : "s stay", pin_dir);
+		fprintf(f, "npuflowd not running (the rules of its %llu made connection%s stay in tc "
+			"until it starts again; maps in %s)\n", made, made == 1 ? "" : "s", pin_dir);
 	else
 		fprintf(f, "npuflowd not running (maps in %s)\n", pin_dir);
 }
