@@ -2,37 +2,9 @@
 # Flows of equal UDP datagrams from pc that far echoes, through the
 # router's flowtable (after topo_pc_far and lib.sh): made, then counted on
 # ports 3 and 8 while in hardware, the first frames on far's and pc's
-# wires compared with the host path's.  Source it after lib.sh; the tests
-# of PPPoE and stacked tags in flowtable mode share it.  T is the test's
-# directory for captures.
-
-# ft_router: the router of the flowtable tests, after topo_pc_far: the
-# flowtable on ports 3 and 8 with counters, the LAN masqueraded out of
-# pppwan (a PPPoE session's device, pppoe_up).
-ft_router() {
-	local pcmac r3
-	ethtool -K "$P3" hw-tc-offload on; ethtool -K "$P8" hw-tc-offload on
-	# Wires that check and fill in sums, as a real one carries them: far's
-	# pppoe relay reads its frames raw.  far routes (no router solicitations).
-	ip netns exec far ethtool -K npuw0p8 rx off; ip netns exec pc ethtool -K npuw0p3 rx off
-	ip netns exec far sysctl -qw net.ipv6.conf.all.forwarding=1
-	# pc and the router know each other's MACs: no neighbour discovery
-	# (which the host takes) on port 3 while frames are counted
-	pcmac=$(ip netns exec pc cat /sys/class/net/npuw0p3/address) r3=$(mac "$P3")
-	ip neigh replace $PC4 lladdr "$pcmac" dev "$P3" nud permanent
-	ip -6 neigh replace $PC6 lladdr "$pcmac" dev "$P3" nud permanent
-	ip -n pc neigh replace $H3_4 lladdr "$r3" dev npuw0p3 nud permanent
-	ip -n pc -6 neigh replace $H3_6 lladdr "$r3" dev npuw0p3 nud permanent
-	nft -f - <<NFT
-table inet fw {
-	flowtable ft { hook ingress priority 0; devices = { $P3, $P8 }; flags offload; counter; }
-	chain forward { type filter hook forward priority 0; policy accept; meta l4proto { tcp, udp } flow add @ft; }
-}
-table ip nat {
-	chain postrouting { type nat hook postrouting priority 100; oifname "pppwan" masquerade; }
-}
-NFT
-}
+# wires compared with the host path's.  Source it after lib.sh (its
+# ft_router is the flowtable router); the tests of PPPoE and stacked tags
+# in flowtable mode share it.  T is the test's directory for captures.
 
 # echo_far: far echoes every datagram to port 5000 as it came, in the
 # background.

@@ -648,3 +648,32 @@ pppoe_down() {
 	ip netns pids far 2>/dev/null | xargs -r kill 2>/dev/null
 	PPP_PID=
 }
+
+# ft_router: the router of the PPPoE tests in flowtable mode and of the
+# bench's PPPoE stream, after topo_pc_far: the flowtable on ports 3 and 8
+# with counters, the LAN masqueraded out of pppwan (a PPPoE session's
+# device, pppoe_up).
+ft_router() {
+	local pcmac r3
+	ethtool -K "$P3" hw-tc-offload on; ethtool -K "$P8" hw-tc-offload on
+	# Wires that check and fill in sums, as a real one carries them: far's
+	# pppoe relay reads its frames raw.  far routes (no router solicitations).
+	ip netns exec far ethtool -K npuw0p8 rx off; ip netns exec pc ethtool -K npuw0p3 rx off
+	ip netns exec far sysctl -qw net.ipv6.conf.all.forwarding=1
+	# pc and the router know each other's MACs: no neighbour discovery
+	# (which the host takes) on port 3 while frames are counted
+	pcmac=$(ip netns exec pc cat /sys/class/net/npuw0p3/address) r3=$(mac "$P3")
+	ip neigh replace $PC4 lladdr "$pcmac" dev "$P3" nud permanent
+	ip -6 neigh replace $PC6 lladdr "$pcmac" dev "$P3" nud permanent
+	ip -n pc neigh replace $H3_4 lladdr "$r3" dev npuw0p3 nud permanent
+	ip -n pc -6 neigh replace $H3_6 lladdr "$r3" dev npuw0p3 nud permanent
+	nft -f - <<NFT
+table inet fw {
+	flowtable ft { hook ingress priority 0; devices = { $P3, $P8 }; flags offload; counter; }
+	chain forward { type filter hook forward priority 0; policy accept; meta l4proto { tcp, udp } flow add @ft; }
+}
+table ip nat {
+	chain postrouting { type nat hook postrouting priority 100; oifname "pppwan" masquerade; }
+}
+NFT
+}
