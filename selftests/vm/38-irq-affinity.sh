@@ -15,7 +15,7 @@
 # timeout: 300
 . "$(dirname "$0")/lib.sh"
 ktap_plan 15
-PINGS=3000
+PINGS=1000
 
 npu_load && npu_new 0 8 2 || { ktap_fail "setup"; ktap_finish; }
 topo_pc_far 0; ktap_result $? "topology"
@@ -94,7 +94,11 @@ poll_follows() {
 }
 
 ip netns exec pc ping -c 1 -W 2 $FAR4 >/dev/null	# neighbours resolved
-ip netns exec pc ping -c $PINGS -i 0.002 -W 5 $FAR4 > /tmp/38-ping.txt 2>&1 &
+# the stream runs until the windows are over (however long TCG takes to
+# move the poll: a count of pings ran out before the second window on a
+# loaded host), then SIGALRM ends it with its summary (SIGINT comes in
+# ignored to a background job)
+ip netns exec pc ping -i 0.002 -W 5 $FAR4 > /tmp/38-ping.txt 2>&1 &
 ppid=$!
 sleep 0.5
 
@@ -117,11 +121,13 @@ poll_follows 0
 set_aff 0-1 && eff_is 0-1
 ktap_result $? "back to 0-1: effective_affinity_list reads 0-1"
 
-wait $ppid
+kill -ALRM $ppid; wait $ppid
 vec_awk 'print "# " $0'
 tail -3 /tmp/38-ping.txt | sed 's/^/# /'
-ktap_result $(grep -q "^$PINGS packets transmitted, $PINGS received" /tmp/38-ping.txt; echo $?) \
-	"$PINGS pings across the three changes: every one answered"
+read -r tx rx <<< "$(awk '/packets transmitted/ { print $1, $4 }' /tmp/38-ping.txt)"
+# the one in flight at the signal may go unanswered
+ktap_result $([ "${tx:-0}" -ge $PINGS ] && [ "${rx:-0}" -ge $((tx - 1)) ]; echo $?) \
+	"${tx:-0} pings across the three changes (at least $PINGS): every one answered (${rx:-0})"
 
 # Refused: a mask with no CPU (the core's -EINVAL) and one of a CPU the
 # guest does not have (the parser's -ERANGE, or -EINVAL for one offline).
