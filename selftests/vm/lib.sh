@@ -238,6 +238,12 @@ eth_stats() {
 		END { for (i = 1; i <= n; i++) printf "%s%d", (i > 1 ? " " : ""), v[i]; print "" }'
 }
 
+# tasksnap FILE: /proc/stat and every task's stat, for what ran on the
+# router's vCPU around a window (the demo's diag_router, the bench's
+# stats.py cputasks).  A fork and a few hundred files read: taken before a
+# window's traffic starts and after it closes, never at its edges.
+tasksnap() { cat /proc/stat /proc/[0-9]*/task/[0-9]*/stat > "$1" 2>/dev/null; }
+
 # Fork-free readers, for the bench's and the demo's measurement windows:
 # under TCG a fork costs tens of ms of the guest's CPU, which a window
 # would count as the router's.  They read procfs, sysfs and the model's
