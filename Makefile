@@ -73,11 +73,13 @@ man-check: man
 
 # tools/bench/stats.py (the arithmetic of tools/bench/run and tools/demo/run)
 # on fixed samples against what the scripts' awk and jq gave,
-# tools/demo/report on a made-up run, and tools/lib/partition.sh's parsing
-# (two seconds)
+# tools/demo/report on a made-up run, tools/lib/partition.sh's parsing
+# (two seconds), and tools/demo/vcpu-watch on stand-in QEMUs (a guest
+# booted twice; about 10 s)
 stats-check:
 	tools/bench/test-stats
 	tools/demo/test-report
+	tools/demo/test-vcpu-watch
 	tools/lib/test-partition
 
 # make install and DKMS, in a directory of its own (about 45 s, most of it
