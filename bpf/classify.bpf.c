@@ -130,6 +130,14 @@ struct {
 	__type(value, struct npuflow_fmstats);
 } fmstats SEC(".maps");
 
+/* Written by npuflowd only: its loop's wakeups and time (npuctl status). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct npuflow_loopstats);
+} loopstats SEC(".maps");
+
 /*
  * Written by npuflowd only: the nftables ruleset generation it last saw,
  * (1 << 32 | genid), 0 before the first.  A start that finds another one

@@ -393,6 +393,47 @@ struct npuflow_fmstats {
 	__u64 updated_ns;			/* last written */
 };
 
+/*
+ * npuflowd's loop: BPF_MAP_TYPE_ARRAY "loopstats", one entry, written by
+ * npuflowd about once a second (npuctl status).  A pass of the loop is one
+ * wait for its fds and what follows it; a pass woken by several fds counts
+ * in each one's wakes[] slot.
+ */
+enum npuflow_loop_wake {
+	NPUFLOW_LW_TIMEOUT = 0,		/* the wait ran out: the timers' tick */
+	NPUFLOW_LW_RING,		/* the classifier's event ring */
+	NPUFLOW_LW_CT,			/* conntrack events */
+	NPUFLOW_LW_CTL,			/* the control socket */
+	NPUFLOW_LW_CT_CLOSING,		/* closing TCP entries' events */
+	NPUFLOW_LW_MON_RT,		/* rtnetlink's announcements (routes, neighbours, links) */
+	NPUFLOW_LW_MON_XFRM,		/* xfrm's announcements */
+	NPUFLOW_LW_MON_NFT,		/* nftables' announcements */
+	NPUFLOW_LW_SIGNAL,		/* the wait interrupted by a signal */
+	NPUFLOW_LW_MAX,
+};
+#define NPUFLOW_LW_SLOTS	16
+
+/* Where the loop's time goes, us (its monotonic clock, the wait excluded). */
+enum npuflow_loop_part {
+	NPUFLOW_LP_EVENTS = 0,		/* the event ring's events */
+	NPUFLOW_LP_CONNTRACK,		/* conntrack's events (both sockets) */
+	NPUFLOW_LP_CONTROL,		/* the control socket's requests */
+	NPUFLOW_LP_TIMERS,		/* the flow maker's tick (its parts: fmstats' _US) */
+	NPUFLOW_LP_LOG,			/* the log's lines written */
+	NPUFLOW_LP_OTHER,		/* the rest of a pass: the wait's set-up, the counters */
+	NPUFLOW_LP_MAX,
+};
+#define NPUFLOW_LP_SLOTS	8
+
+struct npuflow_loopstats {
+	__u64 passes;				/* waits of the loop */
+	__u64 wakes[NPUFLOW_LW_SLOTS];		/* enum npuflow_loop_wake */
+	__u64 busy_us[NPUFLOW_LP_SLOTS];	/* enum npuflow_loop_part */
+	__u64 wait_us;				/* in the waits */
+	__u64 cpu_user_us, cpu_sys_us;		/* the process's CPU (getrusage) */
+	__u64 updated_ns;			/* last written (CLOCK_MONOTONIC) */
+};
+
 /* tc filter priorities of npuflowd's flower rules, one per protocol a rule
  * is filed under (a tc prio holds one): IPv4, IPv6, 802.1Q-tagged of
  * either family (the family is the rule's vlan_ethtype; one or two tags,
@@ -426,5 +467,8 @@ _Static_assert(NPUFLOW_S_MAX <= NPUFLOW_S_SLOTS, "stat slots");
 _Static_assert(sizeof(struct npuflow_conn) == 312, "npuflow_conn: no holes");
 _Static_assert(NPUFLOW_FM_MAX <= NPUFLOW_FM_SLOTS, "fm stat slots");
 _Static_assert(sizeof(struct npuflow_fmstats) == 8 * (48 + 17 + 8 + 2), "npuflow_fmstats");
+_Static_assert(NPUFLOW_LW_MAX <= NPUFLOW_LW_SLOTS, "loop wake slots");
+_Static_assert(NPUFLOW_LP_MAX <= NPUFLOW_LP_SLOTS, "loop part slots");
+_Static_assert(sizeof(struct npuflow_loopstats) == 8 * (1 + 16 + 8 + 4), "npuflow_loopstats");
 
 #endif /* _NPUFLOW_H */

@@ -44,3 +44,22 @@ const char *fm_stat_name(unsigned int s)
 
 	return s < NPUFLOW_FM_MAX ? n[s] : NULL;
 }
+
+const char *loop_wake_name(unsigned int w)
+{
+	static const char *const n[NPUFLOW_LW_MAX] = {
+		"timeout", "ring", "conntrack", "control", "conntrack_closing", "rtnetlink",
+		"xfrm", "nftables", "signal",
+	};
+
+	return w < NPUFLOW_LW_MAX ? n[w] : NULL;
+}
+
+const char *loop_part_name(unsigned int p)
+{
+	static const char *const n[NPUFLOW_LP_MAX] = {
+		"events", "conntrack", "control", "timers", "log", "other",
+	};
+
+	return p < NPUFLOW_LP_MAX ? n[p] : NULL;
+}

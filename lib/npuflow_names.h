@@ -31,4 +31,20 @@ const char *fm_reason_name(unsigned int r);
  */
 const char *fm_stat_name(unsigned int s);
 
+/**
+ * loop_wake_name - what woke npuflowd's loop, by name
+ * @w: NPUFLOW_LW_*
+ *
+ * Return: "timeout", "ring", ...; NULL out of range.
+ */
+const char *loop_wake_name(unsigned int w);
+
+/**
+ * loop_part_name - a part of npuflowd's loop, by name
+ * @p: NPUFLOW_LP_*
+ *
+ * Return: "events", "conntrack", ...; NULL out of range.
+ */
+const char *loop_part_name(unsigned int p);
+
 #endif

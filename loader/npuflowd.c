@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/resource.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <xdp/libxdp.h>
@@ -28,6 +29,7 @@
 #include "npuflowd_ctl.h"
 #include "npuflowd_fwd.h"
 #include "npuflowd_log.h"
+#include "npuflowd_loop.h"
 #include "npuflowd_pins.h"
 #include "npuflowd_svc.h"
 #include "npuflowd_xdp.h"
@@ -175,54 +177,87 @@ static void loop_stats_period(struct loop_stats *s)
 	fmd.ka_ns = fmd.ka_dump_ns = fmd.ka_ct_ns = fmd.ka_runs = fmd.ka_refreshed = 0;
 }
 
-/* The flow maker's part of a pass: conntrack events, the control socket, timers. */
-static void serve_flowmaker(struct pollfd *pfd, int ctl_fd, struct loop_stats *s)
-{
-	uint64_t t = mono_us();
+/* The loop's counters (npuflowd_loop.h) and their pinned map, -1 if none. */
+static struct npuflow_loopstats lstats;
+static int lstats_fd = -1;
 
-	if (pfd[1].revents)
+/* The loop's counters into "loopstats" with the process's CPU, once a
+ * second (loop_stats_due()). */
+static void loop_stats_write(void)
+{
+	uint64_t now = mono_us() * 1000;
+	struct rusage ru;
+	__u32 zero = 0;
+
+	if (lstats_fd < 0 || !loop_stats_due(&lstats, now))
+		return;
+	if (!getrusage(RUSAGE_SELF, &ru)) {
+		lstats.cpu_user_us = ru.ru_utime.tv_sec * 1000000ull + ru.ru_utime.tv_usec;
+		lstats.cpu_sys_us = ru.ru_stime.tv_sec * 1000000ull + ru.ru_stime.tv_usec;
+	}
+	lstats.updated_ns = now;
+	bpf_map_update_elem(lstats_fd, &zero, &lstats, BPF_ANY);
+}
+
+/* The time since *@t (us) counted to @part, *@t moved on to now. */
+static uint64_t lap(uint64_t *t, unsigned int part)
+{
+	uint64_t now = mono_us(), us = now - *t;
+
+	loop_count_time(&lstats, part, us);
+	*t = now;
+	return us;
+}
+
+/* The flow maker's part of a pass: conntrack events, the control socket,
+ * timers; its parts' time counted from *@t on. */
+static void serve_flowmaker(struct pollfd *pfd, int ctl_fd, struct loop_stats *s, uint64_t *t)
+{
+	if (pfd[LOOP_FD_CT].revents)
 		fmd_ct_input(&fmd, fmd_now());
-	if (pfd[3].revents)
+	if (pfd[LOOP_FD_CT_CLOSING].revents)
 		fmd_ct_closing_input(&fmd, fmd_now());
-	if (pfd[2].revents)
+	s->ct += lap(t, NPUFLOW_LP_CONNTRACK);
+	if (pfd[LOOP_FD_CTL].revents)
 		ctl_serve(ctl_fd, &fmd);
-	s->ct += mono_us() - t;
-	t = mono_us();
+	s->ct += lap(t, NPUFLOW_LP_CONTROL);
 	fmd_tick(&fmd, fmd_now());
-	s->tick += mono_us() - t;
+	s->tick += lap(t, NPUFLOW_LP_TIMERS);
 }
 
 /* A pass of the loop, waiting at most @wait_ms: 0, or 1 on an error (logged). */
 static int serve_pass(struct ring_buffer *rb, int ctl_fd, int wait_ms, struct loop_stats *s)
 {
-	struct pollfd pfd[4 + FMD_MON_N] = {
-		{ .fd = ring_buffer__epoll_fd(rb), .events = POLLIN },
-		{ .fd = fm_on ? fmd_ct_fd(&fmd) : -1, .events = POLLIN },
-		{ .fd = ctl_fd, .events = POLLIN },
-		{ .fd = fm_on ? fmd_ct_closing_fd(&fmd) : -1, .events = POLLIN },
+	struct pollfd pfd[LOOP_FD_MAX] = {
+		[LOOP_FD_RING] = { .fd = ring_buffer__epoll_fd(rb), .events = POLLIN },
+		[LOOP_FD_CT] = { .fd = fm_on ? fmd_ct_fd(&fmd) : -1, .events = POLLIN },
+		[LOOP_FD_CTL] = { .fd = ctl_fd, .events = POLLIN },
+		[LOOP_FD_CT_CLOSING] = { .fd = fm_on ? fmd_ct_closing_fd(&fmd) : -1,
+					 .events = POLLIN },
 	};
 	uint64_t t = mono_us();
-	int e, m;
+	int e, m, perr;
 
+	_Static_assert(LOOP_FD_MAX == LOOP_FD_MON + FMD_MON_N, "the monitors' fds");
 	/* the flow maker's announcements wake the loop; read when they come */
 	for (m = 0; m < FMD_MON_N; m++) {
-		pfd[4 + m].fd = fm_on ? fmd_mon_fd(&fmd, m) : -1;
-		pfd[4 + m].events = POLLIN;
+		pfd[LOOP_FD_MON + m].fd = fm_on ? fmd_mon_fd(&fmd, m) : -1;
+		pfd[LOOP_FD_MON + m].events = POLLIN;
 	}
 	log_flush();		/* the pass's lines, before the wait */
-	s->log_flush += mono_us() - t;
-	t = mono_us();
-	e = poll(pfd, 4 + FMD_MON_N, wait_ms);
-	if (e < 0 && errno != EINTR) {
+	s->log_flush += lap(&t, NPUFLOW_LP_LOG);
+	e = poll(pfd, LOOP_FD_MAX, wait_ms);
+	perr = errno;
+	if (e < 0 && perr != EINTR) {
 		log_set_batch(0);
-		err("poll: %s", strerror(errno));
+		err("poll: %s", strerror(perr));
 		return 1;
 	}
+	loop_count_wakes(&lstats, pfd, LOOP_FD_MAX, e, perr);
 	for (m = 0; m < FMD_MON_N; m++)
-		if (pfd[4 + m].revents)
+		if (pfd[LOOP_FD_MON + m].revents)
 			fmd_announced(&fmd, m);
-	s->poll += mono_us() - t;
-	t = mono_us();
+	s->poll += lap(&t, NPUFLOW_LP_MAX);
 	events_this_pass = 0;
 	e = ring_buffer__consume(rb);
 	if (e < 0 && e != -EINTR && e != -EAGAIN) {
@@ -230,12 +265,14 @@ static int serve_pass(struct ring_buffer *rb, int ctl_fd, int wait_ms, struct lo
 		err("ring buffer: %s", strerror(-e));
 		return 1;
 	}
-	s->ev += mono_us() - t;
+	s->ev += lap(&t, NPUFLOW_LP_EVENTS);
 	s->n += events_this_pass;
 	if (fm_on) {
-		serve_flowmaker(pfd, ctl_fd, s);
+		serve_flowmaker(pfd, ctl_fd, s, &t);
 		loop_stats_period(s);
 	}
+	loop_stats_write();
+	lap(&t, NPUFLOW_LP_OTHER);
 	return 0;
 }
 
@@ -383,6 +420,7 @@ static int start(struct run *r)
 		err("cannot open the event ring: %s", strerror(errno));
 		return -1;
 	}
+	lstats_fd = bpf_map__fd(r->skel->maps.loopstats);
 	return 0;
 }
 
@@ -414,6 +452,7 @@ static int stop_all(struct run *r, int rc)
 	if (fm_on)
 		fmd_fini(&fmd);
 	cls = NULL;
+	lstats_fd = -1;
 	classify__destroy(r->skel);
 	if (!r->started)
 		pins_undo();

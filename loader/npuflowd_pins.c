@@ -34,7 +34,7 @@
 
 static const char *const pinned_maps[] = {
 	"candidates", "counters", "events", "connections", "fmstats", "candcache", "forwarded",
-	"fmgen",
+	"fmgen", "loopstats",
 };
 
 #define NPUFLOWD_NMAPS	(sizeof(pinned_maps) / sizeof(pinned_maps[0]))
@@ -404,7 +404,7 @@ int pins_check(struct classify *skel)
 {
 	struct bpf_map *maps[] = { skel->maps.candidates, skel->maps.counters, skel->maps.events,
 				   skel->maps.connections, skel->maps.fmstats, skel->maps.candcache,
-				   skel->maps.forwarded, skel->maps.fmgen };
+				   skel->maps.forwarded, skel->maps.fmgen, skel->maps.loopstats };
 	size_t k;
 
 	for (k = 0; k < sizeof(maps) / sizeof(maps[0]); k++)

@@ -293,6 +293,17 @@ static struct npuctl_status status(void)
 	s.st.refused[NPUFLOW_FR_NO_CT] = 4;
 	s.st.refused[NPUFLOW_FR_VLAN] = 2;
 	s.st.refused[NPUFLOW_FR_PPPOE] = 3;
+	s.have_loop = 1;
+	s.loop_updated_ns_ago = 250000000ull;
+	s.loop.passes = 1234;
+	s.loop.wakes[NPUFLOW_LW_TIMEOUT] = 1200;
+	s.loop.wakes[NPUFLOW_LW_RING] = 30;
+	s.loop.wakes[NPUFLOW_LW_MON_RT] = 4;
+	s.loop.busy_us[NPUFLOW_LP_TIMERS] = 2500001;
+	s.loop.busy_us[NPUFLOW_LP_EVENTS] = 7;
+	s.loop.wait_us = 60000000;
+	s.loop.cpu_user_us = 1500000;
+	s.loop.cpu_sys_us = 2250000;
 	return s;
 }
 
@@ -320,6 +331,69 @@ static void flow_text_tags(void **state)
 	assert_non_null(strstr(strchr(out, '\n'), " eth7.ad100.200:s1 "));
 	assert_non_null(strstr(strchr(out, '\n'), " eth2 "));
 	free(out);
+}
+
+/* npuflowd's loop in status: JSON, Prometheus and text; none from an
+ * npuflowd that wrote no loop counters. */
+static void status_loop(void **state)
+{
+	struct npuctl_status s = status();
+	struct json_object *o;
+	char *buf = NULL;
+	unsigned int i;
+
+	(void)state;
+	o = npuctl_status_json(&s);
+	assert_int_equal(u64(o, "loop.passes"), 1234);
+	assert_int_equal(u64(o, "loop.updated_ns_ago"), 250000000ull);
+	assert_int_equal(u64(o, "loop.wakeups.timeout"), 1200);
+	assert_int_equal(u64(o, "loop.wakeups.ring"), 30);
+	assert_int_equal(u64(o, "loop.wakeups.rtnetlink"), 4);
+	assert_int_equal(u64(o, "loop.wakeups.signal"), 0);
+	assert_int_equal(length(get(o, "loop.wakeups")), NPUFLOW_LW_MAX);
+	for (i = 0; i < NPUFLOW_LW_MAX; i++)
+		assert_true(json_object_object_get_ex(get(o, "loop.wakeups"), loop_wake_name(i),
+						      NULL));
+	assert_int_equal(u64(o, "loop.busy_us.timers"), 2500001);
+	assert_int_equal(u64(o, "loop.busy_us.events"), 7);
+	assert_int_equal(length(get(o, "loop.busy_us")), NPUFLOW_LP_MAX);
+	assert_int_equal(u64(o, "loop.wait_us"), 60000000);
+	assert_int_equal(u64(o, "loop.cpu_user_us"), 1500000);
+	assert_int_equal(u64(o, "loop.cpu_sys_us"), 2250000);
+	json_object_put(o);
+
+	CAPTURE(buf, npuctl_prom_status(f, &s));
+	has_line(buf, "# TYPE npuflow_loop_passes_total counter");
+	has_line(buf, "npuflow_loop_passes_total 1234");
+	has_line(buf, "# TYPE npuflow_loop_wakeups_total counter");
+	has_line(buf, "npuflow_loop_wakeups_total{cause=\"timeout\"} 1200");
+	has_line(buf, "npuflow_loop_wakeups_total{cause=\"ring\"} 30");
+	has_line(buf, "npuflow_loop_wakeups_total{cause=\"rtnetlink\"} 4");
+	has_line(buf, "npuflow_loop_busy_seconds_total{part=\"timers\"} 2.500001");
+	has_line(buf, "npuflow_loop_wait_seconds_total 60.000000");
+	has_line(buf, "npuflow_daemon_cpu_seconds_total{mode=\"user\"} 1.500000");
+	has_line(buf, "npuflow_daemon_cpu_seconds_total{mode=\"system\"} 2.250000");
+	well_formed(buf);
+	free(buf);
+
+	s.bpffs = 1;
+	CAPTURE(buf, npuctl_status_text(f, &s, "/sys/fs/bpf/npuflow"));
+	assert_non_null(strstr(buf, "loop: 1234 passes, woken by timeout 1200 ring 30 "));
+	assert_non_null(strstr(buf, " rtnetlink 4 "));
+	assert_non_null(strstr(buf, "loop busy (ms): events 0 conntrack 0 control 0 timers 2500 "));
+	assert_non_null(strstr(buf, "; waiting 60000 ms; cpu user 1500 ms, system 2250 ms\n"));
+	free(buf);
+
+	s.have_loop = 0;
+	o = npuctl_status_json(&s);
+	assert_false(json_object_object_get_ex(o, "loop", NULL));
+	json_object_put(o);
+	CAPTURE(buf, npuctl_prom_status(f, &s));
+	assert_null(strstr(buf, "npuflow_loop_"));
+	free(buf);
+	CAPTURE(buf, npuctl_status_text(f, &s, "/sys/fs/bpf/npuflow"));
+	assert_null(strstr(buf, "loop:"));
+	free(buf);
 }
 
 static void status_fields(void **state)
@@ -639,6 +713,7 @@ int main(void)
 		cmocka_unit_test(flow_fields),
 		cmocka_unit_test(flow_text_tags),
 		cmocka_unit_test(status_fields),
+		cmocka_unit_test(status_loop),
 		cmocka_unit_test(status_text_stopped),
 		cmocka_unit_test(jlist_lines),
 		cmocka_unit_test(prom_format),

@@ -252,6 +252,22 @@ static struct json_object *named_json(const __u64 *v, unsigned int from, unsigne
 	return jobj_done(&j);
 }
 
+/* npuflowd's loop: its passes, what woke them, where its time went. */
+static struct json_object *loop_json(const struct npuctl_status *s)
+{
+	const struct npuflow_loopstats *l = &s->loop;
+	struct jobj j = jobj_new();
+
+	put_u64(&j, "updated_ns_ago", s->loop_updated_ns_ago);
+	put_u64(&j, "passes", l->passes);
+	put(&j, "wakeups", named_json(l->wakes, 0, NPUFLOW_LW_MAX, loop_wake_name));
+	put(&j, "busy_us", named_json(l->busy_us, 0, NPUFLOW_LP_MAX, loop_part_name));
+	put_u64(&j, "wait_us", l->wait_us);
+	put_u64(&j, "cpu_user_us", l->cpu_user_us);
+	put_u64(&j, "cpu_sys_us", l->cpu_sys_us);
+	return jobj_done(&j);
+}
+
 struct json_object *npuctl_status_json(const struct npuctl_status *s)
 {
 	const struct npuflow_fmstats *st = &s->st;
@@ -270,6 +286,8 @@ struct json_object *npuctl_status_json(const struct npuctl_status *s)
 	put_u64(&j, "full_waiting", st->stat[NPUFLOW_FM_FULL_WAITING]);
 	put(&j, "counters", named_json(st->stat, 0, NPUFLOW_FM_MAX, fm_stat_name));
 	put(&j, "refused", named_json(st->refused, 1, NPUFLOW_FR_SLOTS, fm_reason_name));
+	if (s->have_loop)
+		put(&j, "loop", loop_json(s));
 	return jobj_done(&j);
 }
 

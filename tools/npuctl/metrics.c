@@ -274,6 +274,37 @@ static void prom_flowmaker(FILE *f, const struct npuflow_fmstats *st)
 		 st->stat[NPUFLOW_FM_LOOKUP_US] + st->stat[NPUFLOW_FM_WRITE_US], 1000000);
 }
 
+/* npuflowd's loop: its passes, their wakeups by cause, its time by part, its CPU. */
+static void prom_loop(FILE *f, const struct npuflow_loopstats *l)
+{
+	unsigned int i;
+
+	prom_one(f, "npuflow_loop_passes_total", "counter",
+		 "Passes of npuflowd's loop: waits for its fds, each followed by its work.",
+		 l->passes, 1);
+	prom_by(f, "npuflow_loop_wakeups_total", "counter",
+		"What ended the loop's waits: the timeout (its timers' tick), a signal, or an "
+		"fd (a wait several fds ended counts for each).", "cause", l->wakes, 0,
+		NPUFLOW_LW_MAX, loop_wake_name);
+	prom_family(f, "npuflow_loop_busy_seconds_total", "counter",
+		    "The loop's time outside its waits, by part (its monotonic clock).");
+	for (i = 0; i < NPUFLOW_LP_MAX; i++) {
+		struct prom_label lb = { "part", loop_part_name(i) };
+
+		prom_sample(f, "npuflow_loop_busy_seconds_total", &lb, 1, l->busy_us[i], 1000000);
+	}
+	prom_one(f, "npuflow_loop_wait_seconds_total", "counter",
+		 "The loop's time in its waits.", l->wait_us, 1000000);
+	prom_family(f, "npuflow_daemon_cpu_seconds_total", "counter",
+		    "npuflowd's own CPU time (getrusage), by mode.");
+	{
+		struct prom_label u = { "mode", "user" }, k = { "mode", "system" };
+
+		prom_sample(f, "npuflow_daemon_cpu_seconds_total", &u, 1, l->cpu_user_us, 1000000);
+		prom_sample(f, "npuflow_daemon_cpu_seconds_total", &k, 1, l->cpu_sys_us, 1000000);
+	}
+}
+
 void npuctl_prom_status(FILE *f, const struct npuctl_status *s)
 {
 	prom_one(f, "npuflow_daemon_running", "gauge",
@@ -294,4 +325,6 @@ void npuctl_prom_status(FILE *f, const struct npuctl_status *s)
 		"Connections the flow maker left on the host, by reason.", "reason",
 		s->st.refused, 1, NPUFLOW_FR_SLOTS, fm_reason_name);
 	prom_flowmaker(f, &s->st);
+	if (s->have_loop)
+		prom_loop(f, &s->loop);
 }

@@ -240,6 +240,22 @@ int npuctl_read_fmstats(const char *pin_dir, struct npuflow_fmstats *st)
 	return rc ? -1 : 0;
 }
 
+/* npuflowd's loop counters into @s when pinned and written (an older
+ * npuflowd's pin set has none): s->have_loop set. */
+static void read_loopstats(const char *pin_dir, struct npuctl_status *s, unsigned long long now)
+{
+	int fd = npuctl_open_optional(pin_dir, "loopstats");
+	__u32 zero = 0;
+
+	if (fd < 0)
+		return;
+	if (!bpf_map_lookup_elem(fd, &zero, &s->loop) && s->loop.updated_ns) {
+		s->have_loop = 1;
+		s->loop_updated_ns_ago = since(now, s->loop.updated_ns);
+	}
+	close(fd);
+}
+
 int npuctl_read_status(const char *pin_dir, const char *lock_file, struct npuctl_status *s)
 {
 	unsigned long long now = npuctl_mono_ns();
@@ -268,5 +284,6 @@ int npuctl_read_status(const char *pin_dir, const char *lock_file, struct npuctl
 	s->pinned = 1;
 	s->uptime_ns = since(now, s->st.start_ns);
 	s->updated_ns_ago = since(now, s->st.updated_ns);
+	read_loopstats(pin_dir, s, now);
 	return 0;
 }

@@ -43,6 +43,9 @@ struct npuctl_status {
 	unsigned long long uptime_ns;		/* since st.start_ns, 0 if unset */
 	unsigned long long updated_ns_ago;	/* since st.updated_ns, 0 if unset */
 	struct npuflow_fmstats st;
+	int have_loop;				/* loopstats read (npuflowd writes it) */
+	unsigned long long loop_updated_ns_ago;	/* since loop.updated_ns */
+	struct npuflow_loopstats loop;		/* npuflowd's loop: wakeups, time */
 };
 
 #endif /* _NPUCTL_RECORDS_H */

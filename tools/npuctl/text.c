@@ -128,6 +128,23 @@ static void status_stopped_text(FILE *f, unsigned long long made, const char *pi
 		fprintf(f, "npuflowd not running (maps in %s)\n", pin_dir);
 }
 
+/* npuflowd's loop: passes, what woke them, its time by part, its CPU. */
+static void loop_text(FILE *f, const struct npuflow_loopstats *l)
+{
+	unsigned int i;
+
+	fprintf(f, "loop: %llu passes, woken by", (unsigned long long)l->passes);
+	for (i = 0; i < NPUFLOW_LW_MAX; i++)
+		fprintf(f, " %s %llu", loop_wake_name(i), (unsigned long long)l->wakes[i]);
+	fprintf(f, "\nloop busy (ms):");
+	for (i = 0; i < NPUFLOW_LP_MAX; i++)
+		fprintf(f, " %s %llu", loop_part_name(i),
+			(unsigned long long)(l->busy_us[i] / 1000));
+	fprintf(f, "; waiting %llu ms; cpu user %llu ms, system %llu ms\n",
+		(unsigned long long)(l->wait_us / 1000), (unsigned long long)(l->cpu_user_us / 1000),
+		(unsigned long long)(l->cpu_sys_us / 1000));
+}
+
 void npuctl_status_text(FILE *f, const struct npuctl_status *s, const char *pin_dir)
 {
 	char copy[512];
@@ -157,4 +174,6 @@ void npuctl_status_text(FILE *f, const struct npuctl_status *s, const char *pin_
 			(unsigned long long)s->st.stat[NPUFLOW_FM_FULL_WAITING],
 			(unsigned long long)s->st.stat[NPUFLOW_FM_EVICTED]);
 	npuctl_fmstats_text(f, &s->st);
+	if (s->have_loop)
+		loop_text(f, &s->loop);
 }
