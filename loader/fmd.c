@@ -206,7 +206,10 @@ void fmd_tick(struct fmd *d, uint64_t now)
 	if (announcements_due(d, 1u << FMD_MON_RT | 1u << FMD_MON_XFRM))
 		fmd_monitor_poll(d);
 	upkeep(d, now, fmd_recheck_made);
-	fmd_egress_keep(d, now);	/* the next connection's shared facts */
+	/* the next connection's shared facts, while one is in prospect: with
+	 * only made connections the idle recheck asks them (fmd_watch.c) */
+	if (!fm_quiet(&d->fm) || d->lq.n || d->wq.n)
+		fmd_egress_keep(d, now);
 	t0 = fmd_now();
 	fmd_rescan(d, now);
 	d->rescan_ns += fmd_now() - t0;

@@ -43,10 +43,11 @@ void fmd_egress_warm(struct fmd *d, uint64_t now);
 /*
  * The same, and every port's facts, asked again when they have aged out
  * or rtnetlink announced a change (rtcache's generation and max age), and
- * not counted as a connection's lookups: called from the loop's tick, so
- * that the first connection after a quiet second finds them as the next
- * one does.  At most one round a max age: each port's link and qdiscs,
- * the 802.1Q devices', the policy rules' dumps.
+ * not counted as a connection's lookups: called from the loop's tick while
+ * a make is in prospect, so that the next connection finds them as the
+ * last one did, and by the made connections' idle recheck, which compares
+ * them (fmd_watch.c).  At most one round a max age: each port's link and
+ * qdiscs, the 802.1Q devices', the policy rules' dumps.
  */
 void fmd_egress_keep(struct fmd *d, uint64_t now);
 

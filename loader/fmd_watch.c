@@ -101,10 +101,17 @@ void fmd_recheck_made(struct fmd *d, uint64_t now)
 	uint32_t id, rc;
 
 	if (now >= d->egress_idle_ns && !d->egress_dirty) {
+		/* what moved unannounced since the last look (the tick keeps
+		 * the facts only while a make is in prospect), counted as the
+		 * recheck's time */
+		fmd_egress_keep(d, now);
 		if (idle_walk_needed(d, now))
 			d->egress_dirty = 1;
 		else
 			d->egress_idle_ns = now + FMD_RECHECK_IDLE_NS;
+		end = fmd_now();
+		d->egress_ns += end - t0;
+		t0 = end;
 	}
 	if (!d->egress_dirty || now < d->next_recheck_ns)
 		return;
