@@ -116,9 +116,13 @@ static int announcements_due(struct fmd *d, unsigned int mask)
 	return due;
 }
 
-/* A quiet loop waits at most this long (a keepalive or sweep due sooner
- * shortens it): fd events still wake it at once. */
-#define FMD_QUIET_WAIT_NS	(250ull * 1000000)
+/*
+ * A quiet loop waits at most this long (a keepalive or sweep due sooner
+ * shortens it): fd events still wake it at once.  What else a quiet loop
+ * does comes once a second at most (the counters written, conntrack's
+ * timeouts read) or every few (the idle egress recheck).
+ */
+#define FMD_QUIET_WAIT_NS	(1000ull * 1000000)
 
 /* Whether anything is under way or due within a tick (fmd_wait_ms()). */
 static int loop_busy(const struct fmd *d)
