@@ -73,14 +73,15 @@ man-check: man
 
 # tools/bench/stats.py (the arithmetic of tools/bench/run and tools/demo/run)
 # on fixed samples against what the scripts' awk and jq gave,
-# tools/demo/report on a made-up run, tools/lib/partition.sh's parsing
-# (two seconds), and tools/demo/vcpu-watch on stand-in QEMUs (a guest
-# booted twice; about 10 s)
+# tools/demo/report on a made-up run, tools/lib/partition.sh's parsing and
+# tools/lib/firewall.sh's rulesets (two seconds), and tools/demo/vcpu-watch
+# on stand-in QEMUs (a guest booted twice; about 10 s)
 stats-check:
 	tools/bench/test-stats
 	tools/demo/test-report
 	tools/demo/test-vcpu-watch
 	tools/lib/test-partition
+	tools/lib/test-firewall
 
 # make install and DKMS, in a directory of its own (about 45 s, most of it
 # dkms build; root, else skipped); its makes share make check's jobs (+)

@@ -88,8 +88,8 @@ rm -rf "$PIN"
 
 # --- topology -------------------------------------------------------------------
 set -e
-. "$(dirname "$0")/../lib/veth-topo.sh"
-veth_topo 212
+. "$(dirname "$0")/../../tools/lib/topo.sh"
+topo_veth $A $R $B pc4=10.212.1 far4=10.212.2 pc6=fd00:212:1 far6=fd00:212:2 devs=a0,ra,b0,rb
 $NR nft -f - <<'EOF'
 table inet fw {
 	counter ct_invalid { }

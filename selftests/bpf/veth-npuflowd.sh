@@ -85,8 +85,8 @@ for ns in $A $B $R; do ip netns del $ns 2>/dev/null; done
 
 # --- topology ---------------------------------------------------------------
 set -e
-. "$SRC/selftests/lib/veth-topo.sh"
-veth_topo 211
+. "$SRC/tools/lib/topo.sh"
+topo_veth $A $R $B pc4=10.211.1 far4=10.211.2 pc6=fd00:211:1 far6=fd00:211:2 devs=a0,ra,b0,rb
 set +e
 # neighbours resolved before the daemon starts: no ARP/ND in the counts below
 for i in 1 2 3 4 5; do

@@ -203,19 +203,7 @@ ip link set "$P8" mtu 1400; ip link set "$P8" mtu 1500
 
 # ---- health: fw, under flowtable offload ------------------------------
 ktap_result $([ "$(hrep fw state)" = healthy ] && [ "$(hrep fw error)" = 0 ]; echo $?) "reporter fw: healthy, error 0"
-nft -f - <<NFT
-table inet fw {
-	flowtable ft {
-		hook ingress priority 0
-		devices = { $P3, $P8 }
-		flags offload
-	}
-	chain forward {
-		type filter hook forward priority 0; policy accept;
-		meta l4proto { tcp, udp } flow add @ft
-	}
-}
-NFT
+fw_ruleset ft=offload | nft -f -
 fwd() { echo $(( $(eth_stat "$P3" hw_fwd_frames) + $(eth_stat "$P8" hw_fwd_frames) )); }
 iperf_server far
 ip netns exec pc iperf3 -c $FAR4 -t 70 -i 2 > /tmp/fw-iperf.txt 2>&1 &

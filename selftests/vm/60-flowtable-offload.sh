@@ -20,27 +20,10 @@ DL=auxiliary/npusim.npu.0
 ethtool -K "$P3" hw-tc-offload on gro off; ethtool -K "$P8" hw-tc-offload on gro off
 
 ruleset() { # [masq]
+	local nat=nat
+	[ "${1:-}" = masq ] && nat=nat=$P8
 	nft flush ruleset
-	nft -f - <<NFT
-table inet fw {
-	flowtable ft {
-		hook ingress priority 0
-		devices = { $P3, $P8 }
-		flags offload
-	}
-	chain forward {
-		type filter hook forward priority 0; policy accept;
-		ct state invalid counter name invalid drop
-		meta l4proto { tcp, udp } flow add @ft
-	}
-	counter invalid { }
-}
-table ip nat {
-	chain postrouting {
-		type nat hook postrouting priority 100;
-		$( [ "${1:-}" = masq ] && echo "oifname $P8 masquerade" )
-	}
-}
+	{ fw_ruleset ft=offload invalid=invalid $nat; cat <<NFT; } | nft -f -
 table netdev stream {
 	counter frames { }
 	chain in {

@@ -19,11 +19,7 @@ out_rsts() { awk '/^Tcp:/ { if (!h) { for (i = 1; i <= NF; i++) c[$i] = i; h = 1
 trap fm_cleanup EXIT
 
 fm_setup
-nft -f - <<NFT
-table ip nat {
-	chain postrouting { type nat hook postrouting priority 100; oifname "$P8" masquerade; }
-}
-NFT
+fw_ruleset nofw nat="$P8" | nft -f -
 ktap_result $? "masquerade on $P8"
 echo 0 > /sys/kernel/debug/npusim/0/fp_retrans_max	# 63's subject
 fm_start; ktap_result $? "npuflowd on $P3 $P8"

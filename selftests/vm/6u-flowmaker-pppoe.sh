@@ -22,12 +22,8 @@ trap 'pppoe_down; fm_cleanup; nft flush ruleset
 	[ -n "${NPUVM_OUT:-}" ] && cp "$T"/*.log "$NPUVM_OUT/" 2>/dev/null' EXIT
 
 fm_setup
-nft add table ip nat && nft add chain ip nat post '{ type nat hook postrouting priority 100; }' &&
-	nft add rule ip nat post oifname pppwan masquerade
-# no neighbour discovery on port 3 (the host's) while frames are counted
-pcmac=$(ip netns exec pc cat /sys/class/net/npuw0p3/address) r3=$(mac "$P3")
-for a in $PC4 $PC6; do ip neigh replace "$a" lladdr "$pcmac" dev "$P3" nud permanent; done
-for a in $H3_4 $H3_6; do ip -n pc neigh replace "$a" lladdr "$r3" dev npuw0p3 nud permanent; done
+fw_ruleset nofw nat=pppwan | nft -f -
+topo_pin_neigh
 pppoe_up "$T"; up=$?
 SID1=${PPP_SID:-0}
 ktap_result $([ $up = 0 ] && ip netns exec pc ping -c2 -W5 $PPP_F4 >/dev/null &&

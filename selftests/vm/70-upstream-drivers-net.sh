@@ -23,7 +23,7 @@ setup() {
 	npu_load && npu_new 0 8 2 || return 1
 	D=$(npu_port_dev 0 3)
 	ip netns add pc && ip link set npuw0p3 netns pc &&
-	_topo_host pc npuw0p3 $PC4 $H3_4 $PC6 $H3_6 &&
+	topo_host pc npuw0p3 $PC4 $H3_4 $PC6 $H3_6 &&
 	ip addr add $H3_4/24 dev "$D" && ip -6 addr add $H3_6/64 dev "$D" nodad &&
 	ip link set "$D" up && wait_carrier "$D"
 }
