@@ -30,8 +30,8 @@
 #   nofw              no table inet fw (table ip nat alone)
 # The forward chain's policy is accept; its rules in the order above.
 fw_ruleset() {
-	local kv ft= ftcounter= flow=tcp,udp devs="$P3,$P8" invalid= established= nat= nofw= p
-	local hasinv= hasnat=
+	local kv p flow=tcp,udp devs="$P3,$P8"
+	local ft='' ftcounter='' invalid='' established='' nat='' nofw='' hasinv='' hasnat=''
 	for kv in "$@"; do
 		case $kv in
 		ft=offload | ft=sw | flow=* | devs=*) local "$kv" ;;
