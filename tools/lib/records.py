@@ -40,6 +40,7 @@ import os
 import re
 import sys
 
+sys.dont_write_bytecode = True	# no __pycache__ in the tree
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bench"))
 import stats  # noqa: E402  (tools/bench/stats.py: the arithmetic)
 from stats import busy_pct, cpu_share_pct, fps, jqvalue, median, num, pct, quot  # noqa: E402
