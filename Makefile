@@ -71,10 +71,11 @@ man: userspace
 man-check: man
 	$(MAKE) -C man check
 
-# tools/bench/stats.py (the arithmetic of tools/bench/run and tools/demo/run)
-# on fixed samples against what the scripts' awk and jq gave,
-# tools/demo/report on a made-up run, tools/lib/partition.sh's parsing and
-# tools/lib/firewall.sh's rulesets (two seconds), and tools/demo/vcpu-watch
+# tools/bench/stats.py and tools/lib/records.py (the arithmetic and the
+# records of tools/bench/run and tools/demo/run) on fixed samples against
+# what the scripts' awk and jq gave, tools/demo/report on a made-up run,
+# tools/lib/partition.sh's parsing and tools/lib/firewall.sh's rulesets
+# (two seconds), and tools/demo/vcpu-watch
 # on stand-in QEMUs (a guest booted twice; about 10 s)
 stats-check:
 	tools/bench/test-stats

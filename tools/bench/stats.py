@@ -5,9 +5,6 @@ tools/demo/run (in the guest) record raw samples - counters, clocks,
 traces, npuctl's JSON - and this program turns them into figures.
 Standard library only; tools/bench/test-stats checks it on fixed samples.
 
-    stats.py figures KV OUT            bench: KV ("KEY VALUE" lines, and
-                                       "= KEY FUNC ARG..." ones computed by
-                                       FIGURES[FUNC]) into OUT (JSON)
     stats.py teardown PREFIX TRACE CMD_TIMING
     stats.py lockholds KEY TRACE
     stats.py locktrace FILE T0_US
@@ -21,6 +18,9 @@ Standard library only; tools/bench/test-stats checks it on fixed samples.
     stats.py pdiff BEFORE AFTER
     stats.py series TAG DIR IPERF_JSON [MODE T0 SAMPLES]
 
+The functions below median to fps are the bench's figures from samples;
+tools/lib/records.py (the bench's and the demo's JSON records) calls them
+and window_fields, hrow_fields and pdiff_text.
 The bench's subcommands print "KEY VALUE" lines (the value "null" when
 there is none), as tools/bench/run's put takes them.  Numbers are printed
 as jq prints them (an integral value without ".0"), rounded as the figure
@@ -174,36 +174,6 @@ def fps(frames, us):
         return None
     secs = float(fixed(u / 1e6, 3))
     return None if secs == 0 else fixed(f / secs, 0)
-
-
-FIGURES = {"median": median, "busy_pct": busy_pct, "cpu_share_pct": cpu_share_pct,
-           "quot": quot, "pct": pct, "fps": fps}
-
-
-def figures(kv, out):
-    """tools/bench/run's KV file into its JSON: KV (path) holds "KEY VALUE"
-    lines and "= KEY FUNC ARG..." lines (FUNC one of FIGURES, ARGs raw
-    samples); writes OUT (path: one object, KEY: value, in the file's
-    order, a later KEY replacing an earlier one's value in place) and
-    prints "# KEY = VALUE" for each computed figure."""
-    d = {}
-    with open(kv) as f:
-        for line in f:
-            line = line.rstrip("\n")
-            if line.startswith("= "):
-                w = line.split()
-                key, fn, args = w[1], w[2], w[3:]
-                v = FIGURES[fn](*args) if fn in FIGURES else None
-                v = "null" if v is None else v
-                print("# %s = %s" % (key, v))
-            else:
-                m = re.match(r"^(\S+) (.*)$", line)
-                if not m:
-                    continue
-                key, v = m.group(1), m.group(2)
-            d[key] = jqvalue(v)
-    with open(out, "w") as f:
-        f.write(json.dumps(d if d else None, indent=2, ensure_ascii=False) + "\n")
 
 
 def put(key, v):
@@ -610,8 +580,8 @@ def jqdump(v):
     return jqnum(v)
 
 
-def window(a, z, hz, win, irq0, irq1, ports):
-    """Prints one window of the demo as JSON: A and Z the two snap()
+def window_fields(a, z, hz, win, irq0, irq1, ports):
+    """One window of the demo as a dict: A and Z the two snap()
     readings (space separated: port 8's frames in and out, the fast path's
     forwarded, pc's and far's frames sent, CPU busy and total in ticks, the
     model's datapath_ns, the uptime in s, npuflowd's CPU ticks); HZ ticks
@@ -628,7 +598,12 @@ def window(a, z, hz, win, irq0, irq1, ports):
          "npuflowd_ns": fmd * 1e9 / h if fmd >= 0 else None,
          "secs": float(fixed(float(Z[7]) - float(A[7]), 2)), "win": num(win)}
     w.update(irqdelta(irq0, irq1, ports))
-    print(jqdump(w))
+    return w
+
+
+def window(*args):
+    """Prints window_fields(ARGS) as JSON."""
+    print(jqdump(window_fields(*args)))
 
 
 def cputasks(t0, t1, hz, cpus, n=8):
@@ -670,15 +645,20 @@ def cputasks(t0, t1, hz, cpus, n=8):
             print("%.0f ms %s (%s, cpu %d)" % (d * ms, comm, tid, c))
 
 
-def hrow(mode, before, after):
-    """Prints a mode's health row as JSON: BEFORE and AFTER two chealth
+def hrow_fields(mode, before, after):
+    """A mode's health row as a dict: BEFORE and AFTER two chealth
     readings ("TIMEOUTS FAILED CMD_ERRORS CMD_RECOVERIES FW_ERRORS
     FW_RECOVERIES RESYNCS", cumulative counts); each figure AFTER's less
     BEFORE's."""
     b, a = before.split(), after.split()
     d = [leading_int(a[i] if i < len(a) else "") - leading_int(b[i] if i < len(b) else "") for i in range(7)]
-    print(json.dumps({"mode": mode, "timeouts": d[0], "failed": d[1], "cmd_recover": d[3],
-                      "cmd_errors": d[2], "fw_recover": d[5], "fw_errors": d[4], "resyncs": d[6]}))
+    return {"mode": mode, "timeouts": d[0], "failed": d[1], "cmd_recover": d[3],
+            "cmd_errors": d[2], "fw_recover": d[5], "fw_errors": d[4], "resyncs": d[6]}
+
+
+def hrow(mode, before, after):
+    """Prints hrow_fields as JSON."""
+    print(json.dumps(hrow_fields(mode, before, after)))
 
 
 def reasons(path):
@@ -692,8 +672,8 @@ def reasons(path):
     return d
 
 
-def pdiff(before, after):
-    """Prints the punt reasons whose count grew between BEFORE and AFTER
+def pdiff_text(before, after):
+    """The punt reasons whose count grew between BEFORE and AFTER
     (punts() files, counts on ports 3 and 8), as "flow_miss 1,234,
     tcp_flags 6": by AFTER's count, highest first, then by name; "none"
     when none grew."""
@@ -701,7 +681,12 @@ def pdiff(before, after):
     rows = sorted(("%s %d %d" % (k, b[k], a[k]), k, a[k] - b[k], a[k]) for k in b if k in a)
     rows.sort(key=lambda r: -r[3])
     out = ["%s %s" % (k, "{:,}".format(d)) for _, k, d, _ in rows if d > 0]
-    print(", ".join(out) or "none")
+    return ", ".join(out) or "none"
+
+
+def pdiff(before, after):
+    """Prints pdiff_text."""
+    print(pdiff_text(before, after))
 
 
 def series(tag, direction, iperf_json, mode=None, t0=None, samples=None):
@@ -734,7 +719,7 @@ def series(tag, direction, iperf_json, mode=None, t0=None, samples=None):
             p, c = w[0], w[1] + w[2]
 
 
-COMMANDS = {"figures": figures, "teardown": teardown, "lockholds": lockholds, "locktrace": locktrace,
+COMMANDS = {"teardown": teardown, "lockholds": lockholds, "locktrace": locktrace,
             "made": made, "first": first, "earliest": earliest, "revive": revive,
             "window": window, "cputasks": cputasks, "hrow": hrow, "pdiff": pdiff, "series": series}
 
