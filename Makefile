@@ -114,9 +114,14 @@ test: deps
 	$(MAKE) check
 	$(MAKE) vm-check
 
+# The variables named PREFIX* given to make (its command line or the
+# environment: BENCH_ONLY="stream pppoe" make bench), as NAME=VALUE words
+# for env in the guest, which sees none of the host's environment.
+guest_env = $(foreach v,$(sort $(filter $(1)%,$(.VARIABLES))),$(v)='$(subst ','\'',$($(v)))')
+
 demo: deps
 	$(MAKE) all
-	tools/demo/vcpu-watch & w=$$!; tools/vm/boot --bench --partition -t 2400 -- tools/demo/run; rc=$$?; \
+	tools/demo/vcpu-watch & w=$$!; tools/vm/boot --bench --partition -t 2400 -- env $(call guest_env,DEMO_) tools/demo/run; rc=$$?; \
 		kill $$w 2>/dev/null; wait $$w 2>/dev/null; [ $$rc = 0 ] && tools/demo/report > /dev/null
 	tools/demo/plot
 	@sed -n '3,/^$$/p' results/demo.md
@@ -125,7 +130,7 @@ bench: deps
 	$(MAKE) all
 	$(MAKE) -C selftests/bpf bench
 	rm -f results/bench-vm.json
-	tools/vm/boot --bench --partition -t 1500 -- tools/bench/run
+	tools/vm/boot --bench --partition -t 3000 -- env $(call guest_env,BENCH_) tools/bench/run
 	tools/bench/report
 
 lint:
