@@ -94,7 +94,9 @@ dkms-check: all
 # (tools/bench/test-report, a second), that tools/vm/suite retries only
 # the emulator's int3 fault, and only once (tools/vm/test-suite, 20 s),
 # that tools/vm/boot boots once more a guest that crashed before /init and
-# only then (tools/vm/test-boot, a second),
+# only then (tools/vm/test-boot, a second), that make bench and make demo
+# hand their BENCH_* and DEMO_* variables to the guest (tools/vm/test-guest-env,
+# 15 s),
 # and boots a clone of this checkout under /tmp once: the runner must work
 # wherever a checkout lives (tools/vm/test-anywhere).  The tests run in two
 # guests side by side, each on one host thread, then those marked
@@ -106,6 +108,7 @@ vm-check: all
 	$(if $(TESTS),,tools/bench/test-report)
 	$(if $(TESTS),,tools/vm/test-suite)
 	$(if $(TESTS),,tools/vm/test-boot)
+	$(if $(TESTS),,tools/vm/test-guest-env)
 	$(if $(TESTS),,tools/vm/test-anywhere)
 	NPUVM_TIMEOUT=$(VM_TIMEOUT) tools/vm/suite $(TESTS)
 
