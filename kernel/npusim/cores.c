@@ -35,6 +35,12 @@
  * its delay early, not lost.  When the mask widens again, the frames still in
  * the FIFOs are taken by the work items while new ones go inline: a change
  * may reorder the frames in flight at that moment; it loses none.
+ *
+ * This file and ingress.c call each other: a port's FIFO queues its work
+ * item where the placement says (npusim_cores_queue_ingress()), and a new
+ * placement moves that item (npusim_ingress_move()).  The placement is
+ * this file's and the FIFO is ingress.c's; either alone would hold the
+ * other's state.
  */
 #include <linux/cpu.h>
 #include <linux/cpumask.h>

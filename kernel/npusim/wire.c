@@ -18,6 +18,11 @@
  * when its ingress FIFO fills (ingress.c): a root qdisc given to the wire
  * ("tc qdisc replace dev npuw0p3 root pfifo") holds the sender's frames
  * meanwhile; without one they are dropped past the FIFO's limit.
+ *
+ * The datapath's files call each other in the circle a forwarded frame
+ * makes: a wire's transmit enters its port (rx.c, or ingress.c's FIFO,
+ * which hands it back to npusim_wire_ingress()), the fast path forwards it
+ * (fastpath.c) and it leaves on another wire (npusim_wire_rx()).
  */
 #include <linux/etherdevice.h>
 #include <linux/ethtool.h>
