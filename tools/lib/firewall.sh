@@ -15,6 +15,19 @@
 # Sourced by bash, after tools/lib/topo.sh (P3, P8, topo_pin_neigh): by
 # selftests/vm/lib.sh, tools/demo/run and tools/bench/run.
 
+# _fw_names LIST: whether LIST is one or more comma-separated names (an
+# interface's, a counter's, a protocol's: letters, digits, . _ : -), none
+# empty.
+_fw_names() {
+	local n
+	[ -n "$1" ] || return 1
+	IFS=, read -ra n <<< "$1,"
+	for n in "${n[@]}"; do
+		[[ $n =~ ^[A-Za-z0-9._:-]+$ ]] || return 1
+	done
+	[[ $1 != *,,* && $1 != *, && $1 != ,* ]]
+}
+
 # fw_ruleset [KEY[=VALUE]...]: the ruleset on stdout, for nft -f -.
 #   ft=offload|sw     a flowtable "ft" on the devices, "flags offload" or
 #                     none (the software fast path)
@@ -29,12 +42,17 @@
 #                     out of OIF if given
 #   nofw              no table inet fw (table ip nat alone)
 # The forward chain's policy is accept; its rules in the order above.
+# Refused (1, a line on stderr): an unknown option, ftcounter or flow=
+# without ft=, a flowtable with no devices or protocols, a name with
+# other characters than letters, digits and . _ : -.
 fw_ruleset() {
 	local kv p flow=tcp,udp devs="$P3,$P8"
 	local ft='' ftcounter='' invalid='' established='' nat='' nofw='' hasinv='' hasnat=''
+	local flow_given=''
 	for kv in "$@"; do
 		case $kv in
-		ft=offload | ft=sw | flow=* | devs=*) local "$kv" ;;
+		ft=offload | ft=sw | devs=*) local "$kv" ;;
+		flow=*) local "$kv"; flow_given=1 ;;
 		ftcounter | established | nofw) local "$kv=1" ;;
 		invalid) hasinv=1 ;;
 		invalid=*) hasinv=1 invalid=${kv#*=} ;;
@@ -43,6 +61,19 @@ fw_ruleset() {
 		*) echo "fw_ruleset: unknown option $kv" >&2; return 1 ;;
 		esac
 	done
+	if [ -z "$ft" ] && [ -n "$ftcounter$flow_given" ]; then
+		echo "fw_ruleset: ftcounter and flow= need a flowtable (ft=offload or ft=sw)" >&2
+		return 1
+	fi
+	if [ -n "$ft" ] && ! { _fw_names "$devs" && _fw_names "$flow"; }; then
+		echo "fw_ruleset: a flowtable needs devices (devs=, or P3 and P8 set) and protocols" \
+			"(flow=), each a name: devs=\"$devs\" flow=\"$flow\"" >&2
+		return 1
+	fi
+	if { [ -n "$nat" ] && ! _fw_names "$nat"; } || { [ -n "$invalid" ] && ! _fw_names "$invalid"; }; then
+		echo "fw_ruleset: nat= and invalid= take a name: \"$nat\" \"$invalid\"" >&2
+		return 1
+	fi
 	p=${flow//,/, }
 	[[ $flow == *,* ]] && p="{ $p }"
 	if [ -z "$nofw" ]; then
@@ -63,12 +94,12 @@ fw_ruleset() {
 		echo "}"
 	fi
 }
-# fw_load [KEY[=VALUE]...]: the ruleset replaced by fw_ruleset's.
+# fw_load [KEY[=VALUE]...]: the ruleset replaced by fw_ruleset's, in one
+# transaction: a ruleset nft refuses leaves the old one in place.
 fw_load() {
 	local r
 	r=$(fw_ruleset "$@") || return 1
-	nft flush ruleset
-	nft -f - <<< "$r"
+	printf 'flush ruleset\n%s\n' "$r" | nft -f -
 }
 
 # fm_firewall: conntrack on the host between the ports, invalid-state drops
