@@ -74,8 +74,8 @@ man-check: man
 # tools/bench/stats.py and tools/lib/records.py (the arithmetic and the
 # records of tools/bench/run and tools/demo/run) on fixed samples against
 # what the scripts' awk and jq gave, tools/demo/report on a made-up run,
-# tools/lib/partition.sh's parsing and tools/lib/firewall.sh's rulesets
-# (two seconds), and tools/demo/vcpu-watch
+# tools/lib/partition.sh's parsing, tools/lib/firewall.sh's rulesets and
+# npuflowd.sh's fm_start (a few seconds), and tools/demo/vcpu-watch
 # on stand-in QEMUs (a guest booted twice; about 10 s)
 stats-check:
 	tools/bench/test-stats
@@ -83,6 +83,7 @@ stats-check:
 	tools/demo/test-vcpu-watch
 	tools/lib/test-partition
 	tools/lib/test-firewall
+	tools/lib/test-npuflowd
 
 # make install and DKMS, in a directory of its own (about 45 s, most of it
 # dkms build; root, else skipped); its makes share make check's jobs (+)

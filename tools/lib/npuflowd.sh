@@ -13,14 +13,22 @@ FM_PID=
 fm_ctl() { "$NPU_REPO/build/bin/npuctl" --pin-dir $FM_PIN --ctl-socket $FM_CTL --lock-file $FM_LOCK "$@"; }
 fm_flows() { fm_ctl flows --json; }
 # fm_start [NPUFLOWD OPTIONS...]: npuflowd on P3 P8, threshold 16 frames,
-# keepalive every 500 ms; returns once its control socket is up.
+# keepalive every 500 ms; 0 once its control socket is up, 1 at once if it
+# exits first (its log: FM_LOG), or after 10 s.  A socket no npuflowd
+# answers on (one killed) is removed first, so that it is not taken for
+# the new one's.
 fm_start() {
 	local i
 	ethtool -K "$P3" hw-tc-offload on; ethtool -K "$P8" hw-tc-offload on
+	if [ -e $FM_CTL ] && ! fm_ctl status >/dev/null 2>&1; then rm -f $FM_CTL; fi
 	"$NPU_REPO/build/bin/npuflowd" -f -l debug -t 16 --keepalive-ms 500 --pin-dir $FM_PIN \
 		--lock-file $FM_LOCK --ctl-socket $FM_CTL "$@" "$P3" "$P8" >>$FM_LOG 2>&1 &
 	FM_PID=$!
-	for i in $(seq 100); do [ -S $FM_CTL ] && return 0; sleep 0.1; done
+	for i in $(seq 100); do
+		[ -S $FM_CTL ] && return 0
+		kill -0 $FM_PID 2>/dev/null || { wait $FM_PID; FM_PID=; return 1; }
+		sleep 0.1
+	done
 	return 1
 }
 fm_stop() { [ -n "$FM_PID" ] && kill -TERM $FM_PID && wait $FM_PID; FM_PID=; }
