@@ -616,9 +616,11 @@ check "npuctl stats and status under ASan: no memory error" \
 	bash -c "[ $e = 0 ] && $NR '$ASAN_NPUCTL' status >/dev/null 2>'$WORK/s2.err'; ! grep -qE 'Sanitizer|runtime error' '$WORK/s2.err'"
 
 xd_before=$(test -d /sys/fs/bpf/xdp && echo there || echo none)
-"$BIN/npuflowd" --flush >/dev/null 2>&1
+$NR "$BIN/npuflowd" --flush >/dev/null 2>"$WORK/flush.err"
 check "--flush removes the pins and libxdp's empty state directory (before: $xd_before)" \
 	test ! -e $PIN/candidates -a ! -e $PIN -a ! -e /sys/fs/bpf/xdp
+check "--flush over ports with no clsact: no libbpf warning ($(grep -c libbpf "$WORK/flush.err") lines)" \
+	bash -c "! grep -q libbpf '$WORK/flush.err'"
 
 # --- the pin directory: not a symlink, not another user's ---------------------------
 DECOY=/sys/fs/bpf/npft-decoy
