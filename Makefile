@@ -94,8 +94,9 @@ dkms-check: all
 # never shows a figure of a command that failed in the guest
 # (tools/bench/test-report, a second), that tools/vm/suite retries only
 # the emulator's int3 fault, and only once (tools/vm/test-suite, 20 s),
-# that tools/vm/boot boots once more a guest that crashed before /init and
-# only then (tools/vm/test-boot, a second), that make bench and make demo
+# that tools/vm/boot boots once more a guest that crashed before /init, or
+# with --retry-emulator-fault (make demo, make bench) one that died of that
+# fault after it, and only then (tools/vm/test-boot, a second), that make bench and make demo
 # hand their BENCH_* and DEMO_* variables to the guest (tools/vm/test-guest-env,
 # 15 s),
 # and boots a clone of this checkout under /tmp once: the runner must work
@@ -125,7 +126,7 @@ guest_env = $(foreach v,$(sort $(filter $(1)%,$(.VARIABLES))),$(v)='$(subst ','\
 
 demo: deps
 	$(MAKE) all
-	tools/demo/vcpu-watch & w=$$!; tools/vm/boot --bench --partition -t 2400 -- env $(call guest_env,DEMO_) tools/demo/run; rc=$$?; \
+	tools/demo/vcpu-watch & w=$$!; tools/vm/boot --bench --partition --retry-emulator-fault -t 2400 -- env $(call guest_env,DEMO_) tools/demo/run; rc=$$?; \
 		kill $$w 2>/dev/null; wait $$w 2>/dev/null; [ $$rc = 0 ] && tools/demo/report > /dev/null
 	tools/demo/plot
 	@sed -n '3,/^$$/p' results/demo.md
@@ -134,7 +135,7 @@ bench: deps
 	$(MAKE) all
 	$(MAKE) -C selftests/bpf bench
 	rm -f results/bench-vm.json
-	tools/vm/boot --bench --partition -t 3000 -- env $(call guest_env,BENCH_) tools/bench/run
+	tools/vm/boot --bench --partition --retry-emulator-fault -t 3000 -- env $(call guest_env,BENCH_) tools/bench/run
 	tools/bench/report
 
 lint:
