@@ -586,11 +586,18 @@ def window_fields(a, z, hz, win, irq0, irq1, ports):
     forwarded, pc's and far's frames sent, CPU busy and total in ticks, the
     model's datapath_ns, the uptime in s, npuflowd's CPU ticks); HZ ticks
     a second; WIN the window's number; the interrupts between IRQ0 and IRQ1 (irqdelta, PORTS: the netdevs of
-    ports 3 and 8).  The CPU as % busy (one decimal) and in ns."""
+    ports 3 and 8).  The CPU as % busy (one decimal) and in ns.  A
+    reading that is not nine numbers, or an HZ that is not one above 0, is
+    a ValueError."""
     A, Z = a.split(), z.split()
+    for name, r in (("a", A), ("z", Z)):
+        if len(r) != 9 or None in (num(x) for x in r):
+            raise ValueError("reading %s is not 9 numbers: %r" % (name, " ".join(r)))
     d = [num(Z[i]) - num(A[i]) for i in range(9) if i != 7]
     hin, hout, fwd, sent, busy, tot, model, fmd = d
     h = num(hz)
+    if not h or h < 0:
+        raise ValueError("hz %r is not a number above 0" % hz)
     w = {"host_frames_port8_in": hin, "host_frames_port8_out": hout,
          "fastpath_forwarded": fwd, "frames_sent_pc_far": sent,
          "cpu_busy_pct": jqround(1000 * busy / tot) / 10 if tot > 0 else None,
@@ -649,8 +656,12 @@ def hrow_fields(mode, before, after):
     """A mode's health row as a dict: BEFORE and AFTER two chealth
     readings ("TIMEOUTS FAILED CMD_ERRORS CMD_RECOVERIES FW_ERRORS
     FW_RECOVERIES RESYNCS", cumulative counts); each figure AFTER's less
-    BEFORE's."""
+    BEFORE's.  A reading that is not seven counts (empty: chealth failed)
+    is a ValueError."""
     b, a = before.split(), after.split()
+    for name, r in (("before", b), ("after", a)):
+        if len(r) != 7 or not all(x.isdigit() for x in r):
+            raise ValueError("reading %s is not 7 counts: %r" % (name, " ".join(r)))
     d = [leading_int(a[i] if i < len(a) else "") - leading_int(b[i] if i < len(b) else "") for i in range(7)]
     return {"mode": mode, "timeouts": d[0], "failed": d[1], "cmd_recover": d[3],
             "cmd_errors": d[2], "fw_recover": d[5], "fw_errors": d[4], "resyncs": d[6]}
@@ -725,5 +736,11 @@ COMMANDS = {"teardown": teardown, "lockholds": lockholds, "locktrace": locktrace
 
 if __name__ == "__main__":
     if len(sys.argv) < 2 or sys.argv[1] not in COMMANDS:
-        sys.exit("usage: stats.py %s ARGS... (see its header)" % "|".join(COMMANDS))
-    COMMANDS[sys.argv[1]](*sys.argv[2:])
+        print("usage: stats.py %s ARGS... (see its header)" % "|".join(COMMANDS), file=sys.stderr)
+        sys.exit(2)
+    try:
+        COMMANDS[sys.argv[1]](*sys.argv[2:])
+    except OSError as e:
+        sys.exit("stats.py: %s: %s" % (e.filename, e.strerror))
+    except ValueError as e:
+        sys.exit("stats.py %s: %s" % (sys.argv[1], e))

@@ -34,7 +34,13 @@ The demo's RAW directory (tools/demo/run writes it):
                                  (a, z) and the counts read after it
     NN-KIND.irq0, .irq1,         a record's readings around its window
     .punts0, .punts1,            (irqsnap, punts), iperf3's JSON, npuload
-    .iperf3.json, .client.json   client's"""
+    .iperf3.json, .client.json   client's
+
+A raw file that cannot make a right record (missing, not text, no
+samples, a sample or reading that is not a number) is one line on
+standard error naming the file and what is wrong, and exit status 1; a
+line of the KV file that is neither kind is reported with its line
+number and left out."""
 import json
 import os
 import re
@@ -44,6 +50,23 @@ sys.dont_write_bytecode = True	# no __pycache__ in the tree
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bench"))
 import stats  # noqa: E402  (tools/bench/stats.py: the arithmetic)
 from stats import busy_pct, cpu_share_pct, fps, jqvalue, median, num, pct, quot  # noqa: E402
+
+
+class Bad(Exception):
+    """A raw file that cannot make a right record; the message names the
+    file and what is wrong."""
+
+
+def text_lines(path):
+    """The lines of the text file PATH; Bad when it cannot be read or is
+    not text."""
+    try:
+        with open(path) as f:
+            return f.read().splitlines()
+    except OSError as e:
+        raise Bad("%s: %s" % (path, e.strerror))
+    except UnicodeDecodeError:
+        raise Bad("%s: not text" % path)
 
 
 # ---------------------------------------------------------------- bench --
@@ -134,25 +157,34 @@ def figure(key, words):
 
 def bench(kv, out):
     """tools/bench/run's KV file into OUT (JSON); prints "# KEY = VALUE"
-    for each figure made from samples."""
+    for each figure made from samples.  Bad for a file without samples
+    and for a sample that is not NAME=NUMBER, NAME=null or NAME=."""
     d = {}
-    with open(kv) as f:
-        for line in f:
-            line = line.rstrip("\n")
-            if line.startswith("@ "):
-                w = line.split()
-                key = w[1]
-                v = figure(key, w[2:])
-                v = "null" if v is None else v
-                print("# %s = %s" % (key, v))
-            else:
-                m = re.match(r"^(\S+) (.*)$", line)
-                if not m:
-                    continue
-                key, v = m.group(1), m.group(2)
-            d[key] = jqvalue(v)
+    for n, line in enumerate(text_lines(kv), 1):
+        if line.startswith("@ "):
+            w = line.split()
+            if len(w) < 2:
+                raise Bad("%s:%d: a samples line without its figure" % (kv, n))
+            for x in w[2:]:
+                name, eq, v = x.partition("=")
+                if not name or not eq or (v not in ("", "null") and num(v) is None):
+                    raise Bad("%s:%d: sample %r of %s is not NAME=NUMBER" % (kv, n, x, w[1]))
+            key = w[1]
+            v = figure(key, w[2:])
+            v = "null" if v is None else v
+            print("# %s = %s" % (key, v))
+        else:
+            m = re.match(r"^(\S+) (.*)$", line)
+            if not m:
+                print("records.py: %s:%d: not \"KEY VALUE\" nor \"@ KEY NAME=VALUE...\", left out: %r"
+                      % (kv, n, line[:60]), file=sys.stderr)
+                continue
+            key, v = m.group(1), m.group(2)
+        d[key] = jqvalue(v)
+    if not d:
+        raise Bad("no samples in %s" % kv)
     with open(out, "w") as f:
-        f.write(json.dumps(d if d else None, indent=2, ensure_ascii=False) + "\n")
+        f.write(json.dumps(d, indent=2, ensure_ascii=False) + "\n")
 
 
 # ----------------------------------------------------------------- demo --
@@ -169,6 +201,8 @@ def kv_file(path):
                     d[k] = v
     except OSError:
         pass
+    except UnicodeDecodeError:
+        raise Bad("%s: not text" % path)
     return d
 
 
@@ -207,9 +241,15 @@ def intval(s):
 
 def window(r, hz):
     """The window fields of a record R: its a, z, win and ports, its files
-    .irq0 and .irq1."""
-    return stats.window_fields(r.get("a", ""), r.get("z", ""), hz, r.get("win"),
-                               r["_base"] + ".irq0", r["_base"] + ".irq1", r.get("ports", ""))
+    .irq0 and .irq1; HZ run.kv's."""
+    h = num(hz)
+    if not h or h < 0:
+        raise Bad("%s: hz %r is not a number above 0" % (os.path.join(os.path.dirname(r["_base"]), "run.kv"), hz))
+    try:
+        return stats.window_fields(r.get("a", ""), r.get("z", ""), hz, r.get("win"),
+                                   r["_base"] + ".irq0", r["_base"] + ".irq1", r.get("ports", ""))
+    except ValueError as e:
+        raise Bad("%s.kv: %s" % (r["_base"], e))
 
 
 def punted(r):
@@ -249,7 +289,10 @@ def load(r, hz):
 
 
 def health(r):
-    return stats.hrow_fields(r.get("mode", ""), r.get("before", ""), r.get("after", ""))
+    try:
+        return stats.hrow_fields(r.get("mode", ""), r.get("before", ""), r.get("after", ""))
+    except ValueError as e:
+        raise Bad("%s.kv: %s" % (r["_base"], e))
 
 
 def demo(raw, out):
@@ -259,7 +302,11 @@ def demo(raw, out):
     part = load_json(os.path.join(raw, "partition.json")) or {}
     part["described"] = p.get("partition_described", "")
     runs = {"stream": [], "load": [], "health": []}
-    for name in sorted(os.listdir(raw)):
+    try:
+        names = sorted(os.listdir(raw))
+    except OSError as e:
+        raise Bad("%s: %s" % (raw, e.strerror))
+    for name in names:
         m = re.fullmatch(r"\d+-(stream|load|health)\.kv", name)
         if not m:
             continue
@@ -267,6 +314,8 @@ def demo(raw, out):
         r["_base"] = os.path.join(raw, name[:-3])
         kind = m.group(1)
         runs[kind].append(stream(r, hz) if kind == "stream" else load(r, hz) if kind == "load" else health(r))
+    if not any(runs.values()):
+        raise Bad("%s: no runs (no NN-stream.kv, NN-load.kv or NN-health.kv)" % raw)
     w = [intval(x) for x in p.get("window_s", "").split()]
     lw = [intval(x) for x in p.get("load_window_s", "").split()]
     d = {"date": p.get("date", ""), "commit": p.get("commit", ""), "run_id": p.get("run_id", ""),
@@ -288,5 +337,11 @@ COMMANDS = {"bench": bench, "demo": demo}
 
 if __name__ == "__main__":
     if len(sys.argv) != 4 or sys.argv[1] not in COMMANDS:
-        sys.exit("usage: records.py bench KV OUT | demo RAW OUT (see its header)")
-    COMMANDS[sys.argv[1]](*sys.argv[2:])
+        print("usage: records.py bench KV OUT | demo RAW OUT (see its header)", file=sys.stderr)
+        sys.exit(2)
+    try:
+        COMMANDS[sys.argv[1]](*sys.argv[2:])
+    except Bad as e:
+        sys.exit("records.py: %s" % e)
+    except OSError as e:
+        sys.exit("records.py: %s: %s" % (e.filename, e.strerror))
