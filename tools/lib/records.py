@@ -49,7 +49,7 @@ import sys
 sys.dont_write_bytecode = True	# no __pycache__ in the tree
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bench"))
 import stats  # noqa: E402  (tools/bench/stats.py: the arithmetic)
-from stats import busy_pct, cpu_share_pct, fps, jqvalue, median, num, pct, quot  # noqa: E402
+from stats import busy_pct, cpu_share_pct, fps, jqvalue, load_json, median, num, pct, quot  # noqa: E402
 
 
 class Bad(Exception):
@@ -211,14 +211,6 @@ def read_text(path):
         with open(path) as f:
             return f.read().rstrip("\n")
     except OSError:
-        return None
-
-
-def load_json(path):
-    try:
-        with open(path) as f:
-            return json.load(f)
-    except (OSError, ValueError):
         return None
 
 
